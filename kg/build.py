@@ -1,0 +1,126 @@
+"""Build: the whole pipeline, from input files to the graph files beside each other.
+
+ingest -> extract -> resolve -> graph -> RDF (Turtle, N-Triples, JSON-LD) and the explorer (HTML).
+Every output is first written into a temporary folder beside the target and
+moved into place only when all of them are ready, so a build that fails
+leaves the previous graph files exactly as they were.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import networkx as nx
+
+from . import rdf
+from .errors import InputError, KGError
+from .extract import extract_papers
+from .graph import build_graph
+from .ingest import read_papers
+from .model import Entity, Paper, PaperExtraction
+from .resolve import resolve
+from .viz.render import render_html
+from .vocab import DEFAULT_BASE
+
+OUTPUT_SUFFIXES = (".ttl", ".nt", ".jsonld", ".html")
+
+
+@dataclass
+class BuildResult:
+    graph: nx.MultiDiGraph
+    entities: list[Entity]
+    extractions: list[PaperExtraction]
+    outputs: dict[str, Path]
+    skipped: list[InputError] = field(default_factory=list)
+    duplicates: int = 0
+    seconds: float = 0.0
+
+    def summary(self, top: int = 10) -> str:
+        """A few lines for the terminal: what was read, what the graph holds, where it went."""
+        kinds = Counter(data["kind"] for _, data in self.graph.nodes(data=True))
+        edges = Counter(role for _, _, role in self.graph.edges(keys=True))
+        lines = [f"Read {len(self.extractions)} papers in {self.seconds:.1f}s"
+                 + (f" ({self.duplicates} duplicates merged)" if self.duplicates else "")
+                 + (f"; skipped {len(self.skipped)} records" if self.skipped else "")]
+        for error in self.skipped[:10]:
+            lines.append(f"  skipped {error}")
+        if len(self.skipped) > 10:
+            lines.append(f"  ... and {len(self.skipped) - 10} more")
+        lines.append("Nodes: " + ", ".join(f"{kinds[k]} {k}" for k in ["Paper", "Task", "Method", "Dataset", "Metric", "Model"] if kinds[k]))
+        lines.append("Edges: " + ", ".join(f"{n} {r}" for r, n in edges.most_common()))
+        entities = sorted((d for n, d in self.graph.nodes(data=True) if d["kind"] != "Paper"),
+                          key=lambda d: (-d["papers"], d["label"]))
+        if entities:
+            lines.append("Top entities: " + ", ".join(f"{d['label']} ({d['kind']}, {d['papers']})" for d in entities[:top]))
+        lines += [f"Wrote {path}" for path in self.outputs.values()]
+        return "\n".join(lines)
+
+
+def unique_papers(papers: Iterable[Paper]) -> tuple[list[Paper], int]:
+    """Papers with duplicate ids merged: the first record wins, later ones fill its empty fields."""
+    kept: dict[str, Paper] = {}
+    duplicates = 0
+    for paper in papers:
+        first = kept.get(paper.id)
+        if first is None:
+            kept[paper.id] = paper
+            continue
+        duplicates += 1
+        for name in ("title", "venue", "year", "url"):
+            if not getattr(first, name) and getattr(paper, name):
+                setattr(first, name, getattr(paper, name))
+    return list(kept.values()), duplicates
+
+
+def build(
+    inputs: Iterable[str | Path],
+    output: str | Path,
+    *,
+    base: str = DEFAULT_BASE,
+    format: str | None = None,
+    strict: bool = False,
+    title: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> BuildResult:
+    """Build the graph of ``inputs`` and write ``output``.ttl/.nt/.jsonld/.html.
+
+    ``progress(done, total)`` is called as papers are extracted.
+    Raises ``InputError`` for unreadable input (every bad record, with ``strict``).
+    """
+    started = time.perf_counter()
+    skipped: list[InputError] = []
+    papers, duplicates = unique_papers(read_papers(inputs, format=format, strict=strict, on_skip=skipped.append))
+    if not papers:
+        raise KGError("No abstracts found in the input" + (f" ({len(skipped)} records skipped)" if skipped else "") + ".")
+    extractions = []
+    for extraction in extract_papers(papers):
+        extractions.append(extraction)
+        if progress:
+            progress(len(extractions), len(papers))
+    entities = resolve(extractions)
+    graph = build_graph(extractions, entities)
+    outputs = write_outputs(graph, Path(output), base=base, title=title or Path(output).name)
+    return BuildResult(graph, entities, extractions, outputs, skipped, duplicates, time.perf_counter() - started)
+
+
+def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str) -> dict[str, Path]:
+    """Write every output of ``graph`` next to ``stem``, all or nothing."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{stem.name}.", dir=stem.parent))
+    try:
+        staged = rdf.write_rdf(rdf.to_rdf(graph, base=base), staging / stem.name, base=base)
+        staged["html"] = render_html(graph, staging / f"{stem.name}.html", title=title)
+        outputs = {}
+        for kind, path in staged.items():
+            target = stem.parent / path.name
+            os.replace(path, target)
+            outputs[kind] = target
+        return outputs
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

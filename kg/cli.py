@@ -1,0 +1,186 @@
+"""The ``kg`` command: one verb per stage users run. It only wires the stages together."""
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from .errors import KGError
+from .vocab import DEFAULT_BASE
+
+
+class _Group(click.Group):
+    """Turns kg's own errors into one clear line and exit status 1, instead of a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KGError as error:
+            click.secho(f"Error: {error}", fg="red", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="kg")
+def main():
+    """Turn research-paper abstracts into a knowledge graph of tasks, methods,
+    datasets, metrics and models, then query it with SPARQL, explore it, and
+    find related methods.
+
+    \b
+    Start with:
+      kg build tests/fixtures/sample.txt -o graphs/sample
+      open graphs/sample.html
+      kg query graphs/sample --example top-datasets
+    """
+
+
+@main.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("-o", "--output", default="graphs/graph", show_default=True,
+              help="Output path without extension: writes OUTPUT.ttl, .nt, .jsonld and .html.")
+@click.option("--format", "input_format", type=click.Choice(["txt", "csv", "jsonl"]),
+              help="Input format for every file. Default: chosen by each file's extension.")
+@click.option("--base", default=DEFAULT_BASE, show_default=True,
+              help="Base IRI under which papers and entities are minted.")
+@click.option("--strict", is_flag=True, help="Fail on the first unreadable record instead of skipping it.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def build(inputs, output, input_format, base, strict, quiet):
+    """Build a graph from abstracts in INPUTS (files, folders or globs).
+
+    \b
+    Formats: the corpus text format (.txt: a header line naming the collection,
+    then one abstract per blank-line-separated block); CSV with an 'abstract'
+    column (and optionally title, id, keywords, authors, year, venue, url);
+    JSON Lines with at least 'abstract'. Unreadable records are skipped and
+    listed in the summary (or fail the build with --strict). If the build
+    fails, earlier output files are left untouched.
+    """
+    from .build import build as run_build
+
+    bar = None
+
+    def progress(done, total):
+        nonlocal bar
+        if quiet or total < 50:
+            return
+        if bar is None:
+            bar = click.progressbar(length=total, label="Extracting", file=sys.stderr)
+            bar.__enter__()
+        bar.update(1)
+
+    try:
+        result = run_build(inputs, output, base=base, format=input_format, strict=strict, progress=progress)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    click.echo(result.summary())
+
+
+@main.command()
+@click.argument("graph")
+@click.argument("sparql", required=False)
+@click.option("--file", "query_file", type=click.Path(exists=True, dir_okay=False), help="Read the query from a .rq file.")
+@click.option("--example", help="Run a shipped example query by name (see --list).")
+@click.option("--bind", "bindings", multiple=True, metavar="NAME=VALUE",
+              help="Bind a query variable to a literal (repeatable), e.g. --bind benchmark=RULER.")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+@click.option("--list", "list_examples", is_flag=True, help="List the example queries and exit.")
+def query(graph, sparql, query_file, example, bindings, fmt, list_examples):
+    """Run a SPARQL query against GRAPH (the -o path given to 'kg build', or an .nt/.ttl/.jsonld file).
+
+    Prefixes kg:, skos:, dcterms:, prov:, oa:, rdfs:, schema: and others are
+    predeclared.
+
+    \b
+    Examples:
+      kg query graphs/sample 'SELECT ?m WHERE { ?m a kg:Method } LIMIT 5'
+      kg query graphs/sample --example methods-on-benchmark --bind benchmark=RULER
+    """
+    from .store import examples, format_results, open_graph, run_query
+
+    shipped = examples()
+    if list_examples:
+        for name, ex in shipped.items():
+            params = " ".join(f"--bind {k}={v}" for k, v in ex.params.items())
+            click.echo(f"{name}\n    {ex.description}\n" + (f"    parameters: {params}\n" if params else ""))
+        return
+    values = {}
+    for binding in bindings:
+        name, sep, value = binding.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{binding!r}: expected NAME=VALUE", param_hint="--bind")
+        values[name] = value
+    if example:
+        if example not in shipped:
+            raise KGError(f"No example query {example!r}; choose one of: {', '.join(shipped)}.")
+        text = shipped[example].text
+        values = {**shipped[example].params, **values}
+    elif query_file:
+        text = Path(query_file).read_text(encoding="utf-8")
+    elif sparql:
+        text = sparql
+    else:
+        raise click.UsageError("Give a query, --file FILE or --example NAME.")
+    store = open_graph(graph)
+    click.echo(format_results(run_query(store, text, values), fmt))
+
+
+@main.command()
+@click.argument("graph")
+def stats(graph):
+    """Counts of papers, entities per type and edges per role in GRAPH, and its top entities."""
+    from .store import format_results, open_graph, run_query
+
+    store = open_graph(graph)
+    click.echo(format_results(run_query(store, """
+        SELECT ?type (COUNT(?x) AS ?count) WHERE {
+          VALUES ?class { kg:Paper kg:Task kg:Method kg:Dataset kg:Metric kg:Model kg:Statement }
+          ?x a ?class . BIND(STRAFTER(STR(?class), "#") AS ?type)
+        } GROUP BY ?type ORDER BY DESC(?count)""")))
+    click.echo()
+    click.echo(format_results(run_query(store, """
+        SELECT ?role (COUNT(*) AS ?edges) WHERE {
+          VALUES ?p { kg:proposes kg:introduces kg:addresses kg:uses kg:evaluatesOn kg:measures kg:comparesWith }
+          ?paper ?p ?e . BIND(STRAFTER(STR(?p), "#") AS ?role)
+        } GROUP BY ?role ORDER BY DESC(?edges)""")))
+    click.echo()
+    click.echo(format_results(run_query(store, """
+        SELECT ?entity ?type ?papers WHERE {
+          ?e kg:paperCount ?papers ; skos:prefLabel ?entity ; a ?class .
+          VALUES ?class { kg:Task kg:Method kg:Dataset kg:Metric kg:Model }
+          BIND(STRAFTER(STR(?class), "#") AS ?type)
+        } ORDER BY DESC(?papers) ?entity LIMIT 15""")))
+
+
+@main.command()
+@click.argument("name")
+@click.option("--graph", "-g", default="graphs/graph", show_default=True, help="The graph to search (the -o of 'kg build').")
+@click.option("--k", default=10, show_default=True, help="How many results.")
+@click.option("--type", "entity_type", type=click.Choice(["Method", "Model", "Dataset", "Task", "Metric"]),
+              default="Method", show_default=True, help="Type of the entities to rank.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def related(name, graph, k, entity_type, fmt):
+    """Entities related to NAME (a label or alias), ranked by shared tasks and datasets,
+    co-mentions and comparisons, each with the items behind its score."""
+    from .related import related as find_related
+    from .store import open_graph
+
+    label, results = find_related(open_graph(graph), name, k=k, type=entity_type)
+    if fmt == "json":
+        click.echo(json.dumps({"query": label, "results": [r.__dict__ for r in results]}, indent=2))
+        return
+    click.echo(f"Related to {label}:")
+    if not results:
+        click.echo("  (nothing shares a task, dataset or paper with it)")
+    for rank, r in enumerate(results, 1):
+        click.echo(f"{rank:3}. {r.label} [{r.type}]  score {r.score:.2f}  "
+                   + " + ".join(f"{part} {value:.2f}" for part, value in r.parts.items()))
+        click.echo(f"     {r.reason()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""Word lists the mention rules read: head nouns that decide a type, words that are never names.
+
+Lemmas, lower case. One list per fact, so a newcomer can see what the rules
+know and add to it.
+"""
+
+#: Head nouns of a noun phrase naming a dataset or benchmark ("the CIFAR image benchmark").
+DATASET_HEADS = frozenset("""
+benchmark dataset data-set corpus corpora suite testbed leaderboard collection database
+""".split())
+
+#: Head nouns of a phrase naming a task ("visual question answering", "video generation").
+TASK_HEADS = frozenset("""
+classification detection segmentation generation translation answering summarization retrieval
+recognition prediction estimation clustering grounding completion planning forecasting editing
+captioning synthesis tracking parsing localization reconstruction understanding reasoning
+alignment search verification navigation manipulation control discovery design modeling modelling
+imputation denoising restoration super-resolution inpainting matching ranking recommendation
+extraction tagging labeling labelling annotation identification attribution auditing evaluation
+routing merging pruning compression unlearning coding
+""".split())
+
+#: Head nouns of a phrase naming a method, architecture or family of models.
+METHOD_HEADS = frozenset("""
+learning optimization optimisation network model algorithm mechanism attention transformer
+regression descent distillation fine-tuning finetuning quantization sampling decoding augmentation
+embedding encoder decoder autoencoder gan diffusion policy architecture method approach framework
+technique strategy scheme module layer head estimator optimizer classifier regularization
+tuning training prompting inference matching flow process kernel encoding
+""".split())
+
+#: Heads too vague to name anything on their own: "our method", "the framework".
+GENERIC_HEADS = frozenset("""
+method approach framework model system algorithm technique strategy scheme module mechanism
+architecture pipeline solution tool work paper study analysis experiment result performance task
+problem data dataset benchmark baseline setting setup variant version component design process
+procedure way idea insight finding contribution improvement advance challenge issue limitation
+question application domain field area aspect property capability ability quality effect impact
+evaluation training inference learning network layer head policy objective loss function metric
+score accuracy efficiency effectiveness robustness generalization state-of-the-art sota art
+information knowledge signal feature representation output input sample example instance case
+number set range level type kind family class form scale size amount degree rate step stage state
+""".split())
+
+#: Adjectives and determiners dropped from the front of a phrase: they evaluate, not name.
+EVALUATIVE = frozenset("""
+a an the this that these those our their its his her my your we novel new proposed existing
+various diverse different many several multiple numerous some any each every other such same
+simple effective efficient powerful strong robust challenging complex comprehensive unified
+systematic extensive thorough significant substantial remarkable superior state-of-the-art
+previous prior current recent popular standard conventional traditional typical common general
+key important critical main core principal first second third two three four five ten well-known
+widely-used widely used large-scale small-scale practical theoretical empirical rigorous
+lightweight scalable interpretable flexible generic specific particular certain given whole
+fundamental promising competitive improved better best higher lower modern classical classic
+right wrong additional single original resulting corresponding respective individual overall
+existing prevailing underlying desired
+""".split())
+
+#: Measures reported as results. Matched case-insensitively as whole phrases.
+METRICS = (
+    "accuracy", "top-1 accuracy", "top-5 accuracy", "F1", "F1 score", "F1-score", "macro-F1",
+    "micro-F1", "precision", "recall", "BLEU", "ROUGE", "ROUGE-L", "METEOR", "CIDEr", "perplexity",
+    "FID", "Fréchet Inception Distance", "Inception Score", "AUC", "AUROC", "AUPRC", "ROC-AUC",
+    "success rate", "success rates", "win rate", "win rates", "pass@1", "pass@k", "exact match", "mAP",
+    "IoU", "mIoU", "PSNR", "SSIM", "LPIPS", "WER", "word error rate", "CER", "MSE", "MAE", "RMSE",
+    "mean squared error", "mean absolute error", "CLIP score", "CLIPScore", "Spearman correlation",
+    "Pearson correlation", "NDCG", "MRR", "hit rate", "recall@k", "BERTScore", "Elo", "throughput",
+    "latency", "calibration error", "ECE", "attack success rate", "FVD", "KID", "mean reciprocal rank",
+)
+
+#: Families of named pretrained models: a name starting with one of these is a Model.
+MODEL_FAMILIES = (
+    "GPT", "LLaMA", "Llama", "Qwen", "Mistral", "Mixtral", "Gemma", "Gemini", "Claude", "DeepSeek",
+    "Phi", "BERT", "RoBERTa", "DeBERTa", "ALBERT", "ELECTRA", "T5", "Flan", "BART", "OPT", "BLOOM",
+    "Falcon", "Vicuna", "Alpaca", "ViT", "DeiT", "Swin", "CLIP", "SigLIP", "BLIP", "LLaVA", "InternVL",
+    "ResNet", "VGG", "DenseNet", "EfficientNet", "MobileNet", "ConvNeXt", "YOLO", "SAM", "DINO",
+    "DINOv2", "Stable Diffusion", "SDXL", "DALL-E", "Imagen", "Whisper", "wav2vec", "HuBERT",
+    "CodeLlama", "StarCoder", "Codex", "o1", "o3", "o4", "Grok", "Kimi", "GLM", "ChatGLM", "Yi",
+    "Baichuan", "InternLM", "Evo", "ESM", "AlphaFold", "Sora", "Veo", "Wan", "Hunyuan", "FLUX",
+)
+
+#: Well-known datasets and benchmarks whose names carry no "benchmark" cue in most sentences.
+KNOWN_DATASETS = (
+    "MNIST", "Fashion-MNIST", "CIFAR", "CIFAR-10", "CIFAR-100", "ImageNet", "ImageNet-1K",
+    "ImageNet-21K", "COCO", "MS-COCO", "Pascal VOC", "ADE20K", "Cityscapes", "CelebA", "LSUN", "FFHQ",
+    "MMLU", "MMLU-Pro", "GSM8K", "MATH", "HumanEval", "MBPP", "SWE-bench", "LiveCodeBench", "AIME",
+    "GPQA", "ARC", "HellaSwag", "TruthfulQA", "BIG-bench", "BBH", "SQuAD", "GLUE", "SuperGLUE",
+    "WikiText", "WikiText-103", "C4", "The Pile", "RedPajama", "LongBench", "RULER", "HELMET",
+    "MT-Bench", "AlpacaEval", "Arena-Hard", "Chatbot Arena", "MMMU", "MathVista", "VQAv2", "GQA",
+    "TextVQA", "DocVQA", "ChartQA", "RefCOCO", "AndroidWorld", "WebArena", "Mind2Web", "OSWorld",
+    "Kinetics", "UCF101", "LibriSpeech", "Common Voice", "OGB", "Cora", "Citeseer", "PubMed",
+    "D4RL", "Atari", "MuJoCo", "Meta-World", "nuScenes", "KITTI", "ShapeNet", "ScanNet", "CUB",
+)
+
+#: Verbs with which a paper introduces its own contribution ("we propose X").
+PROPOSE_VERBS = frozenset("""
+propose introduce present develop design build construct create release curate establish
+contribute offer devise formulate unveil compile
+""".split())
+
+#: Subjects that make a proposing verb the paper's own claim.
+SELF_SUBJECTS = frozenset("we work paper study i article".split())
+
+#: Words around a mention that mark a comparison with it.
+COMPARE_WORDS = frozenset("""
+outperform surpass beat exceed compare than over baseline baselines versus vs. vs rival
+""".split())
+
+#: Verbs and nouns that make "on X" an evaluation on a dataset.
+EVALUATION_CONTEXT = frozenset("""
+evaluate evaluation experiment result achieve attain reach obtain score accuracy performance
+perform outperform improve improvement gain test benchmark train fine-tune finetune pretrain
+validate state-of-the-art sota rate report demonstrate show
+""".split())
+
+#: Nouns that turn "the problem of X" / "X task" into a task mention.
+TASK_CUES = frozenset("task problem challenge".split())

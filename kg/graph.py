@@ -1,0 +1,96 @@
+"""Graph: papers and resolved entities as a networkx ``MultiDiGraph``.
+
+Nodes
+    ``paper/<paper id>`` with ``kind="Paper"``, ``label``, ``title``,
+    ``abstract``, ``venue``, ``year``, ``authors``, ``keywords``, ``url``,
+    ``source_file``, ``source_line``, ``paper_id``.
+
+    ``<type>/<key>`` (e.g. ``method/grpo``) with ``kind`` one of
+    ``vocab.ENTITY_TYPES``, ``label``, ``aliases`` (other surface forms),
+    ``key`` (the resolution key) and ``papers`` (how many papers mention it).
+
+Edges
+    paper -> entity, keyed by role (one of ``vocab.ROLES``), with
+    ``confidence`` (the best of its evidence) and ``evidence``: a list of
+    ``{"text", "start", "end", "sentence", "confidence", "extractor"}`` where
+    ``abstract[start:end]`` is the mention as written and ``sentence`` is the
+    sentence it occurs in, as written in the abstract.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import networkx as nx
+
+from .model import Entity, PaperExtraction
+
+
+def paper_node(paper_id: str) -> str:
+    return f"paper/{paper_id}"
+
+
+def entity_node(type_name: str, key: str) -> str:
+    return f"{type_name.lower()}/{key}"
+
+
+def _paper_label(extraction: PaperExtraction, limit: int = 60) -> str:
+    paper = extraction.paper
+    if paper.title:
+        return paper.title
+    first = extraction.paper.abstract[: extraction.sentences[0][1]] if extraction.sentences else paper.abstract
+    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
+
+
+def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entity]) -> nx.MultiDiGraph:
+    """The knowledge graph of ``extractions`` once their mentions are resolved to ``entities``.
+
+    A mention that resolves to no entity (a generic phrase) adds nothing.
+
+    Example
+    -------
+    >>> from kg.model import Paper, Mention, Role, PaperExtraction, Entity
+    >>> ex = PaperExtraction(Paper("p1", "We propose GRPO."), [(0, 16)],
+    ...     [Mention(11, 15, "GRPO", "Method", 0, 0.9, "rules")], [Role(0, "proposes", 0.9)], {})
+    >>> G = build_graph([ex], [Entity("GRPO", "Method", "GRPO", [], [("p1", 0)])])
+    >>> sorted(G.nodes)
+    ['method/GRPO', 'paper/p1']
+    >>> G.edges["paper/p1", "method/GRPO", "proposes"]["evidence"][0]["text"]
+    'GRPO'
+    """
+    extractions = list(extractions)
+    by_paper = {ex.paper.id: ex for ex in extractions}
+    mention_entity: dict[tuple[str, int], Entity] = {}
+    G = nx.MultiDiGraph()
+    for entity in entities:
+        papers = {paper_id for paper_id, _ in entity.mentions}
+        G.add_node(entity_node(entity.type, entity.key), kind=entity.type, label=entity.label,
+                   aliases=sorted(set(entity.aliases) - {entity.label}), key=entity.key, papers=len(papers))
+        for ref in entity.mentions:
+            mention_entity[ref] = entity
+
+    for ex in extractions:
+        paper = ex.paper
+        node = paper_node(paper.id)
+        G.add_node(node, kind="Paper", label=_paper_label(ex), title=paper.title, abstract=paper.abstract,
+                   venue=paper.venue, year=paper.year, authors=list(paper.authors),
+                   keywords=list(paper.keywords), url=paper.url, paper_id=paper.id,
+                   source_file=paper.source.file if paper.source else "",
+                   source_line=paper.source.line if paper.source else 0)
+        for role in ex.roles:
+            entity = mention_entity.get((paper.id, role.mention))
+            if entity is None:
+                continue
+            mention = ex.mentions[role.mention]
+            start, end = ex.sentences[mention.sentence]
+            evidence = {"text": mention.text, "start": mention.start, "end": mention.end,
+                        "sentence": by_paper[paper.id].paper.abstract[start:end],
+                        "confidence": role.confidence, "extractor": mention.extractor}
+            target = entity_node(entity.type, entity.key)
+            if G.has_edge(node, target, role.role):
+                data = G.edges[node, target, role.role]
+                data["evidence"].append(evidence)
+                data["confidence"] = max(data["confidence"], role.confidence)
+            else:
+                G.add_edge(node, target, key=role.role, role=role.role,
+                           confidence=role.confidence, evidence=[evidence])
+    return G

@@ -1,0 +1,221 @@
+"""Ingest: files, folders and globs in; ``Paper`` records out.
+
+Formats, chosen by extension (``--format`` overrides):
+
+- ``.txt``: the corpus format: a header line naming the collection
+  ("ICLR 2026 Papers"), then one abstract per blank-line-separated block;
+- ``.csv``: a header row with an ``abstract`` column and optionally ``title``,
+  ``id``/``pid``, ``keywords``/``keyword``, ``authors``, ``year``, ``venue``,
+  ``url`` (names matched case-insensitively);
+- ``.jsonl``/``.ndjson``: one JSON object per line with at least ``abstract``.
+
+A record that cannot be read is reported as an ``InputError`` naming its file
+and line; ``read_papers`` passes it to ``on_skip`` and goes on, unless
+``strict`` is set.
+"""
+from __future__ import annotations
+
+import ast
+import csv
+import glob
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from .errors import InputError
+from .model import Paper, Source
+from .text import normalize_for_id
+
+FORMATS = ("txt", "csv", "jsonl")
+_EXTENSIONS = {".txt": "txt", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+
+
+def expand_inputs(inputs: Iterable[str | Path]) -> list[Path]:
+    """Files named directly, the readable files inside folders, and glob matches, in order.
+
+    Raises ``InputError`` for an input that matches nothing.
+    """
+    paths: list[Path] = []
+    for item in inputs:
+        path = Path(item)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _EXTENSIONS)
+        elif path.exists():
+            found = [path]
+        else:
+            found = [Path(p) for p in sorted(glob.glob(str(item), recursive=True)) if Path(p).is_file()]
+        if not found:
+            raise InputError(str(item), None, "no such file, or no .txt/.csv/.jsonl files in it")
+        paths.extend(p for p in found if p not in paths)
+    return paths
+
+
+def detect_format(path: Path) -> str:
+    """The format of ``path`` by its extension."""
+    try:
+        return _EXTENSIONS[path.suffix.lower()]
+    except KeyError:
+        raise InputError(str(path), None, f"unknown extension {path.suffix!r}; "
+                         f"use .txt, .csv or .jsonl, or name the format with --format") from None
+
+
+def read_papers(
+    inputs: Iterable[str | Path],
+    *,
+    format: str | None = None,
+    strict: bool = False,
+    on_skip: Callable[[InputError], None] | None = None,
+) -> Iterator[Paper]:
+    """Every paper in ``inputs``, in file order.
+
+    Unreadable records raise ``InputError`` when ``strict``; otherwise they are
+    handed to ``on_skip`` and left out.
+    """
+    for path in expand_inputs(inputs):
+        reader = _READERS[format or detect_format(path)]
+        try:
+            for record in reader(path):
+                if isinstance(record, InputError):
+                    if strict or on_skip is None:
+                        raise record
+                    on_skip(record)
+                else:
+                    yield record
+        except InputError as error:  # the whole file is unreadable
+            if strict or on_skip is None or error.file != str(path):
+                raise
+            on_skip(error)
+
+
+def paper_id(abstract: str) -> str:
+    """A stable id derived from the abstract: the same text gives the same id in every run.
+
+    >>> paper_id("We propose X.") == paper_id("we  propose **X**.")
+    True
+    """
+    return "a" + hashlib.sha1(normalize_for_id(abstract).encode()).hexdigest()[:15]
+
+
+def venue_from_header(header: str) -> str:
+    """The venue named by a corpus header line.
+
+    >>> venue_from_header("ICLR 2026 Papers")
+    'ICLR 2026'
+    """
+    return re.sub(r"\s+(papers|abstracts|submissions)\s*$", "", header.strip(), flags=re.I)
+
+
+def _year(text: str) -> int | None:
+    found = re.search(r"\b(19|20)\d\d\b", text or "")
+    return int(found.group()) if found else None
+
+
+def _read_text(path: Path) -> str:
+    data = path.read_bytes()
+    if b"\x00" in data[:8192]:
+        raise InputError(str(path), None, "binary file (contains NUL bytes); expected UTF-8 text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise InputError(str(path), line, f"not valid UTF-8 (byte 0x{data[error.start]:02x}); "
+                         f"re-save the file as UTF-8") from None
+
+
+def _read_corpus_txt(path: Path) -> Iterator[Paper | InputError]:
+    lines = _read_text(path).splitlines()
+    if not any(line.strip() for line in lines):
+        raise InputError(str(path), None, "empty file")
+    header_index = next(i for i, line in enumerate(lines) if line.strip())
+    venue = venue_from_header(lines[header_index])
+    block: list[str] = []
+    block_line = 0
+    for number, line in enumerate(lines[header_index + 1 :] + [""], start=header_index + 2):
+        if line.strip():
+            if not block:
+                block_line = number
+            block.append(line)
+        elif block:
+            abstract = "\n".join(block).strip()
+            yield Paper(id=paper_id(abstract), abstract=abstract, venue=venue, year=_year(venue),
+                        source=Source(str(path), block_line))
+            block = []
+
+
+def _keywords(value) -> list[str]:
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if str(v).strip()]
+    text = str(value or "").strip()
+    if text.startswith("["):
+        try:
+            return [str(v).strip() for v in ast.literal_eval(text) if str(v).strip()]
+        except (ValueError, SyntaxError):
+            pass
+    return [part.strip() for part in re.split(r"[;,]", text) if part.strip()]
+
+
+def _authors(value) -> list[str]:
+    if isinstance(value, list):
+        return [str(a).strip() for a in value if str(a).strip()]
+    return [a.strip() for a in re.split(r";|\band\b|,", str(value or "")) if a.strip()]
+
+
+def _paper_from_record(record: dict, source: Source) -> Paper | InputError:
+    fields = {str(k).strip().lower(): v for k, v in record.items() if k is not None}
+    abstract = str(fields.get("abstract") or "").strip()
+    if not abstract:
+        return InputError(source.file, source.line, "record has no abstract; skipped")
+    source_id = str(fields.get("id") or fields.get("pid") or fields.get("paper_id") or "").strip()
+    venue = str(fields.get("venue") or "").strip()
+    year = fields.get("year")
+    try:
+        year = int(year) if year not in (None, "") else _year(venue)
+    except (TypeError, ValueError):
+        year = _year(str(year))
+    return Paper(
+        id=source_id or paper_id(abstract),
+        abstract=abstract,
+        title=" ".join(str(fields.get("title") or "").split()),
+        venue=venue,
+        year=year,
+        authors=_authors(fields.get("authors")),
+        keywords=_keywords(fields.get("keywords", fields.get("keyword"))),
+        url=str(fields.get("url") or "").strip(),
+        source=source,
+    )
+
+
+def _read_csv(path: Path) -> Iterator[Paper | InputError]:
+    text = _read_text(path)
+    reader = csv.DictReader(text.splitlines(keepends=True))
+    columns = {name.strip().lower() for name in reader.fieldnames or []}
+    if "abstract" not in columns:
+        raise InputError(str(path), 1, f"no 'abstract' column (columns: {', '.join(reader.fieldnames or [])})")
+    start = 2
+    for row in reader:
+        yield _paper_from_record(row, Source(str(path), start))
+        start = reader.line_num + 1
+
+
+def _read_jsonl(path: Path) -> Iterator[Paper | InputError]:
+    for number, line in enumerate(_read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            yield InputError(str(path), number, f"invalid JSON ({error.msg} at column {error.colno}); skipped")
+            continue
+        if not isinstance(record, dict):
+            yield InputError(str(path), number, "expected a JSON object per line; skipped")
+            continue
+        yield _paper_from_record(record, Source(str(path), number))
+
+
+_READERS: dict[str, Callable[[Path], Iterator[Paper | InputError]]] = {
+    "txt": _read_corpus_txt,
+    "csv": _read_csv,
+    "jsonl": _read_jsonl,
+}

@@ -1,0 +1,108 @@
+"""The data that flows through the pipeline, one dataclass per stage's output.
+
+ingest -> ``Paper``; extract -> ``PaperExtraction`` (with ``Mention`` and
+``Role``); resolve -> ``Entity``. Every type is plain data that round-trips
+through JSON, so a ``PaperExtraction`` can be cached or computed in another
+process.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a record came from: a file and the line (or record number) in it."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass
+class Paper:
+    """One abstract and what its source says about it.
+
+    ``abstract`` is the original text, markup included: every offset stored
+    elsewhere points into it.
+    """
+
+    id: str
+    abstract: str
+    title: str = ""
+    venue: str = ""
+    year: int | None = None
+    authors: list[str] = field(default_factory=list)
+    keywords: list[str] = field(default_factory=list)
+    url: str = ""
+    source: Source | None = None
+
+
+@dataclass
+class Mention:
+    """A span of a paper's abstract that names a task, method, dataset, metric or model.
+
+    ``start``/``end`` are character offsets into ``Paper.abstract`` (the
+    original text), so ``paper.abstract[m.start:m.end]`` is the mention as
+    written. ``text`` is the same span with markup removed.
+    """
+
+    start: int
+    end: int
+    text: str
+    label: str
+    sentence: int
+    confidence: float
+    extractor: str
+    #: The long form when this mention is an acronym defined in the paper, or
+    #: the acronym when it is a long form followed by one.
+    acronym_of: str = ""
+
+
+@dataclass
+class Role:
+    """What a paper does with the thing a mention names (kg:proposes, kg:uses, ...)."""
+
+    mention: int  # index into PaperExtraction.mentions
+    role: str
+    confidence: float
+
+
+@dataclass
+class PaperExtraction:
+    """Everything the extract stage learned from one paper, with no corpus-wide state."""
+
+    paper: Paper
+    sentences: list[tuple[int, int]]  # (start, end) of each sentence in the original abstract
+    mentions: list[Mention]
+    roles: list[Role]
+    acronyms: dict[str, str]  # short form -> long form, as defined in this paper
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "PaperExtraction":
+        paper = dict(data["paper"])
+        if paper.get("source"):
+            paper["source"] = Source(**paper["source"])
+        return cls(
+            paper=Paper(**paper),
+            sentences=[tuple(s) for s in data["sentences"]],
+            mentions=[Mention(**m) for m in data["mentions"]],
+            roles=[Role(**r) for r in data["roles"]],
+            acronyms=dict(data["acronyms"]),
+        )
+
+
+@dataclass
+class Entity:
+    """One real-world task, method, dataset, metric or model, resolved across papers."""
+
+    key: str  # the resolution key; stable across runs, used to mint the IRI
+    type: str
+    label: str
+    aliases: list[str]
+    mentions: list[tuple[str, int]]  # (paper id, index into that paper's mentions)

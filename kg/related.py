@@ -1,0 +1,135 @@
+"""Related methods: given an entity, the methods that share its tasks and datasets, with reasons.
+
+The score of a candidate ``B`` for a query ``A`` adds up, over the papers of each:
+
+- shared tasks and shared datasets, each weighted by its specificity
+  ``idf = log(1 + N / papers(item))`` (sharing "RULER" says more than sharing
+  "LLMs");
+- co-mention: ``0.5`` per paper that mentions both;
+- comparison: ``1.0`` per paper that proposes one and compares with the other.
+
+Every part of the score is returned with the items behind it.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+from .errors import KGError
+from .resolve import resolution_key
+from .store import run_query
+
+CO_MENTION_WEIGHT = 0.5
+COMPARISON_WEIGHT = 1.0
+
+_EDGES = """
+SELECT ?paper ?role ?entity ?type ?label WHERE {
+  VALUES ?property { kg:proposes kg:introduces kg:addresses kg:uses kg:evaluatesOn kg:measures kg:comparesWith }
+  ?paper ?property ?entity .
+  ?entity a ?class ; skos:prefLabel ?label .
+  VALUES ?class { kg:Task kg:Method kg:Dataset kg:Metric kg:Model }
+  BIND(STRAFTER(STR(?property), "#") AS ?role)
+  BIND(STRAFTER(STR(?class), "#") AS ?type)
+}"""
+_NAMES = "SELECT ?entity ?name WHERE { ?entity skos:prefLabel|skos:altLabel ?name }"
+
+
+@dataclass
+class Related:
+    label: str
+    type: str
+    score: float
+    parts: dict[str, float] = field(default_factory=dict)
+    shared: dict[str, list[str]] = field(default_factory=dict)
+
+    def reason(self) -> str:
+        bits = []
+        for part in ("compared", "tasks", "datasets", "co-mentioned"):
+            if self.shared.get(part):
+                items = self.shared[part]
+                shown = ", ".join(items[:4]) + (f" +{len(items) - 4}" if len(items) > 4 else "")
+                bits.append(f"{part}: {shown}")
+        return "; ".join(bits)
+
+
+@dataclass
+class _Index:
+    label: dict[str, str] = field(default_factory=dict)
+    type: dict[str, str] = field(default_factory=dict)
+    papers_of: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    edges: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
+    names: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+
+
+def _index(store: ox.Store) -> _Index:
+    index = _Index()
+    for row in run_query(store, _EDGES):
+        paper, role, entity = row["paper"].value, row["role"].value, row["entity"].value
+        index.label[entity] = row["label"].value
+        index.type[entity] = row["type"].value
+        index.papers_of[entity].add(paper)
+        index.edges[paper][role].add(entity)
+    for row in run_query(store, _NAMES):
+        index.names[resolution_key(row["name"].value)].add(row["entity"].value)
+        index.names[row["name"].value.casefold()].add(row["entity"].value)
+    return index
+
+
+def find_entity(index: _Index, name: str) -> str:
+    """The entity named ``name`` (label or alias; case, hyphens and plurals ignored)."""
+    for key in (name.casefold(), resolution_key(name)):
+        matches = index.names.get(key)
+        if matches:
+            return max(matches, key=lambda e: len(index.papers_of.get(e, ())))
+    suggestions = difflib.get_close_matches(name.casefold(), list(index.names), n=5, cutoff=0.6)
+    hint = f" Did you mean: {', '.join(sorted({index.label.get(next(iter(index.names[s])), s) for s in suggestions}))}?" if suggestions else ""
+    raise KGError(f"No entity named {name!r} in the graph.{hint}")
+
+
+def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method") -> tuple[str, list[Related]]:
+    """The ``k`` entities of ``type`` most related to the one named ``name``, best first.
+
+    Returns the query entity's label and the ranked list.
+    """
+    index = _index(store)
+    query = find_entity(index, name)
+    n_papers = len(index.edges) or 1
+    idf = {e: math.log(1 + n_papers / len(p)) for e, p in index.papers_of.items()}
+
+    def items(entity: str, roles: tuple[str, ...]) -> set[str]:
+        return {i for paper in index.papers_of[entity] for role in roles for i in index.edges[paper][role]}
+
+    query_tasks = items(query, ("addresses",))
+    query_datasets = items(query, ("evaluatesOn", "introduces"))
+    results = []
+    for candidate, candidate_type in index.type.items():
+        if candidate == query or (type and candidate_type != type):
+            continue
+        shared_tasks = query_tasks & items(candidate, ("addresses",))
+        shared_datasets = query_datasets & items(candidate, ("evaluatesOn", "introduces"))
+        both = index.papers_of[query] & index.papers_of[candidate]
+        compared = {p for p in both
+                    if (query in index.edges[p]["proposes"] and candidate in index.edges[p]["comparesWith"])
+                    or (candidate in index.edges[p]["proposes"] and query in index.edges[p]["comparesWith"])}
+        parts = {
+            "tasks": sum(idf[t] for t in shared_tasks),
+            "datasets": sum(idf[d] for d in shared_datasets),
+            "co-mentioned": CO_MENTION_WEIGHT * len(both),
+            "compared": COMPARISON_WEIGHT * len(compared),
+        }
+        score = sum(parts.values())
+        if score <= 0:
+            continue
+        by_specificity = lambda es: [index.label[e] for e in sorted(es, key=lambda e: (-idf[e], index.label[e]))]
+        shared = {"tasks": by_specificity(shared_tasks), "datasets": by_specificity(shared_datasets),
+                  "co-mentioned": sorted(both), "compared": sorted(compared)}
+        shared["co-mentioned"] = [f"{len(both)} paper{'s' if len(both) != 1 else ''}"] if both else []
+        shared["compared"] = [f"in {len(compared)} paper{'s' if len(compared) != 1 else ''}"] if compared else []
+        results.append(Related(index.label[candidate], candidate_type, round(score, 3),
+                               {p: round(v, 3) for p, v in parts.items() if v}, shared))
+    results.sort(key=lambda r: (-r.score, r.label))
+    return index.label[query], results[:k]

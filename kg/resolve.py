@@ -1,0 +1,142 @@
+"""Resolve: mentions from every paper in, one ``Entity`` per real-world thing out.
+
+Two mentions are the same entity when their resolution keys are equal
+(case, plural, hyphens and evaluative words ignored), or when one is an
+acronym that a paper defines as the other: "LLMs", "LLM", "large language
+models" and "Large Language Models (LLMs)" become one entity. An acronym is
+resolved through the definition in its own paper; in a paper that does not
+define it, through the corpus's definition when the corpus agrees on one, so
+two papers defining the same acronym differently never merge.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+from spacy.lang.en.stop_words import STOP_WORDS
+
+from .extract import lexicon
+from .model import Entity, PaperExtraction
+
+_ACRONYM_PLURAL = re.compile(r"^(.*[A-Z0-9])s$")
+
+
+def _singular(word: str) -> str:
+    if len(word) <= 3 or word.endswith(("ss", "us", "is", "ics")):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses")):
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def is_acronym_like(text: str) -> bool:
+    """A single word written with capitals or digits past its first letter: "GRPO", "E-GRPO", "CIFAR-10"."""
+    return " " not in text and any(c.isupper() or c.isdigit() for c in text[1:])
+
+
+def resolution_key(text: str) -> str:
+    """The key two surface forms share when they name the same thing.
+
+    >>> resolution_key("Large Language Models") == resolution_key("large language model")
+    True
+    >>> resolution_key("LLMs"), resolution_key("E-GRPO"), resolution_key("CIFAR-10") == resolution_key("CIFAR10")
+    ('llm', 'egrpo', True)
+    >>> resolution_key("question-answering")
+    'question answering'
+    """
+    text = unicodedata.normalize("NFKC", text).replace("–", "-").replace("—", "-").strip()
+    if is_acronym_like(text):
+        plural = _ACRONYM_PLURAL.match(text)
+        if plural and any(c.isupper() for c in plural.group(1)):
+            text = plural.group(1)
+        return re.sub(r"[-_.\s]", "", text).casefold() or text.casefold()
+    words = re.sub(r"[-_/]", " ", text).casefold().split()
+    while len(words) > 1 and words[0] in lexicon.EVALUATIVE:
+        words.pop(0)
+    words = [re.sub(r"^[^\w]+|[^\w]+$", "", w) for w in words]
+    words = [w for w in words if w]
+    if words:
+        words[-1] = _singular(words[-1])
+    return " ".join(words)
+
+
+def is_generic_key(key: str) -> bool:
+    """Whether a key names nothing in particular ("method", "our framework", "performance")."""
+    return len(key) < 2 or all(w in lexicon.GENERIC_HEADS or w in lexicon.EVALUATIVE or w in STOP_WORDS
+                               or _singular(w) in lexicon.GENERIC_HEADS for w in key.split())
+
+
+def acronym_definitions(extractions: Iterable[PaperExtraction]) -> dict[str, Counter]:
+    """For each acronym key, how many papers define it as each long-form key."""
+    definitions: dict[str, Counter] = defaultdict(Counter)
+    for ex in extractions:
+        for short, long in ex.acronyms.items():
+            definitions[resolution_key(short)][resolution_key(long)] += 1
+    return definitions
+
+
+def corpus_meaning(counts: Counter) -> str | None:
+    """The long form the corpus agrees on: the only one, or one given by at least 3 in 4 definitions."""
+    (best, n), *rest = counts.most_common()
+    if not rest or n >= 3 * sum(c for _, c in rest):
+        return best
+    return None
+
+
+def resolve(extractions: list[PaperExtraction]) -> list[Entity]:
+    """Group every mention of ``extractions`` into entities, largest first.
+
+    Example
+    -------
+    >>> from kg.model import Paper, Mention, PaperExtraction
+    >>> def ex(pid, text, spans, acronyms=None):
+    ...     ms = [Mention(text.index(s), text.index(s) + len(s), s, "Method", 0, 0.9, "t") for s in spans]
+    ...     return PaperExtraction(Paper(pid, text), [(0, len(text))], ms, [], acronyms or {})
+    >>> a = ex("a", "Large Language Models (LLMs) ...", ["Large Language Models", "LLMs"], {"LLMs": "Large Language Models"})
+    >>> b = ex("b", "An LLM and large language models", ["LLM", "large language models"])
+    >>> [(e.label, sorted(e.aliases), len(e.mentions)) for e in resolve([a, b])]
+    [('LLM', ['LLM', 'LLMs', 'Large Language Models', 'large language models'], 4)]
+    """
+    definitions = acronym_definitions(extractions)
+    meaning = {short: corpus_meaning(counts) for short, counts in definitions.items()}
+
+    clusters: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for ex in extractions:
+        local = {resolution_key(s): resolution_key(l) for s, l in ex.acronyms.items()}
+        for index, mention in enumerate(ex.mentions):
+            key = resolution_key(mention.text)
+            cluster = local.get(key) or meaning.get(key) or key
+            clusters[cluster].append((ex.paper.id, index))
+
+    by_paper = {ex.paper.id: ex for ex in extractions}
+    entities = []
+    for key, refs in clusters.items():
+        if is_generic_key(key):
+            continue
+        mentions = [by_paper[pid].mentions[i] for pid, i in refs]
+        types: Counter = Counter()
+        for m in mentions:
+            types[m.label] += m.confidence
+        forms = Counter(m.text for m in mentions)
+        entities.append(Entity(key=key, type=types.most_common(1)[0][0], label=_preferred_label(forms),
+                               aliases=sorted(forms), mentions=refs))
+    entities.sort(key=lambda e: (-len({pid for pid, _ in e.mentions}), e.key))
+    return entities
+
+
+def _preferred_label(forms: Counter) -> str:
+    """The acronym when there is one (users search "GRPO"), in the singular; else the commonest form."""
+    acronyms = Counter()
+    for form, n in forms.items():
+        if is_acronym_like(form):
+            plural = _ACRONYM_PLURAL.match(form)
+            singular = plural.group(1) if plural and plural.group(1) in forms else form
+            acronyms[singular] += n
+    pool = acronyms or forms
+    return max(pool, key=lambda f: (pool[f], -len(f)))

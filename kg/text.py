@@ -1,0 +1,110 @@
+r"""Markup cleaning that remembers where every character came from.
+
+Abstracts carry LaTeX (``$K$``, ``\textit{x}``, ``N\"uwa``, ``\ie``) and
+Markdown (``**bold**``, ``*em*``). Extraction reads the clean text; evidence
+must point into the original. ``clean`` returns both the clean text and, for
+each clean character, its offset in the original.
+
+>>> c = clean(r"we propose N\"uwa, a **two-stage** method")
+>>> c.text
+'we propose Nüwa, a two-stage method'
+>>> c.original_span(11, 15)
+(11, 17)
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+_ACCENTS = {'"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303", "c": "\u0327", "=": "\u0304"}
+_WORD_COMMANDS = {
+    "ie": "i.e.", "eg": "e.g.", "etal": "et al.", "etc": "etc.", "vs": "vs.",
+    "ldots": "...", "dots": "...", "cdots": "...", "times": "x", "approx": "~",
+    "le": "<=", "leq": "<=", "ge": ">=", "geq": ">=", "pm": "+/-", "to": "->",
+    "rightarrow": "->", "alpha": "alpha", "beta": "beta", "gamma": "gamma",
+    "lambda": "lambda", "epsilon": "epsilon", "mu": "mu", "sigma": "sigma",
+    "theta": "theta", "pi": "pi", "%": "%", "&": "&", "_": "_", "#": "#", "$": "$",
+}
+# Commands whose braced argument is text to keep, markup removed.
+_TEXT_COMMANDS = {"textit", "textbf", "emph", "texttt", "textsc", "text", "mathrm", "mathbf",
+                  "mathit", "mathcal", "mathbb", "textrm", "textsf", "underline", "operatorname"}
+
+_TOKEN = re.compile(
+    r"""\\(?P<accent>["'`^~=]|c(?=\{))\s*(?:\{(?P<acc_braced>[A-Za-z])\}|(?P<acc_bare>[A-Za-z]))"""
+    r"""|\\(?P<cmd>[A-Za-z]+|[%&_#$])(?:\s*(?P<open>\{))?"""
+    r"""|(?P<md>\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|`)"""
+    r"""|(?P<dollar>\$)"""
+    r"""|(?P<brace>[{}])"""
+    r"""|(?P<space>\s+)"""
+)
+
+
+@dataclass
+class CleanText:
+    """Clean text plus ``offsets[i]``: where clean character ``i`` sits in the original."""
+
+    text: str
+    offsets: list[int]
+    original: str
+
+    def original_span(self, start: int, end: int) -> tuple[int, int]:
+        """Map a clean ``[start, end)`` span to the smallest original span that holds it."""
+        if start >= end:
+            position = self.offsets[start] if start < len(self.offsets) else len(self.original)
+            return position, position
+        return self.offsets[start], self.offsets[end - 1] + 1
+
+
+def clean(original: str) -> CleanText:
+    """Strip LaTeX and Markdown markup, keeping an offset map into ``original``.
+
+    Math (``$...$``) keeps its content, since names such as ``$K$`` or
+    ``$\\pi_0$`` are text. Whitespace runs (newlines included) become one space.
+    """
+    out: list[str] = []
+    offsets: list[int] = []
+
+    def emit(text: str, at: int) -> None:
+        for ch in text:
+            out.append(ch)
+            offsets.append(at)
+
+    position = 0
+    for match in _TOKEN.finditer(original):
+        for i in range(position, match.start()):
+            emit(original[i], i)
+        position = match.end()
+        kind = match.lastgroup
+        if match.group("accent"):
+            base = match.group("acc_braced") or match.group("acc_bare")
+            emit(unicodedata.normalize("NFC", base + _ACCENTS[match.group("accent")]), match.start())
+        elif match.group("cmd"):
+            name = match.group("cmd")
+            if name in _WORD_COMMANDS:
+                emit(_WORD_COMMANDS[name], match.start())
+            elif name not in _TEXT_COMMANDS and match.group("open") is None:
+                emit(name, match.start() + 1)  # an unknown bare command: keep its name as a word
+        elif kind == "space":
+            if out and out[-1] != " ":
+                emit(" ", match.start())
+        # markdown emphasis, math dollars and braces vanish
+    for i in range(position, len(original)):
+        emit(original[i], i)
+    # Trim a leading or trailing space left by removed markup.
+    while out and out[0] == " ":
+        out.pop(0)
+        offsets.pop(0)
+    while out and out[-1] == " ":
+        out.pop()
+        offsets.pop()
+    return CleanText("".join(out), offsets, original)
+
+
+def normalize_for_id(text: str) -> str:
+    """The text an id is derived from: case, markup and whitespace differences removed.
+
+    >>> normalize_for_id("  We **propose**  X.") == normalize_for_id("we propose X.")
+    True
+    """
+    return " ".join(unicodedata.normalize("NFKC", clean(text).text).casefold().split())

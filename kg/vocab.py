@@ -1,0 +1,140 @@
+"""Namespaces, classes, properties and IRI minting: the Python mirror of ``ontology/kg.ttl``.
+
+Every IRI the project writes is minted here. ``tests/test_vocab.py`` checks
+that each term below is declared in the ontology with a label and a comment,
+and that the ontology declares nothing this module does not know.
+
+>>> entity_iri("https://example.org/kg/", "Method", "group relative policy optimization")
+rdflib.term.URIRef('https://example.org/kg/method/group-relative-policy-optimization')
+"""
+from __future__ import annotations
+
+import hashlib
+from importlib.resources import files
+from urllib.parse import quote
+
+from rdflib import Namespace, URIRef
+from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, XSD, DefinedNamespace
+
+ONTOLOGY_FILE = files("kg.ontology") / "kg.ttl"
+SHAPES_FILE = files("kg.ontology") / "shapes.ttl"
+
+DEFAULT_BASE = "https://w3id.org/kg/id/"
+
+SCHEMA = Namespace("https://schema.org/")
+FABIO = Namespace("http://purl.org/spar/fabio/")
+MLS = Namespace("http://www.w3.org/ns/mls#")
+OA = Namespace("http://www.w3.org/ns/oa#")
+
+
+class KG(DefinedNamespace):
+    """The kg ontology. A closed namespace: a misspelt term fails at import."""
+
+    _NS = Namespace("https://w3id.org/kg/ontology#")
+    _fail = True
+
+    # Classes
+    Paper: URIRef  # a research paper known by its abstract
+    Entity: URIRef  # anything a paper talks about: superclass of the five below
+    Task: URIRef  # a problem to be solved ("visual grounding")
+    Method: URIRef  # a technique, algorithm or architecture ("GRPO")
+    Dataset: URIRef  # a named dataset or benchmark ("RULER")
+    Metric: URIRef  # an evaluation measure ("accuracy")
+    Model: URIRef  # a named (pre)trained model or family ("LLaMA-3-8B")
+    Statement: URIRef  # an extracted edge with its evidence
+    Extractor: URIRef  # the software that made a statement
+
+    # Paper -> entity roles
+    mentions: URIRef  # superproperty of every role
+    proposes: URIRef
+    introduces: URIRef
+    addresses: URIRef
+    uses: URIRef
+    evaluatesOn: URIRef
+    measures: URIRef
+    comparesWith: URIRef
+
+    # Data properties
+    venue: URIRef
+    sourceFile: URIRef
+    sourceLine: URIRef
+    paperCount: URIRef
+    confidence: URIRef
+    sentence: URIRef
+    version: URIRef
+
+
+ENTITY_TYPES = ("Task", "Method", "Dataset", "Metric", "Model")
+
+#: Paper -> entity roles, strongest claim first: when one mention could take
+#: several roles, the first in this order wins.
+ROLES = ("proposes", "introduces", "evaluatesOn", "comparesWith", "measures", "addresses", "uses")
+
+NAMESPACES = {
+    "kg": KG._NS,
+    "dcterms": DCTERMS,
+    "skos": SKOS,
+    "prov": PROV,
+    "oa": OA,
+    "schema": SCHEMA,
+    "fabio": FABIO,
+    "mls": MLS,
+    "owl": OWL,
+    "rdf": RDF,
+    "rdfs": RDFS,
+    "xsd": XSD,
+}
+
+
+def class_iri(type_name: str) -> URIRef:
+    """The ontology class of an entity type or of ``Paper``."""
+    return KG[type_name]
+
+
+def role_iri(role: str) -> URIRef:
+    """The property of a paper -> entity role such as ``"proposes"``."""
+    if role not in ROLES:
+        raise ValueError(f"Unknown role {role!r}; expected one of {', '.join(ROLES)}.")
+    return KG[role]
+
+
+def _slug(key: str) -> str:
+    # Keys use single spaces between words; hyphens read better in IRIs, and
+    # quote() makes anything else (quotes, slashes, unicode) IRI-safe.
+    return quote(key.replace(" ", "-"), safe="-._~")
+
+
+def entity_iri(base: str, type_name: str, key: str) -> URIRef:
+    """The IRI of a resolved entity, from its type and resolution key."""
+    return URIRef(f"{base}{type_name.lower()}/{_slug(key)}")
+
+
+def paper_iri(base: str, paper_id: str) -> URIRef:
+    """The IRI of a paper, from its stable id.
+
+    >>> paper_iri("https://example.org/kg/", 'a "quoted"/id')
+    rdflib.term.URIRef('https://example.org/kg/paper/a%20%22quoted%22%2Fid')
+    """
+    return URIRef(f"{base}paper/{quote(paper_id, safe='-._~')}")
+
+
+def statement_iri(base: str, paper_id: str, role: str, key: str, start: int) -> URIRef:
+    """The IRI of the evidence node behind one paper -> entity edge."""
+    digest = hashlib.sha1(f"{paper_id}\x1f{role}\x1f{key}\x1f{start}".encode()).hexdigest()[:16]
+    return URIRef(f"{base}statement/{digest}")
+
+
+def extractor_iri(base: str, name: str) -> URIRef:
+    """The IRI of an extractor, e.g. ``rules/1``."""
+    return URIRef(f"{base}extractor/{quote(name, safe='-._~')}")
+
+
+def selector_iri(statement: URIRef, kind: str) -> URIRef:
+    """The IRI of a statement's ``"pos"`` (oa:TextPositionSelector) or ``"quote"`` (oa:TextQuoteSelector).
+
+    A fragment of the statement IRI rather than a blank node, so exports
+    compare and round-trip triple for triple.
+    """
+    if kind not in ("pos", "quote"):
+        raise ValueError(f"Unknown selector kind {kind!r}; expected 'pos' or 'quote'.")
+    return URIRef(f"{statement}#{kind}")
