@@ -139,4 +139,8 @@ def _preferred_label(forms: Counter) -> str:
             singular = plural.group(1) if plural and plural.group(1) in forms else form
             acronyms[singular] += n
     pool = acronyms or forms
-    return max(pool, key=lambda f: (pool[f], -len(f)))
+    label = max(pool, key=lambda f: (pool[f], -len(f)))
+    first, _, rest = label.partition(" ")
+    if rest and first[:1].isupper() and first[1:].islower() and rest == rest.lower():
+        label = first.lower() + " " + rest  # "Diffusion models" opened a sentence
+    return label

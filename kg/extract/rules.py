@@ -19,6 +19,7 @@ _SIZE = re.compile(r"(?:^|[-_])\d+(?:\.\d+)?[BMK](?:$|[-_])|-(?:Instruct|Chat|Ba
 _FAMILY = re.compile(r"^(?:%s)(?:$|[-_.\d])" % "|".join(re.escape(f) for f in lexicon.MODEL_FAMILIES))
 _ROMAN = re.compile(r"^(?:I|II|III|IV|V|VI|VII|VIII|IX|X)$")
 _KNOWN_DATASETS = {re.sub(r"[\s\-_]", "", d).lower() for d in lexicon.KNOWN_DATASETS}
+_METRICS = {m.lower() for m in lexicon.METRICS}
 # Size and amount tokens ("8B", "70B", "64K") are quantities, not names.
 _QUANTITY = re.compile(r"^\d+(?:\.\d+)?[A-Za-z]{0,2}$")
 
@@ -56,8 +57,15 @@ def _part_is_name(part: str) -> bool:
     return any(c.isupper() for c in part[1:]) or (any(c.isdigit() for c in part) and part[0].isalpha())
 
 
+def _capitalised_compound(token: Token) -> bool:
+    parts = re.split(r"[-–]", token.text)
+    return len(parts) > 1 and all(p[:1].isupper() for p in parts) and token.i != token.sent.start
+
+
 def type_of_name(text: str) -> str | None:
-    """The type a name's spelling alone tells: a sized or family-named Model, a known Dataset."""
+    """The type a name's spelling alone tells: a metric, a sized or family-named Model, a known Dataset."""
+    if text.lower() in _METRICS:
+        return "Metric"
     if _SIZE.search(text) or _FAMILY.match(text):
         return "Model"
     if re.sub(r"[\s\-_]", "", text).lower() in _KNOWN_DATASETS:
@@ -76,7 +84,9 @@ def _climb(token: Token, steps: int = 4):
 
 
 def type_from_context(token: Token) -> tuple[str, float] | None:
-    """The type the parse around a name tells: "benchmarks such as X", "X dataset", "on X, achieving ..."."""
+    """The type the parse around a name tells: "benchmarks such as X", "X, a benchmark", "on X, achieving ..."."""
+    if _described_as_dataset(token.doc[token.i : token.i + 1]):
+        return "Dataset", 0.8
     for governor in _climb(token):
         lemma = governor.lemma_.lower()
         if lemma in lexicon.DATASET_HEADS:
@@ -152,6 +162,9 @@ def find_name_candidates(doc: Doc) -> list[Candidate]:
     found = []
     for token in doc:
         if not looks_like_name(token):
+            # "Android-Lab" is spelt like "Text-Attributed": a name only where the context calls it a dataset.
+            if _capitalised_compound(token) and (type_from_context(token) or ("", 0))[0] == "Dataset":
+                found.append(Candidate(doc[token.i : token.i + 1], "Dataset", 0.7, "name"))
             continue
         span = doc[token.i : token.i + 1]
         label = type_of_name(token.text)
@@ -230,7 +243,7 @@ _PROPOSE_FORMS = {form for verb in lexicon.PROPOSE_VERBS
                   for form in (verb, verb + "s", verb + "es", verb + "d", verb + "ed", verb + "ing")}
 # Where the description of a proposed thing ends: a clause, a purpose, a preposition.
 _REGION_STOP = {"that", "which", "who", "whose", "where", "to", "for", "with", "by", "in", "on", "via",
-                "using", "through", "from", "into", "towards", "toward", "across", "under", "while", "and"}
+                "using", "through", "from", "into", "towards", "toward", "across", "under", "while"}
 
 
 def _self_claim_verbs(doc: Doc):
@@ -286,7 +299,14 @@ def proposed_tokens(doc: Doc) -> set[int]:
     """Tokens of what the paper says it introduces: "we propose X", "this work introduces X", "dubbed X"."""
     tokens: set[int] = set()
     for verb in _self_claim_verbs(doc):
-        tokens |= _object_region(doc, verb)
+        region = _object_region(doc, verb)
+        tokens |= region
+        # "introduces X, a dataset of ..., and Y, a method for ...": a second named contribution.
+        after = max(region, default=verb.i) + 1
+        for token in doc[after : verb.sent.end - 1]:
+            name = doc[token.i + 1]
+            if token.lower_ == "and" and name.text[:1].isupper() and doc[min(name.i + 1, len(doc) - 1)].text in (",", "("):
+                tokens |= _object_region(doc, token)
     for verb in doc:
         if verb.lemma_.lower() in ("call", "dub", "term", "name", "abbreviate") and verb.pos_ == "VERB":
             for obj in verb.subtree:
@@ -318,13 +338,21 @@ def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Can
     return found
 
 
+def _described_as_dataset(span: Span) -> bool:
+    """Whether the words in apposition to a name call it a benchmark or dataset ("X, a benchmark of ...")."""
+    root = span.root
+    described = [c for c in root.children if c.dep_ == "appos"]
+    if root.dep_ == "appos":
+        described.append(root.head)
+    if span.end < len(span.doc) and span.doc[span.end].text in (",", ":"):
+        following = span.doc[span.end + 1 : span.end + 6]
+        described += list(following[: next((i for i, t in enumerate(following) if t.text in ",;("), len(following))])
+    return any(t.lemma_.lower() in lexicon.DATASET_HEADS for t in described)
+
+
 def _proposed_label(span: Span) -> str:
     """Dataset when the name is described as "a benchmark"/"dataset", else what its spelling says, else Method."""
-    root = span.root
-    described = [root.head] + [c for c in root.children if c.dep_ == "appos"]
-    if span.end < len(span.doc) and span.doc[span.end].text in (",", ":"):
-        described += list(span.doc[span.end + 1 : span.end + 6])
-    if any(t.lemma_.lower() in lexicon.DATASET_HEADS for t in described):
+    if _described_as_dataset(span):
         return "Dataset"
     return type_of_name(span.text) or "Method"
 

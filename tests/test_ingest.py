@@ -1,0 +1,80 @@
+"""Ingest reads the corpus text format, CSV and JSON Lines into Papers, and names bad records."""
+from pathlib import Path
+
+import pytest
+
+from kg.build import unique_papers
+from kg.errors import InputError
+from kg.ingest import expand_inputs, read_papers
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_corpus_text_format_gives_one_paper_per_block_with_venue_and_line():
+    papers = list(read_papers([FIXTURES / "sample.txt"]))
+    assert len(papers) == 8
+    assert {p.venue for p in papers} == {"Sample Workshop 2025"}
+    assert papers[0].year == 2025
+    assert papers[0].source.line == 3 and papers[1].source.line == 5
+    assert papers[0].abstract.startswith("Reinforcement learning from verifiable rewards")
+
+
+def test_ids_are_stable_across_runs_and_derived_from_text():
+    first = [p.id for p in read_papers([FIXTURES / "sample.txt"])]
+    second = [p.id for p in read_papers([FIXTURES / "sample.txt"])]
+    assert first == second and len(set(first)) == 8
+
+
+def test_csv_columns_match_case_insensitively_and_records_without_abstract_are_skipped():
+    skipped = []
+    papers = list(read_papers([FIXTURES / "papers.csv"], on_skip=skipped.append))
+    assert [p.id for p in papers] == ["rk1", "rk3"]
+    assert papers[0].title == "Sparse Mixture Routing"
+    assert papers[0].keywords == ["mixture of experts", "routing"]
+    assert "\n" in papers[0].abstract  # a quoted newline stays in the abstract
+    assert papers[1].title == 'Quoted, "title"' and papers[1].keywords == ["gnn", "graphs"]
+    assert len(skipped) == 1 and str(skipped[0]).startswith(f"{FIXTURES / 'papers.csv'}:4:")
+    assert "no abstract" in str(skipped[0])
+
+
+def test_jsonl_reads_metadata_and_names_each_bad_line():
+    skipped = []
+    papers = list(read_papers([FIXTURES / "papers.jsonl"], on_skip=skipped.append))
+    assert [p.id for p in papers] == ["j1", "j2"]
+    assert papers[0].authors == ["A. Author", "B. Author"] and papers[0].year == 2025
+    assert papers[0].venue == "Test Conf 2025" and papers[0].url == "https://example.org/j1"
+    messages = [str(e) for e in skipped]
+    assert messages[0].endswith("papers.jsonl:3: record has no abstract; skipped")
+    assert "papers.jsonl:4: invalid JSON" in messages[1]
+
+
+def test_strict_mode_raises_on_the_first_bad_record():
+    with pytest.raises(InputError, match=r"papers\.jsonl:3"):
+        list(read_papers([FIXTURES / "papers.jsonl"], strict=True))
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "empty file"),
+    (b"Header\n\n\xff\xfe bad bytes\n", "not valid UTF-8"),
+    (b"\x00\x01\x02binary", "binary file"),
+])
+def test_unreadable_files_are_reported_with_their_name(tmp_path, content, message):
+    path = tmp_path / "broken.txt"
+    path.write_bytes(content)
+    skipped = []
+    assert list(read_papers([path], on_skip=skipped.append)) == []
+    assert str(path) in str(skipped[0]) and message in str(skipped[0])
+
+
+def test_inputs_expand_folders_and_globs_and_reject_missing_paths(tmp_path):
+    assert FIXTURES / "sample.txt" in expand_inputs([FIXTURES])
+    assert expand_inputs([str(FIXTURES / "papers.*")]) == [FIXTURES / "papers.csv", FIXTURES / "papers.jsonl"]
+    with pytest.raises(InputError, match="no such file"):
+        expand_inputs([tmp_path / "missing.txt"])
+
+
+def test_duplicate_abstracts_merge_into_one_paper(tmp_path):
+    path = tmp_path / "dup.txt"
+    path.write_text("Dup 2024 Papers\n\nWe propose X.\n\nwe  propose **X**.\n\nSomething else.\n")
+    papers, duplicates = unique_papers(read_papers([path]))
+    assert len(papers) == 2 and duplicates == 1

@@ -1,0 +1,71 @@
+"""Resolution merges surface forms of one thing across papers, and nothing else."""
+import pytest
+
+from kg.extract import extract_papers
+from kg.model import Paper
+from kg.resolve import is_generic_key, resolution_key, resolve
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Large Language Models", "large language model"),
+    ("LLMs", "LLM"),
+    ("GNNs", "GNN"),
+    ("CIFAR-10", "CIFAR10"),
+    ("question-answering", "question answering"),
+    ("Vision-Language Models", "vision language model"),
+])
+def test_variants_share_a_key(a, b):
+    assert resolution_key(a) == resolution_key(b)
+
+
+@pytest.mark.parametrize("a, b", [("GRPO", "E-GRPO"), ("LLM", "MLLM"), ("diffusion model", "diffusion policy")])
+def test_different_names_keep_different_keys(a, b):
+    assert resolution_key(a) != resolution_key(b)
+
+
+@pytest.mark.parametrize("key", ["method", "our framework", "performance", "experiments", "the proposed approach", "state of the art"])
+def test_generic_words_are_never_entities(key):
+    assert is_generic_key(resolution_key(key))
+
+
+def _entities(*abstracts):
+    extractions = list(extract_papers([Paper(f"p{i}", text) for i, text in enumerate(abstracts)]))
+    return resolve(extractions), extractions
+
+
+def test_acronym_plural_and_long_form_merge_across_papers():
+    entities, _ = _entities(
+        "Large Language Models (LLMs) are strong reasoners.",
+        "We evaluate LLMs and an LLM judge.",
+        "Graph Neural Networks (GNNs) meet large language models.",
+    )
+    by_label = {e.label: e for e in entities}
+    llm = by_label["LLM"]
+    assert {"LLMs", "LLM", "Large Language Models", "large language models"} <= set(llm.aliases)
+    assert {pid for pid, _ in llm.mentions} == {"p0", "p1", "p2"}
+    assert {"GNNs", "Graph Neural Networks"} <= set(by_label["GNNs"].aliases)
+
+
+def test_same_acronym_defined_differently_never_merges():
+    entities, _ = _entities(
+        "Training with differential privacy (DP) protects records.",
+        "We solve the task with dynamic programming (DP) over trees.",
+    )
+    clusters = [e for e in entities if "DP" in e.aliases]
+    assert len(clusters) == 2
+    long_forms = sorted(a for e in clusters for a in e.aliases if a != "DP")
+    assert long_forms == ["differential privacy", "dynamic programming"]
+
+
+def test_acronym_without_definition_uses_the_corpus_meaning_when_unambiguous():
+    entities, _ = _entities(
+        "Methods like Group Relative Policy Optimization (GRPO) discard entities.",
+        "Our agent is trained with GRPO on mobile tasks.",
+    )
+    [grpo] = [e for e in entities if e.label == "GRPO"]
+    assert {pid for pid, _ in grpo.mentions} == {"p0", "p1"}
+
+
+def test_generic_phrases_do_not_become_entities():
+    entities, _ = _entities("We propose a novel method. Our framework improves performance in experiments.")
+    assert not [e for e in entities if e.key in {"method", "framework", "performance", "experiment"}]
