@@ -58,6 +58,11 @@ def build(inputs, output, input_format, base, strict, quiet):
     JSON Lines with at least 'abstract'. Unreadable records are skipped and
     listed in the summary (or fail the build with --strict). If the build
     fails, earlier output files are left untouched.
+
+    
+    Examples:
+      kg build tests/fixtures/sample.txt -o graphs/sample
+      kg build corpus/*.txt papers.csv -o graphs/iclr --base https://example.org/kg/
     """
     from .build import build as run_build
 
@@ -132,7 +137,15 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples):
 @main.command()
 @click.argument("graph")
 def stats(graph):
-    """Counts of papers, entities per type and edges per role in GRAPH, and its top entities."""
+    """Counts of papers, entities per type and edges per role in GRAPH, and its top entities.
+
+    GRAPH is the -o path given to 'kg build' (e.g. graphs/sample) or an
+    .nt/.ttl/.jsonld file.
+
+    
+    Example:
+      kg stats graphs/sample
+    """
     from .store import format_results, open_graph, run_query
 
     store = open_graph(graph)
@@ -165,7 +178,21 @@ def stats(graph):
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def related(name, graph, k, entity_type, fmt):
     """Entities related to NAME (a label or alias), ranked by shared tasks and datasets,
-    co-mentions and comparisons, each with the items behind its score."""
+    co-mentions and comparisons, each with the items behind its score.
+
+    NAME is matched case-insensitively against labels and aliases, ignoring
+    hyphens and plurals; a miss suggests close names.
+
+    
+    Score = sum of idf(shared task) + sum of idf(shared dataset)
+            + 0.5 per paper mentioning both + 1.0 per paper comparing them,
+    where idf(x) = log(1 + papers / papers mentioning x).
+
+    
+    Examples:
+      kg related GRPO -g graphs/sample
+      kg related "group relative policy optimization" -g graphs/sample --format json
+    """
     from .related import related as find_related
     from .store import open_graph
 

@@ -82,6 +82,8 @@ def run_query(store: ox.Store, query: str, bindings: dict[str, str] | None = Non
         return store.query(query, prefixes=PREFIXES, substitutions=substitutions or None)
     except SyntaxError as error:
         raise KGError(f"Invalid SPARQL: {error}") from None
+    except RuntimeError as error:  # e.g. a bound variable the query does not select
+        raise KGError(f"Query failed: {error}") from None
 
 
 def _cell(term) -> str:

@@ -44,7 +44,12 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, metric_match
     sentence_of = {}
     sentences = []
     for index, sent in enumerate(doc.sents):
-        sentences.append(offsets.original_span(sent.start_char, sent.end_char))
+        start, end = offsets.original_span(sent.start_char, sent.end_char)
+        while start < end and paper.abstract[start].isspace():
+            start += 1
+        while end > start and paper.abstract[end - 1].isspace():
+            end -= 1
+        sentences.append((start, end))
         for token in sent:
             sentence_of[token.i] = index
 

@@ -10,6 +10,7 @@ between two lower-case letters, or before a word from ``SPLIT_AFTER_HYPHEN``
 from __future__ import annotations
 
 import functools
+import re
 
 import spacy
 from spacy.language import Language
@@ -44,6 +45,8 @@ def ml_tokenizer_rules(nlp: Language) -> None:
     # "...the MOBILERL-9B." : a sentence-final period after a name is punctuation.
     suffixes = list(nlp.Defaults.suffixes) + [r"(?<=[0-9][A-Za-z])\.", r"(?<=[a-z][A-Z])\."]
     nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
+    # "GSM8K", "Llama3-70B": letters before the number make a trailing "K"/"B" part of a name, not a unit.
+    nlp.tokenizer.token_match = re.compile(r"^[A-Za-z][\w.\-]*\d[A-Za-z]+$").match
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,0 +1,115 @@
+"""The kg command end to end on the sample corpus: build, query, stats, related, and failure modes."""
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kg import build as build_module
+from kg.cli import main
+from kg.store import examples, open_graph, run_query
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def sample_graph(tmp_path_factory):
+    stem = tmp_path_factory.mktemp("graphs") / "sample"
+    result = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(stem)])
+    assert result.exit_code == 0, result.output
+    return stem, result.output
+
+
+def test_build_writes_every_output_and_summarises(sample_graph):
+    stem, output = sample_graph
+    for suffix in (".ttl", ".nt", ".jsonld", ".html"):
+        assert stem.with_name(stem.name + suffix).stat().st_size > 0
+    assert "Read 8 papers" in output
+    assert "Nodes: 8 Paper" in output and "Top entities:" in output
+
+
+@pytest.mark.parametrize("name", sorted(examples()))
+def test_every_example_query_answers_on_the_sample(sample_graph, name):
+    stem, _ = sample_graph
+    example = examples()[name]
+    rows = list(run_query(open_graph(stem), example.text, example.params))
+    assert rows, f"example {name} returned nothing"
+
+
+def test_methods_on_benchmark_finds_what_papers_evaluated_on_it_propose(sample_graph):
+    stem, _ = sample_graph
+    result = CliRunner().invoke(main, ["query", str(stem), "--example", "methods-on-benchmark",
+                                       "--bind", "benchmark=RULER", "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    methods = {row["method"] for row in csv.DictReader(io.StringIO(result.output))}
+    assert {"Llama-3.1-70B", "GPT-4o"} <= methods
+
+
+def test_query_json_is_sparql_results_json(sample_graph):
+    stem, _ = sample_graph
+    result = CliRunner().invoke(main, ["query", str(stem), "SELECT ?d WHERE { ?d a kg:Dataset }", "--format", "json"])
+    data = json.loads(result.output)
+    assert data["head"]["vars"] == ["d"] and len(data["results"]["bindings"]) >= 5
+
+
+def test_bound_values_are_not_spliced_into_the_query(sample_graph):
+    stem, _ = sample_graph
+    hostile = 'RULER" } } ; DROP ALL ; SELECT * { ?s ?p ?o'
+    result = CliRunner().invoke(main, ["query", str(stem), "--example", "methods-on-benchmark", "--bind", f"benchmark={hostile}"])
+    assert result.exit_code == 0 and "(0 rows)" in result.output
+
+
+def test_stats_and_related(sample_graph):
+    stem, _ = sample_graph
+    stats = CliRunner().invoke(main, ["stats", str(stem)])
+    assert "Paper" in stats.output and "evaluatesOn" in stats.output
+    related = CliRunner().invoke(main, ["related", "group relative policy optimization", "-g", str(stem), "--format", "json"])
+    data = json.loads(related.output)
+    assert data["query"] == "GRPO"
+    top = {r["label"]: r for r in data["results"]}
+    assert "C-GRPO" in top and top["C-GRPO"]["parts"]["compared"] > 0
+
+
+def test_related_suggests_names_on_a_miss(sample_graph):
+    stem, _ = sample_graph
+    result = CliRunner().invoke(main, ["related", "PhoneRLL", "-g", str(stem)])
+    assert result.exit_code == 1 and "Did you mean" in result.output and "PhoneRL" in result.output
+
+
+def test_missing_graph_is_one_clear_line_not_a_traceback(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "kg.cli", "query", str(tmp_path / "nope"), "ASK {}"],
+                            capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "No graph at" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_failed_build_leaves_previous_outputs_untouched(sample_graph, tmp_path, monkeypatch):
+    stem = tmp_path / "g"
+    assert CliRunner().invoke(main, ["build", str(FIXTURES / "papers.jsonl"), "-o", str(stem)]).exit_code == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(build_module, "render_html", broken)
+    result = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(stem)])
+    assert result.exit_code != 0
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_bad_records_are_listed_in_the_summary_or_fail_with_strict(tmp_path):
+    result = CliRunner().invoke(main, ["build", str(FIXTURES / "papers.jsonl"), "-o", str(tmp_path / "g")])
+    assert result.exit_code == 0 and "skipped 2 records" in result.output
+    assert "papers.jsonl:4: invalid JSON" in result.output
+    strict = CliRunner().invoke(main, ["build", "--strict", str(FIXTURES / "papers.jsonl"), "-o", str(tmp_path / "h")])
+    assert strict.exit_code == 1 and "papers.jsonl:3" in strict.output
+
+
+@pytest.mark.parametrize("command", [[], ["build"], ["query"], ["stats"], ["related"]])
+def test_every_command_has_help(command):
+    result = CliRunner().invoke(main, command + ["--help"])
+    assert result.exit_code == 0 and "Usage: main" in result.output and "Example" in result.output
