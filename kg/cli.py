@@ -31,7 +31,7 @@ def main():
     find related methods.
 
     \b
-    Start with:
+    Examples:
       kg build tests/fixtures/sample.txt -o graphs/sample
       open graphs/sample.html
       kg query graphs/sample --example top-datasets
