@@ -28,12 +28,13 @@ def extractor_name(nlp: Language) -> str:
     return f"rules-{RULES_VERSION}+{version(nlp)}"
 
 
-def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, metric_matcher) -> PaperExtraction:
+def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) -> PaperExtraction:
     """Mentions and roles of one parsed abstract. ``offsets`` maps clean to original characters."""
     candidates = rules.select(
         rules.find_abbreviation_candidates(doc)
         + rules.find_name_candidates(doc)
-        + rules.find_metric_candidates(doc, metric_matcher)
+        + rules.find_metric_candidates(doc, matchers["metric"])
+        + rules.find_task_candidates(doc, matchers["task"])
         + rules.find_phrase_candidates(doc)
     )
     proposed = rules.proposed_tokens(doc)
@@ -81,9 +82,9 @@ def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batc
     """
     nlp = nlp or load_pipeline()
     extractor = extractor_name(nlp)
-    matcher = rules.metric_matcher(nlp)
+    matchers = {"metric": rules.metric_matcher(nlp), "task": rules.task_matcher(nlp)}
     papers = list(papers) if not isinstance(papers, list) else papers
     cleaned = (clean(p.abstract) for p in papers)
     pairs = ((c.text, (p, c)) for p, c in zip(papers, cleaned))
     for doc, (paper, offsets) in nlp.pipe(pairs, as_tuples=True, batch_size=batch_size):
-        yield extract_doc(paper, doc, offsets, extractor=extractor, metric_matcher=matcher)
+        yield extract_doc(paper, doc, offsets, extractor=extractor, matchers=matchers)

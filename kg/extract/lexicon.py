@@ -15,7 +15,7 @@ classification detection segmentation generation translation answering summariza
 recognition prediction estimation clustering grounding completion planning forecasting editing
 captioning synthesis tracking parsing localization reconstruction understanding reasoning
 alignment search verification navigation manipulation control discovery design modeling modelling
-imputation denoising restoration super-resolution inpainting matching ranking recommendation
+imputation denoising restoration super-resolution inpainting ranking recommendation
 extraction tagging labeling labelling annotation identification attribution auditing evaluation
 routing merging pruning compression unlearning coding
 """.split())
@@ -54,7 +54,8 @@ widely-used widely used large-scale small-scale practical theoretical empirical 
 lightweight scalable interpretable flexible generic specific particular certain given whole
 fundamental promising competitive improved better best higher lower modern classical classic
 right wrong additional single original resulting corresponding respective individual overall
-existing prevailing underlying desired
+existing prevailing underlying desired accurate limited inadequate shallow high low complete
+consistent correct enhanced intermediate subsequent rational next real-world worst-case
 """.split())
 
 #: Measures reported as results. Matched case-insensitively as whole phrases.

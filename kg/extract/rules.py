@@ -6,11 +6,13 @@ here works on one paper with no corpus-wide state.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
-from spacy.matcher import PhraseMatcher
+from spacy.matcher import Matcher, PhraseMatcher
 from spacy.tokens import Doc, Span, Token
+from spacy.util import filter_spans
 
 from . import lexicon
 from .abbreviations import find_abbreviations
@@ -36,13 +38,18 @@ class Candidate:
 def looks_like_name(token: Token) -> bool:
     """Whether a token is written like a name: inner capitals, digits in words, acronyms.
 
-    >>> from spacy.lang.en import English
-    >>> [looks_like_name(t) for t in English()("E-GRPO uses LLaMA-3 with CurlFlow on ten Tasks 8B")]
+    >>> from kg.extract.pipeline import load_pipeline
+    >>> [looks_like_name(t) for t in load_pipeline()("E-GRPO uses LLaMA-3 with CurlFlow on ten Tasks 8B")]
     [True, False, True, False, True, False, False, False, False]
     """
-    text = token.text
-    if (len(text) < 2 or not text[0].isalnum() or _QUANTITY.match(text) or _ROMAN.match(text)
-            or token.like_url or token.like_email):
+    return _name_shape(token.text) and not (token.like_url or token.like_email)
+
+
+@functools.lru_cache(maxsize=65536)
+def _name_shape(text: str) -> bool:
+    if len(text) < 2 or (text.isalpha() and text[1:].islower()) or not text[0].isalnum():
+        return False
+    if _QUANTITY.match(text) or _ROMAN.match(text):
         return False
     # "Text-Attributed" is two capitalised words; "E-GRPO" and "SFT-auto" hold a name.
     return any(_part_is_name(part) for part in re.split(r"[-–—]", text))
@@ -131,7 +138,8 @@ def _trim(span: Span) -> Span | None:
         if token.text in "([":
             end = token.i
             break
-    while start < end and (doc[start].pos_ in ("DET", "PRON", "NUM", "PUNCT", "ADV", "CCONJ")
+    while start < end and not (start + 1 < end and doc[start + 1].text == "-" and doc[start].is_alpha) and (
+                           doc[start].pos_ in ("DET", "PRON", "NUM", "PUNCT", "ADV", "CCONJ")
                            or doc[start].lower_ in lexicon.EVALUATIVE or doc[start].tag_ in ("JJR", "JJS")
                            or not any(c.isalpha() for c in doc[start].text)):
         start += 1
@@ -200,6 +208,32 @@ def find_phrase_candidates(doc: Doc) -> list[Candidate]:
     return found
 
 
+def task_matcher(nlp) -> Matcher:
+    """Modifiers followed by a task head: "question answering", "long-context video generation".
+
+    Catches what noun chunks miss when the tagger reads the head as a verb.
+    """
+    matcher = Matcher(nlp.vocab)
+    modifier = {"POS": {"IN": ["ADJ", "NOUN", "PROPN"]}, "LOWER": {"NOT_IN": sorted(lexicon.EVALUATIVE)}}
+    matcher.add("Task", [[modifier, {"TEXT": "-", "OP": "?"}, modifier, {"LOWER": {"IN": sorted(lexicon.TASK_HEADS)}}],
+                         [modifier, {"TEXT": "-", "OP": "?"}, {"LOWER": {"IN": sorted(lexicon.TASK_HEADS)}}]])
+    return matcher
+
+
+def find_task_candidates(doc: Doc, matcher: Matcher) -> list[Candidate]:
+    found = []
+    for span in filter_spans([doc[s:e] for _, s, e in matcher(doc)]):
+        start, end = span.start, span.end
+        if end < len(doc) and doc[end].pos_ in ("NOUN", "PROPN"):
+            continue  # "reasoning" in "Large Reasoning Models" modifies a noun; it is no task
+        while start >= 2 and doc[start - 1].text == "-" and doc[start - 2].is_alpha:
+            start -= 2  # keep "talking-head video generation" whole
+        span = _trim(doc[start:end])
+        if span is not None and len(span) >= 2 and not is_generic(span):
+            found.append(Candidate(span, "Task", 0.65, "task-head"))
+    return found
+
+
 def find_metric_candidates(doc: Doc, matcher: PhraseMatcher) -> list[Candidate]:
     found = []
     for _, start, end in matcher(doc):
@@ -225,14 +259,20 @@ def select(candidates: list[Candidate]) -> list[Candidate]:
     for c in sorted(candidates, key=lambda c: priority.get(c.rule, 9)):
         by_span.setdefault((c.span.start, c.span.end), c)
     strong = [c for c in by_span.values() if c.rule in priority]
-    kept = []
-    for c in by_span.values():
-        if c.rule not in priority and any(
-            s.span.start >= c.span.start and s.span.end <= c.span.end and s.span.root == c.span.root
-            for s in strong
-        ):
-            continue
-        kept.append(c)
+
+    def shadowed(c: Candidate) -> bool:
+        for s in strong:
+            a, b = c.span, s.span
+            if a.end <= b.start or b.end <= a.start:
+                continue
+            inside = b.start <= a.start and a.end <= b.end
+            wraps = a.start <= b.start and b.end <= a.end
+            # A phrase inside a name or long form, crossing its edge, or merely wrapping it, is that name.
+            if inside or not wraps or b.root == a.root:
+                return True
+        return False
+
+    kept = [c for c in by_span.values() if c.rule in priority or not shadowed(c)]
     return sorted(kept, key=lambda c: (c.span.start, c.span.end))
 
 
