@@ -42,6 +42,13 @@ information knowledge signal feature representation output input sample example 
 number set range level type kind family class form scale size amount degree rate step stage state
 """.split())
 
+#: Heads of phrases that describe a contribution rather than name one ("a routing framework",
+#: "a self-rewarding method"): they never become entities unless defined with an acronym.
+DESCRIPTOR_HEADS = frozenset("""
+framework method approach strategy scheme technique pipeline paradigm solution system recipe
+procedure toolkit platform protocol formulation
+""".split())
+
 #: Adjectives and determiners dropped from the front of a phrase: they evaluate, not name.
 EVALUATIVE = frozenset("""
 a an the this that these those our their its his her my your we novel new proposed existing

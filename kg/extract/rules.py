@@ -201,6 +201,8 @@ def find_phrase_candidates(doc: Doc) -> list[Candidate]:
             continue
         if len(span) < 2 or is_generic(span):
             continue
+        if root & lexicon.DESCRIPTOR_HEADS:
+            continue
         if root & lexicon.TASK_HEADS:
             found.append(Candidate(span, "Task", 0.65, "task-head"))
         elif root & lexicon.METHOD_HEADS:
