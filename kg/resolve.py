@@ -131,15 +131,21 @@ def resolve(extractions: list[PaperExtraction]) -> list[Entity]:
 
 
 def _preferred_label(forms: Counter) -> str:
-    """The acronym when there is one (users search "GRPO"), in the singular; else the commonest form."""
-    acronyms = Counter()
+    """The most used name: acronyms counted with their plurals ("LLM" + "LLMs"), other forms
+    ignoring case; an acronym wins a tie, since that is what users search for."""
+    groups: Counter = Counter()
+    spelling: dict[str, Counter] = {}
     for form, n in forms.items():
         if is_acronym_like(form):
             plural = _ACRONYM_PLURAL.match(form)
-            singular = plural.group(1) if plural and plural.group(1) in forms else form
-            acronyms[singular] += n
-    pool = acronyms or forms
-    label = max(pool, key=lambda f: (pool[f], -len(f)))
+            group = plural.group(1) if plural and plural.group(1) in forms else form
+            shown = group
+        else:
+            group, shown = form.casefold(), form
+        groups[group] += n
+        spelling.setdefault(group, Counter())[shown] += n
+    best = max(groups, key=lambda g: (groups[g], is_acronym_like(g), -len(g)))
+    label = spelling[best].most_common(1)[0][0]
     first, _, rest = label.partition(" ")
     if rest and first[:1].isupper() and first[1:].islower() and rest == rest.lower():
         label = first.lower() + " " + rest  # "Diffusion models" opened a sentence

@@ -1,0 +1,467 @@
+"""kg.viz: the offline HTML explorer, checked as a file and in a real (offline) Chromium."""
+from __future__ import annotations
+
+import doctest
+import json
+import os
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from kg.graph import build_graph
+from kg.model import Entity, Mention, Paper, PaperExtraction, Role
+from kg.viz import render
+from kg.viz.render import LAYOUT_ABOVE, render_html, select_overview
+
+SCRIPT = "<script>alert(1)</script>"
+IMG = '"><img src=x onerror=alert(1)>'
+# Odd unicode: a right-to-left override, zero-width space, combining accent,
+# a line separator (invalid in old JS string literals), an astral emoji, a NUL.
+ODD = "Ünïcødé 🚀 \u202eevil\u202c zero\u200bwidth e\u0301 \u2028line \U0001d54f \x00nul"
+HOSTILE_TITLE = f"{SCRIPT} {IMG} {ODD}"
+HOSTILE_ABSTRACT = (f"We propose {SCRIPT} for tasks. It uses {IMG} too. "
+                    f"It closes </script><script>alert(2)</script> tags and opens <!-- comments. "
+                    f"{ODD} reasoning is addressed. We evaluate on GSM8K.")
+ODD_TASK = f"{ODD} reasoning"
+
+GRPO_ALIAS = "Group Relative Policy Optimization"
+ENTITY_NAMES = {  # key -> (type, label, aliases)
+    "grpo": ("Method", "GRPO", [GRPO_ALIAS]),
+    "mathematical reasoning": ("Task", "mathematical reasoning", []),
+    "gsm8k": ("Dataset", "GSM8K", []),
+    "math": ("Dataset", "MATH", []),
+    "accuracy": ("Metric", "accuracy", []),
+    "qwen2.5-7b": ("Model", "Qwen2.5-7B", []),
+    SCRIPT: ("Method", SCRIPT, [IMG]),
+    ODD_TASK: ("Task", ODD_TASK, []),
+}
+PAPERS = [  # id, title, abstract, [(mention as written, entity key, role)]
+    ("p1", "Group Relative Policy Optimization for Math",
+     f"We propose {GRPO_ALIAS} for mathematical reasoning. We evaluate on GSM8K and report accuracy.",
+     [(GRPO_ALIAS, "grpo", "proposes"), ("mathematical reasoning", "mathematical reasoning", "addresses"),
+      ("GSM8K", "gsm8k", "evaluatesOn"), ("accuracy", "accuracy", "measures")]),
+    ("p2", "Scaling RL for Small Models",
+     "We train Qwen2.5-7B with GRPO on GSM8K and MATH. Accuracy improves on mathematical reasoning.",
+     [("Qwen2.5-7B", "qwen2.5-7b", "uses"), ("GRPO", "grpo", "uses"), ("GSM8K", "gsm8k", "evaluatesOn"),
+      ("MATH", "math", "evaluatesOn"), ("Accuracy", "accuracy", "measures"),
+      ("mathematical reasoning", "mathematical reasoning", "addresses")]),
+    ("p3", HOSTILE_TITLE, HOSTILE_ABSTRACT,
+     [(SCRIPT, SCRIPT, "proposes"), (IMG, SCRIPT, "uses"), (ODD_TASK, ODD_TASK, "addresses"),
+      ("GSM8K", "gsm8k", "evaluatesOn")]),
+]
+HOSTILE_ENTITY = f"method/{SCRIPT}"
+HOSTILE_PAPER = "paper/p3"
+
+
+def build_fixture_graph() -> nx.MultiDiGraph:
+    """Three papers, one hostile, through the real graph builder."""
+    extractions, mentions_of = [], {key: [] for key in ENTITY_NAMES}
+    for pid, title, abstract, names in PAPERS:
+        mentions, roles = [], []
+        for text, key, role in names:
+            start = abstract.index(text)
+            mentions_of[key].append((pid, len(mentions)))
+            roles.append(Role(len(mentions), role, 0.9))
+            mentions.append(Mention(start, start + len(text), text, ENTITY_NAMES[key][0], 0, 0.9, "test"))
+        paper = Paper(pid, abstract, title=title, venue="ICLR 2025", year=2025, authors=["A. Author"])
+        extractions.append(PaperExtraction(paper, [(0, len(abstract))], mentions, roles, {}))
+    entities = [Entity(key, type_, label, aliases, mentions_of[key])
+                for key, (type_, label, aliases) in ENTITY_NAMES.items()]
+    return build_graph(extractions, entities)
+
+
+@pytest.fixture(scope="module")
+def graph() -> nx.MultiDiGraph:
+    return build_fixture_graph()
+
+
+@pytest.fixture
+def page_path(graph, tmp_path) -> Path:
+    return render_html(graph, tmp_path / "out" / "kg.html", title="kg test")
+
+
+class _Tags(HTMLParser):
+    """Start tags with their attributes, and the text of each <script>, as a browser parses them."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.scripts, self._in_script = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag == "script":
+            self._in_script = dict(attrs)
+            self.scripts.append([self._in_script, ""])
+
+    def handle_data(self, data):
+        if self._in_script is not None:
+            self.scripts[-1][1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script = None
+
+
+def parse(html: str) -> _Tags:
+    tags = _Tags()
+    tags.feed(html)
+    return tags
+
+
+def embedded_data(html: str) -> dict:
+    (data,) = [text for attrs, text in parse(html).scripts if attrs.get("id") == "kg-data"]
+    return json.loads(data)
+
+
+# ---------------------------------------------------------------- the file
+
+
+def test_page_references_no_network(page_path):
+    html = page_path.read_text(encoding="utf-8")
+    assert '<script src="http' not in html
+    assert not re.search(r"<link[^>]*href\s*=\s*[\"']?\s*(https?:)?//", html, re.I)
+    for tag, attrs in parse(html).tags:  # nothing the browser would fetch
+        for name in ("src", "href", "data", "srcset", "poster"):
+            assert name not in attrs, f"<{tag} {name}={attrs[name]!r}>"
+    assert not re.search(r"url\(\s*[\"']?\s*(https?:)?//", html, re.I)  # CSS
+    (csp,) = [attrs["content"] for tag, attrs in parse(html).tags if attrs.get("http-equiv") == "Content-Security-Policy"]
+    assert "default-src 'none'" in csp and "connect-src 'none'" in csp  # fetches are forbidden anyway
+
+
+def test_vis_network_is_inlined(page_path):
+    scripts = parse(page_path.read_text(encoding="utf-8")).scripts
+    assert len(scripts) == 3  # data, vis-network, explorer.js
+    assert any("vis-network" in text and "Network" in text for _, text in scripts)
+
+
+def test_hostile_strings_never_appear_unescaped(page_path):
+    html = page_path.read_text(encoding="utf-8")
+    for hostile in (SCRIPT, IMG, "<img", "</script><script>alert(2)", "<!-- comments"):
+        assert hostile not in html
+    tags = parse(html)
+    assert [tag for tag, _ in tags.tags if tag in ("img", "iframe", "object", "embed")] == []
+    assert not any(name.startswith("on") for _, attrs in tags.tags for name in attrs)
+
+
+def test_hostile_strings_survive_the_round_trip(page_path):
+    """Escaped, not mangled: the page's JSON holds the corpus exactly."""
+    details = embedded_data(page_path.read_text(encoding="utf-8"))["explorer"]["details"]
+    assert details[HOSTILE_PAPER]["title"] == HOSTILE_TITLE
+    assert details[HOSTILE_PAPER]["abstract"] == HOSTILE_ABSTRACT
+    assert details[HOSTILE_ENTITY]["label"] == SCRIPT
+    assert details[HOSTILE_ENTITY]["aliases"] == [IMG]
+    assert details[f"task/{ODD_TASK}"]["label"] == ODD_TASK
+
+
+def test_hostile_page_title_is_escaped(graph, tmp_path):
+    html = render_html(graph, tmp_path / "kg.html", title=SCRIPT).read_text(encoding="utf-8")
+    assert SCRIPT not in html
+    assert "<title>&lt;script&gt;alert(1)&lt;/script&gt;</title>" in html
+
+
+def test_panel_data_links_papers_with_roles(page_path):
+    data = embedded_data(page_path.read_text(encoding="utf-8"))
+    grpo = data["explorer"]["details"]["method/grpo"]
+    assert (grpo["kind"], grpo["label"], grpo["aliases"], grpo["papers"]) == ("Method", "GRPO", [GRPO_ALIAS], 2)
+    # proposes comes before uses (vocab.ROLES order)
+    assert [(link["id"], link["roles"]) for link in grpo["links"]] == [("paper/p1", ["proposes"]),
+                                                                       ("paper/p2", ["uses"])]
+    hostile = data["explorer"]["details"][HOSTILE_ENTITY]
+    assert hostile["links"] == [{"id": HOSTILE_PAPER, "roles": ["proposes", "uses"], "evidence": HOSTILE_ABSTRACT}]
+    assert {kind["name"] for kind in data["explorer"]["meta"]["kinds"]} == {
+        "Task", "Method", "Dataset", "Metric", "Model", "Paper"}
+
+
+def test_small_graph_uses_tuned_physics_and_straight_edges(page_path):
+    data = embedded_data(page_path.read_text(encoding="utf-8"))
+    assert data["options"]["edges"]["smooth"] is False
+    physics = data["options"]["physics"]
+    assert physics["enabled"] and physics["solver"] == "forceAtlas2Based" and physics["stabilization"]["enabled"]
+    assert not any("x" in node for node in data["nodes"])
+    nodes = {node["id"]: node for node in data["nodes"]}
+    # Papers: small, neutral, unlabelled dots. Entities: scaled by vis from value = sqrt(papers).
+    assert nodes["paper/p1"]["size"] == render.PAPER_SIZE < data["options"]["nodes"]["scaling"]["min"]
+    assert "label" not in nodes["paper/p1"] and "value" not in nodes["paper/p1"]
+    assert data["options"]["groups"]["Paper"]["color"]["background"] == render.KIND_COLOURS["Paper"]
+    assert (nodes["method/grpo"]["label"], nodes["method/grpo"]["value"]) == ("GRPO", 1.414)
+    assert nodes["dataset/gsm8k"]["value"] > nodes["dataset/math"]["value"]
+
+
+def big_graph(n_entities=60, n_papers=400) -> nx.MultiDiGraph:
+    """Entity i is mentioned by the papers whose number is a multiple of i + 1."""
+    G = nx.MultiDiGraph()
+    for p in range(n_papers):
+        G.add_node(f"paper/{p}", kind="Paper", label=f"Paper {p}", title=f"Paper {p}", abstract="", venue="V")
+    for i in range(n_entities):
+        node = f"method/m{i}"
+        papers = [f"paper/{p}" for p in range(0, n_papers, i + 1)]
+        G.add_node(node, kind="Method", label=f"m{i}", aliases=[], papers=len(papers))
+        for paper in papers:
+            G.add_edge(paper, node, key="uses", role="uses", evidence=[])
+    return G
+
+
+def test_large_graph_shows_an_overview_with_a_precomputed_layout(tmp_path):
+    G = big_graph()
+    html = render_html(G, tmp_path / "kg.html", max_nodes=350).read_text(encoding="utf-8")
+    data = embedded_data(html)
+    shown = {node["id"] for node in data["nodes"]}
+    assert len(shown) == 350 > LAYOUT_ABOVE
+    assert "Showing the 350 most connected of 460 nodes: 110 hidden." in html
+    assert {f"method/m{i}" for i in range(60)} <= shown  # 60 entities fit in half the budget
+    assert data["options"]["physics"] == {"enabled": False}
+    assert all(isinstance(node["x"], float) and isinstance(node["y"], float) for node in data["nodes"])
+    assert data["options"]["edges"]["smooth"] is False
+    assert all(e["from"] in shown and e["to"] in shown for e in data["edges"])
+
+
+def test_overview_prefers_entities_with_most_papers_and_keeps_them_connected():
+    G = big_graph(n_entities=300, n_papers=300)
+    shown = select_overview(G, 100)
+    entities = {n for n in shown if n.startswith("method/")}
+    assert entities == {f"method/m{i}" for i in range(50)}  # mentioned by the most papers
+    assert all(any(p in shown for p in G.predecessors(e)) for e in entities)
+    assert len(shown) == 100
+
+
+LAYOUT_SCRIPT = """
+import json, networkx as nx
+from kg.viz.render import layout
+G = nx.MultiDiGraph([(f"paper/{p}", f"method/m{p % 7}") for p in range(40)]
+                    + [(f"paper/{p}", f"task/t{p}") for p in range(40)] + [("paper/x", "task/y")])
+G.add_node("task/alone")
+print(json.dumps(sorted(layout(G).items())))
+"""
+
+
+def test_layout_is_the_same_in_every_process():
+    """String hashes are salted per process: a layout that iterated a set would change between runs."""
+    runs = [subprocess.run([sys.executable, "-c", LAYOUT_SCRIPT], env={**os.environ, "PYTHONHASHSEED": seed},
+                           capture_output=True, text=True, check=True).stdout for seed in ("1", "2", "3")]
+    assert runs[0] == runs[1] == runs[2]
+    pos = dict(json.loads(runs[0]))
+    assert len(pos) == 40 + 7 + 40 + 2 + 1 and len({tuple(xy) for xy in pos.values()}) == len(pos)
+
+
+def test_writes_atomically_and_replaces(graph, tmp_path):
+    target = tmp_path / "kg.html"
+    target.write_text("old", encoding="utf-8")
+    assert render_html(graph, str(target)) == target
+    assert target.read_text(encoding="utf-8").startswith("<!doctype html>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kg.html"]  # no temporary file left
+
+
+def test_rejects_a_max_nodes_below_one(graph, tmp_path):
+    with pytest.raises(ValueError, match="max_nodes must be at least 1, got 0"):
+        render_html(graph, tmp_path / "kg.html", max_nodes=0)
+
+
+def test_empty_graph_renders(tmp_path):
+    html = render_html(nx.MultiDiGraph(), tmp_path / "kg.html").read_text(encoding="utf-8")
+    assert embedded_data(html)["nodes"] == []
+
+
+def test_docstring_examples_run():
+    assert doctest.testmod(render, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+# ---------------------------------------------------------------- the browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+# Records every alert/confirm/prompt call before the page's own scripts run.
+RECORD_DIALOGS = """
+window.__kgDialogs = [];
+for (const name of ["alert", "confirm", "prompt"]) {
+  const original = window[name];
+  window[name] = function (...args) { window.__kgDialogs.push(name + ": " + String(args[0])); return original.apply(this, args); };
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class Offline:
+    """A page that may load file: URLs only, recording anything else it tries and any dialog or error."""
+
+    def __init__(self, browser, *, bypass_csp=False):
+        self.context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=bypass_csp)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(30_000)
+        self.network, self.dialogs, self.errors = [], [], []
+        self.page.route("**/*", self._route)
+        self.page.on("request", lambda r: None if r.url.startswith(("file:", "data:")) else self.network.append(r.url))
+        self.page.on("dialog", self._dialog)
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.add_init_script(RECORD_DIALOGS)
+
+    def _route(self, route):
+        if route.request.url.startswith(("file:", "data:")):
+            route.continue_()
+        else:
+            self.network.append(route.request.url)
+            route.abort()
+
+    def _dialog(self, dialog):
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self, path: Path):
+        self.page.goto(path.resolve().as_uri())
+        self.page.wait_for_selector("#kg-graph canvas")
+        self.page.wait_for_selector("body[data-state=ready]", state="attached")
+        return self.page
+
+    def assert_clean(self):
+        assert self.network == [], "the page tried to reach the network"
+        assert self.dialogs == [] and self.page.evaluate("() => window.__kgDialogs") == []
+        assert self.errors == []
+
+
+@pytest.fixture
+def offline(browser):
+    session = Offline(browser)
+    yield session
+    session.context.close()
+
+
+def node_on_screen(page, node_id):
+    """Centre the view on ``node_id`` and return its position in page coordinates."""
+    return page.evaluate("""(id) => {
+        const network = kgExplorer.network;
+        network.moveTo({position: network.getPositions([id])[id], scale: 1.5});
+        const dom = network.canvasToDOM(network.getPositions([id])[id]);
+        const box = document.getElementById("kg-graph").getBoundingClientRect();
+        return {x: box.left + dom.x, y: box.top + dom.y};
+    }""", node_id)
+
+
+def panel_shows(node_id):
+    """A selector for the side panel once it shows ``node_id`` (wait_for_function would need eval, which the CSP forbids)."""
+    return f"#kg-panel[data-node={json.dumps(node_id, ensure_ascii=False)}]"
+
+
+def click_node(page, node_id):
+    at = node_on_screen(page, node_id)
+    page.mouse.click(at["x"], at["y"])
+    page.wait_for_selector(panel_shows(node_id), state="attached")
+
+
+def test_page_draws_offline(offline, page_path, graph):
+    page = offline.open(page_path)
+    drawn = page.evaluate("""() => {
+        const canvas = document.querySelector("#kg-graph canvas");
+        const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+        for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) return true;
+        return false;
+    }""")
+    assert drawn
+    assert page.evaluate("() => kgExplorer.nodes.length") == len(graph) == 11
+    assert page.evaluate("() => kgExplorer.network.physics.physicsEnabled") is False  # off once stable
+    assert page.text_content("#kg-legend").count("Paper") == 1
+    offline.assert_clean()
+
+
+def test_search_by_alias_selects_and_shows_the_entity(offline, page_path):
+    page = offline.open(page_path)
+    options = page.eval_on_selector_all("#kg-search-options option", "options => options.map(o => o.value)")
+    assert GRPO_ALIAS in options and SCRIPT in options and IMG in options
+    page.fill("#kg-search", GRPO_ALIAS.lower())
+    page.press("#kg-search", "Enter")
+    page.wait_for_selector(panel_shows("method/grpo"), state="attached")
+    assert page.evaluate("() => kgExplorer.network.getSelectedNodes()") == ["method/grpo"]
+    assert page.text_content("#kg-panel h2") == "GRPO"
+    assert page.text_content("#kg-panel .kg-kind") == "Method"
+    assert page.eval_on_selector_all("#kg-panel .kg-aliases li", "items => items.map(i => i.textContent)") == [GRPO_ALIAS]
+    assert page.text_content("#kg-panel .kg-paper-count") == "2"
+    links = page.eval_on_selector_all("#kg-panel .kg-links li", "items => items.map(i => i.innerText)")
+    assert links == ["proposes\nGroup Relative Policy Optimization for Math", "uses\nScaling RL for Small Models"]
+    # A part of an alias finds it too; nonsense says so.
+    page.fill("#kg-search", "onerror=alert")
+    page.press("#kg-search", "Enter")
+    page.wait_for_selector(panel_shows(HOSTILE_ENTITY), state="attached")
+    page.fill("#kg-search", "no such thing")
+    page.press("#kg-search", "Enter")
+    assert page.text_content("#kg-search-status") == "No match for “no such thing”"
+    offline.assert_clean()
+
+
+@pytest.mark.parametrize("kind", ["Dataset", "Paper"])
+def test_kind_filter_hides_and_shows_nodes(offline, page_path, kind):
+    page = offline.open(page_path)
+    hidden = "(kind) => kgExplorer.nodes.get().filter(n => Boolean(n.hidden)).map(n => n.kind)"
+    page.uncheck(f"#kg-legend input[data-kind='{kind}']")
+    kinds_hidden = page.evaluate(hidden, kind)
+    assert kinds_hidden and set(kinds_hidden) == {kind}
+    assert len(kinds_hidden) == page.evaluate("(kind) => kgExplorer.nodes.get().filter(n => n.kind === kind).length", kind)
+    page.check(f"#kg-legend input[data-kind='{kind}']")
+    assert page.evaluate(hidden, kind) == []
+    offline.assert_clean()
+
+
+@pytest.mark.parametrize("bypass_csp", [False, True], ids=["with-csp", "escaping-alone"])
+def test_clicking_hostile_nodes_shows_text_and_runs_nothing(browser, page_path, bypass_csp):
+    """With the CSP bypassed, escaping alone must still keep the hostile fixture inert."""
+    session = Offline(browser, bypass_csp=bypass_csp)
+    try:
+        page = session.open(page_path)
+        click_node(page, HOSTILE_ENTITY)
+        assert page.get_attribute("#kg-panel", "data-node") == HOSTILE_ENTITY
+        assert page.text_content("#kg-panel h2") == SCRIPT
+        assert page.eval_on_selector_all("#kg-panel .kg-aliases li", "items => items.map(i => i.textContent)") == [IMG]
+        assert "&lt;script&gt;" in page.inner_html("#kg-panel")
+
+        page.click("#kg-panel .kg-link")  # its paper, from the panel's list
+        page.wait_for_selector(panel_shows(HOSTILE_PAPER), state="attached")
+        page.mouse.click(5, 5)  # deselect, then click the paper on the canvas
+        click_node(page, HOSTILE_PAPER)
+        assert page.get_attribute("#kg-panel", "data-node") == HOSTILE_PAPER
+        assert page.text_content("#kg-panel h2") == HOSTILE_TITLE
+        assert page.text_content("#kg-panel .kg-abstract") == HOSTILE_ABSTRACT
+        assert page.text_content("#kg-panel .kg-venue") == "ICLR 2025"
+
+        at = node_on_screen(page, HOSTILE_PAPER)  # the tooltip is text too
+        page.mouse.move(at["x"] + 1, at["y"] + 1)
+        page.mouse.move(at["x"], at["y"])
+        page.wait_for_selector("div.vis-tooltip strong")
+        assert SCRIPT in page.text_content("div.vis-tooltip strong")
+
+        assert page.evaluate("() => document.querySelectorAll('img, iframe, object, embed').length") == 0
+        assert page.evaluate("() => document.scripts.length") == 3
+        session.assert_clean()
+    finally:
+        session.context.close()
+
+
+def test_large_graph_overview_draws_without_physics(offline, tmp_path):
+    path = render_html(big_graph(), tmp_path / "kg.html", max_nodes=350)
+    page = offline.open(path)
+    assert page.text_content("#kg-overview") == "Showing the 350 most connected of 460 nodes: 110 hidden."
+    assert page.evaluate("() => [kgExplorer.nodes.length, kgExplorer.network.physics.physicsEnabled]") == [350, False]
+    # the precomputed layout is used as is (vis rounds positions to whole pixels)
+    (m0,) = [n for n in embedded_data(path.read_text(encoding="utf-8"))["nodes"] if n["id"] == "method/m0"]
+    drawn = page.evaluate("() => kgExplorer.network.getPositions(['method/m0'])['method/m0']")
+    assert (drawn["x"], drawn["y"]) == (pytest.approx(m0["x"], abs=1), pytest.approx(m0["y"], abs=1))
+    offline.assert_clean()
+
+
+def test_empty_graph_page_gets_ready(offline, tmp_path):
+    page = offline.open(render_html(nx.MultiDiGraph(), tmp_path / "kg.html"))
+    assert page.text_content("#kg-panel h2") == "Nothing selected"
+    offline.assert_clean()
