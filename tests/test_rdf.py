@@ -1,0 +1,342 @@
+"""kg.rdf: export, validation and atomic writing, on tiny hand-made graphs."""
+from __future__ import annotations
+
+import pyoxigraph as ox
+import pytest
+from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
+
+from kg import rdf as kgrdf
+from kg import vocab
+from kg.graph import build_graph
+from kg.model import Entity, Mention, Paper, PaperExtraction, Role, Source
+from kg.rdf import to_rdf, validate, write_rdf
+from kg.vocab import KG, OA, SCHEMA
+
+BASE = "https://example.org/kg/"
+ABSTRACT = "We propose GRPO for math reasoning. We evaluate GRPO on GSM8K and report accuracy."
+
+
+def _span(text: str, needle: str, after: int = 0) -> tuple[int, int]:
+    start = text.index(needle, after)
+    return start, start + len(needle)
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    first_end = text.index(". ") + 1
+    return [(0, first_end), (first_end + 1, len(text))]
+
+
+def _small_graph():
+    """One paper; GRPO proposed (twice: two evidence items), GSM8K evaluated on, accuracy measured."""
+    s1 = ABSTRACT.index("We evaluate")
+    spans = [_span(ABSTRACT, "GRPO"), _span(ABSTRACT, "GRPO", s1), _span(ABSTRACT, "GSM8K"),
+             _span(ABSTRACT, "accuracy")]
+    mentions = [Mention(*spans[0], "GRPO", "Method", 0, 0.9, "rules/1"),
+                Mention(*spans[1], "GRPO", "Method", 1, 0.6, "rules/1"),
+                Mention(*spans[2], "GSM8K", "Dataset", 1, 0.8, "rules/1"),
+                Mention(*spans[3], "accuracy", "Metric", 1, 0.7, "ner")]
+    roles = [Role(0, "proposes", 0.9), Role(1, "proposes", 0.87654), Role(2, "evaluatesOn", 0.8),
+             Role(3, "measures", 0.7)]
+    paper = Paper("p1", ABSTRACT, title="GRPO", venue="arXiv", year=2024, authors=["Ada", "Alan"],
+                  keywords=["RL"], url="https://example.org/p1", source=Source("in.jsonl", 3))
+    ex = PaperExtraction(paper, _sentences(ABSTRACT), mentions, roles, {})
+    entities = [Entity("GRPO", "Method", "GRPO", ["group relative policy optimization"], [("p1", 0), ("p1", 1)]),
+                Entity("gsm8k", "Dataset", "GSM8K", [], [("p1", 2)]),
+                Entity("accuracy", "Metric", "accuracy", [], [("p1", 3)])]
+    return build_graph([ex], entities)
+
+
+@pytest.fixture
+def exported() -> Graph:
+    return to_rdf(_small_graph(), base=BASE)
+
+
+def _the(rdf: Graph, cls: URIRef) -> URIRef:
+    """The one node of class ``cls``."""
+    nodes = list(rdf.subjects(RDF.type, cls))
+    assert len(nodes) == 1, nodes
+    return nodes[0]
+
+
+# ------------------------------------------------------------------ export
+
+
+def test_export_by_hand(exported):
+    paper = vocab.paper_iri(BASE, "p1")
+    grpo = vocab.entity_iri(BASE, "Method", "GRPO")
+    # 3 role edges; GRPO has two evidence items, so 4 statements.
+    assert set(exported.predicate_objects(paper)) >= {
+        (KG.proposes, grpo),
+        (KG.evaluatesOn, vocab.entity_iri(BASE, "Dataset", "gsm8k")),
+        (KG.measures, vocab.entity_iri(BASE, "Metric", "accuracy")),
+        (DCTERMS.identifier, Literal("p1")), (DCTERMS.abstract, Literal(ABSTRACT)),
+        (DCTERMS.title, Literal("GRPO")), (KG.venue, Literal("arXiv")),
+        (DCTERMS.date, Literal("2024", datatype=XSD.gYear)),
+        (DCTERMS.creator, Literal("Ada")), (DCTERMS.creator, Literal("Alan")),
+        (SCHEMA.keywords, Literal("RL")), (SCHEMA.url, URIRef("https://example.org/p1")),
+        (KG.sourceFile, Literal("in.jsonl")), (KG.sourceLine, Literal(3)), (RDFS.label, Literal("GRPO")),
+    }
+    assert len(set(exported.subjects(RDF.type, KG.Statement))) == 4
+    assert set(exported.predicate_objects(grpo)) == {
+        (RDF.type, KG.Method), (SKOS.prefLabel, Literal("GRPO")), (RDFS.label, Literal("GRPO")),
+        (SKOS.altLabel, Literal("group relative policy optimization")), (KG.paperCount, Literal(1)),
+    }
+
+
+def test_statement_shape(exported):
+    start = ABSTRACT.index("GRPO", ABSTRACT.index("We evaluate"))
+    statement = vocab.statement_iri(BASE, "p1", "proposes", "GRPO", start)
+    position, quote = vocab.selector_iri(statement, "pos"), vocab.selector_iri(statement, "quote")
+    extractor = vocab.extractor_iri(BASE, "rules/1")
+    assert set(exported.predicate_objects(statement)) == {
+        (RDF.type, KG.Statement),
+        (RDF.subject, vocab.paper_iri(BASE, "p1")), (RDF.predicate, KG.proposes),
+        (RDF.object, vocab.entity_iri(BASE, "Method", "GRPO")),
+        (KG.confidence, Literal("0.877", datatype=XSD.decimal)),  # 0.87654 rounded to 3 places
+        (KG.sentence, Literal("We evaluate GRPO on GSM8K and report accuracy.")),
+        (PROV.wasDerivedFrom, vocab.paper_iri(BASE, "p1")), (PROV.wasAttributedTo, extractor),
+        (OA.hasSelector, position), (OA.hasSelector, quote),
+    }
+    assert set(exported.predicate_objects(position)) == {
+        (RDF.type, OA.TextPositionSelector),
+        (OA.start, Literal(start, datatype=XSD.nonNegativeInteger)),
+        (OA.end, Literal(start + 4, datatype=XSD.nonNegativeInteger)),
+    }
+    assert set(exported.predicate_objects(quote)) == {(RDF.type, OA.TextQuoteSelector), (OA.exact, Literal("GRPO"))}
+    assert set(exported.predicate_objects(extractor)) == {
+        (RDF.type, KG.Extractor), (RDFS.label, Literal("rules/1")), (KG.version, Literal("1"))}
+
+
+def test_export_has_no_blank_nodes_and_binds_our_prefixes(exported):
+    assert not [t for triple in exported for t in triple if isinstance(t, BNode)]
+    bound = dict(exported.namespaces())
+    assert all(bound[prefix] == URIRef(ns) for prefix, ns in vocab.NAMESPACES.items())
+
+
+def test_repeated_evidence_for_one_span_becomes_one_statement_with_the_best_confidence():
+    ex = PaperExtraction(Paper("p1", "We use BERT."), [(0, 12)], [Mention(7, 11, "BERT", "Model", 0, 0.9, "ner")],
+                         [Role(0, "uses", 0.4), Role(0, "uses", 0.8)], {})
+    rdf = to_rdf(build_graph([ex], [Entity("BERT", "Model", "BERT", [], [("p1", 0)])]), base=BASE)
+    statement = _the(rdf, KG.Statement)
+    assert list(rdf.objects(statement, KG.confidence)) == [Literal("0.800", datatype=XSD.decimal)]
+    assert validate(rdf)[0]
+
+
+def test_optional_paper_fields_are_left_out_when_empty():
+    ex = PaperExtraction(Paper("p1", "We use BERT."), [(0, 12)], [Mention(7, 11, "BERT", "Model", 0, 0.9, "ner")],
+                         [Role(0, "uses", 0.8)], {})
+    rdf = to_rdf(build_graph([ex], [Entity("BERT", "Model", "BERT", [], [("p1", 0)])]), base=BASE)
+    paper = vocab.paper_iri(BASE, "p1")
+    absent = (DCTERMS.title, KG.venue, DCTERMS.date, DCTERMS.creator, SCHEMA.keywords, SCHEMA.url,
+              KG.sourceFile, KG.sourceLine)
+    assert not [p for p in absent if (paper, p, None) in rdf]
+    assert validate(rdf)[0]
+
+
+@pytest.mark.parametrize("url, expected", [
+    ("https://example.org/a b\"<c>", URIRef("https://example.org/a%20b%22%3Cc%3E")),
+    ("not a url", None),
+    ("", None),
+])
+def test_paper_url_is_made_a_valid_iri_or_dropped(url, expected):
+    ex = PaperExtraction(Paper("p1", "x", url=url), [(0, 1)], [], [], {})
+    rdf = to_rdf(build_graph([ex], []), base=BASE)
+    assert rdf.value(vocab.paper_iri(BASE, "p1"), SCHEMA.url) == expected
+
+
+def test_unknown_node_kind_is_an_error_naming_the_node():
+    G = _small_graph()
+    G.add_node("thing/x", kind="Thing", label="x", key="x")
+    with pytest.raises(ValueError, match="'thing/x' has kind 'Thing'"):
+        to_rdf(G)
+
+
+# -------------------------------------------------------------- validation
+
+
+def test_export_validates_without_being_modified(exported):
+    before = set(exported)
+    conforms, report = validate(exported)
+    assert conforms, report
+    assert set(exported) == before
+
+
+def _paper(rdf):
+    return _the(rdf, KG.Paper)
+
+
+def _statement(rdf):
+    return sorted(rdf.subjects(RDF.type, KG.Statement))[0]
+
+
+def _position(rdf):
+    return vocab.selector_iri(_statement(rdf), "pos")
+
+
+def _add_orphan_task(rdf):
+    task = vocab.entity_iri(BASE, "Task", "orphan")
+    for p, o in ((RDF.type, KG.Task), (SKOS.prefLabel, Literal("orphan")), (RDFS.label, Literal("orphan")),
+                 (KG.paperCount, Literal(1))):
+        rdf.add((task, p, o))
+
+
+BROKEN = {
+    "paper without abstract": (lambda g: g.remove((_paper(g), DCTERMS.abstract, None)), "dcterms:abstract"),
+    "paper with two abstracts": (lambda g: g.add((_paper(g), DCTERMS.abstract, Literal("again"))),
+                                 "dcterms:abstract"),
+    "paper without identifier": (lambda g: g.remove((_paper(g), DCTERMS.identifier, None)), "dcterms:identifier"),
+    "paper with two titles": (lambda g: g.add((_paper(g), DCTERMS.title, Literal("Other"))), "dcterms:title"),
+    "abstract not a string": (lambda g: g.set((_paper(g), DCTERMS.abstract, Literal(3))), "dcterms:abstract"),
+    "end before start": (lambda g: g.set((_position(g), OA.end, Literal(0, datatype=XSD.nonNegativeInteger))),
+                         "oa:start"),
+    "end equal to start": (lambda g: g.set((_position(g), OA.end, g.value(_position(g), OA.start))), "oa:start"),
+    "negative start": (lambda g: g.set((_position(g), OA.start, Literal(-1))), "oa:start"),
+    "negative nonNegativeInteger start": (
+        lambda g: g.set((_position(g), OA.start, Literal("-1", datatype=XSD.nonNegativeInteger))), "oa:start"),
+    "start not an integer": (lambda g: g.set((_position(g), OA.start, Literal("3"))), "oa:start"),
+    "confidence 1.5": (lambda g: g.set((_statement(g), KG.confidence, Literal("1.5", datatype=XSD.decimal))),
+                       "kg:confidence"),
+    "negative confidence": (lambda g: g.set((_statement(g), KG.confidence, Literal("-0.1", datatype=XSD.decimal))),
+                            "kg:confidence"),
+    "confidence as a string": (lambda g: g.set((_statement(g), KG.confidence, Literal("0.5"))), "kg:confidence"),
+    "statement without confidence": (lambda g: g.remove((_statement(g), KG.confidence, None)), "kg:confidence"),
+    "statement without sentence": (lambda g: g.remove((_statement(g), KG.sentence, None)), "kg:sentence"),
+    "statement without position selector": (lambda g: g.remove((_statement(g), OA.hasSelector, _position(g))),
+                                            "TextPositionSelector"),
+    "statement predicate not a role": (lambda g: g.set((_statement(g), RDF.predicate, RDFS.seeAlso)),
+                                       "rdf:predicate"),
+    "statement about a non-paper": (lambda g: g.set((_statement(g), RDF.subject, URIRef(BASE + "nothing"))),
+                                    "rdf:subject"),
+    "statement derived from another node": (
+        lambda g: g.set((_statement(g), PROV.wasDerivedFrom, URIRef(BASE + "nothing"))), "prov:wasDerivedFrom"),
+    "statement without extractor": (lambda g: g.remove((_statement(g), PROV.wasAttributedTo, None)),
+                                    "prov:wasAttributedTo"),
+    "statement edge not asserted": (
+        lambda g: g.remove((_paper(g), KG.measures, None)), "is not asserted"),
+    "role edge to a non-entity": (lambda g: g.add((_paper(g), KG.uses, URIRef(BASE + "nothing"))),
+                                  "must be a kg:Task"),
+    "role edge to a paper": (lambda g: g.add((_paper(g), KG.comparesWith, _paper(g))), "must be a kg:Task"),
+    "role edge from an entity": (
+        lambda g: g.add((vocab.entity_iri(BASE, "Metric", "accuracy"), KG.uses,
+                         vocab.entity_iri(BASE, "Method", "GRPO"))), "Only a kg:Paper"),
+    "entity without prefLabel": (
+        lambda g: g.remove((vocab.entity_iri(BASE, "Method", "GRPO"), SKOS.prefLabel, None)), "skos:prefLabel"),
+    "entity with two prefLabels": (
+        lambda g: g.add((vocab.entity_iri(BASE, "Method", "GRPO"), SKOS.prefLabel, Literal("G"))), "skos:prefLabel"),
+    "entity with paperCount 0": (
+        lambda g: g.set((vocab.entity_iri(BASE, "Method", "GRPO"), KG.paperCount, Literal(0))), "kg:paperCount"),
+    "entity without paperCount": (
+        lambda g: g.remove((vocab.entity_iri(BASE, "Method", "GRPO"), KG.paperCount, None)), "kg:paperCount"),
+    "entity no paper mentions": (_add_orphan_task, "at least one role edge"),
+    "quote selector without text": (
+        lambda g: g.remove((vocab.selector_iri(_statement(g), "quote"), OA.exact, None)), "oa:exact"),
+}
+
+
+@pytest.mark.parametrize("breakage", BROKEN, ids=list(BROKEN))
+def test_broken_export_fails_validation(exported, breakage):
+    breakage_fn, expected = BROKEN[breakage]
+    breakage_fn(exported)
+    conforms, report = validate(exported)
+    assert not conforms
+    assert expected in report, report
+
+
+# ------------------------------------------------------------------ files
+
+
+def _ox_triples(path, fmt) -> set:
+    return {(q.subject, q.predicate, q.object) for q in ox.parse(path=path, format=fmt)}
+
+
+def test_written_files_parse_back_to_the_same_triples(tmp_path, exported):
+    paths = write_rdf(exported, tmp_path / "out" / "kg")
+    assert {ext: p.name for ext, p in paths.items()} == {"ttl": "kg.ttl", "nt": "kg.nt", "jsonld": "kg.jsonld"}
+    formats = {"ttl": ("turtle", ox.RdfFormat.TURTLE), "nt": ("nt", ox.RdfFormat.N_TRIPLES),
+               "jsonld": ("json-ld", ox.RdfFormat.JSON_LD)}
+    by_oxigraph = {}
+    for ext, (rdflib_format, ox_format) in formats.items():
+        parsed = Graph().parse(paths[ext], format=rdflib_format)
+        assert len(parsed) == len(exported)
+        assert set(parsed) == set(exported), ext
+        by_oxigraph[ext] = _ox_triples(paths[ext], ox_format)
+        assert len(by_oxigraph[ext]) == len(exported), ext
+    assert by_oxigraph["ttl"] == by_oxigraph["nt"] == by_oxigraph["jsonld"]
+    store = ox.Store()
+    store.load(path=paths["nt"], format=ox.RdfFormat.N_TRIPLES)
+    assert len(store) == len(exported)
+    assert not [p for p in paths["nt"].parent.iterdir() if p.name.startswith(".")]  # no temp files left
+
+
+def test_write_rdf_exports_a_networkx_graph_itself(tmp_path):
+    paths = write_rdf(_small_graph(), tmp_path / "kg", base=BASE)
+    assert set(Graph().parse(paths["nt"], format="nt")) == set(to_rdf(_small_graph(), base=BASE))
+
+
+HOSTILE = ['say "hi"', '"><img src=x onerror=alert(1)>', "<script>alert('x')</script>", "line\nbreak\r\nand\ttab",
+           "🚀 émoji ∑", "a/b\\c\\\\d", '"""triple"""', "trailing backslash\\", "#frag?q=1&x=%20"]
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_hostile_strings_round_trip_exactly(tmp_path, hostile):
+    abstract = f"We propose {hostile} now.\n{hostile}"
+    start, end = _span(abstract, hostile)
+    ex = PaperExtraction(
+        Paper(hostile, abstract, title=hostile, venue=hostile, authors=[hostile], keywords=[hostile],
+              url=f"https://example.org/{hostile}", source=Source(hostile, 1)),
+        [(0, len(abstract))], [Mention(start, end, hostile, "Method", 0, 0.5, hostile)],
+        [Role(0, "proposes", 0.5)], {})
+    G = build_graph([ex], [Entity(hostile, "Method", hostile, [hostile + "!"], [(hostile, 0)])])
+    rdf = to_rdf(G, base=BASE)
+    conforms, report = validate(rdf)
+    assert conforms, report
+    paths = write_rdf(rdf, tmp_path / "kg")
+    for ext, fmt in (("ttl", "turtle"), ("nt", "nt"), ("jsonld", "json-ld")):
+        parsed = Graph().parse(paths[ext], format=fmt)
+        assert set(parsed) == set(rdf), ext
+        paper, entity = vocab.paper_iri(BASE, hostile), vocab.entity_iri(BASE, "Method", hostile)
+        assert str(parsed.value(paper, DCTERMS.abstract)) == abstract
+        assert str(parsed.value(paper, DCTERMS.identifier)) == hostile
+        assert str(parsed.value(entity, SKOS.prefLabel)) == hostile
+        assert str(parsed.value(entity, SKOS.altLabel)) == hostile + "!"
+    for ext, fmt in (("ttl", ox.RdfFormat.TURTLE), ("nt", ox.RdfFormat.N_TRIPLES), ("jsonld", ox.RdfFormat.JSON_LD)):
+        triples = _ox_triples(paths[ext], fmt)
+        assert len(triples) == len(rdf), ext
+        assert ox.Literal(abstract) in {o for _, _, o in triples}
+
+
+def test_iris_and_files_are_deterministic(tmp_path):
+    first, second = to_rdf(_small_graph(), base=BASE), to_rdf(_small_graph(), base=BASE)
+    assert set(first) == set(second)
+    a, b = write_rdf(first, tmp_path / "a"), write_rdf(second, tmp_path / "b")
+    for ext in ("ttl", "nt"):
+        assert a[ext].read_bytes() == b[ext].read_bytes(), ext
+
+
+def test_base_changes_every_minted_iri():
+    rdf = to_rdf(_small_graph(), base="https://other.example/")
+    subjects = {s for s in rdf.subjects() if isinstance(s, URIRef)}
+    assert subjects and all(s.startswith("https://other.example/") for s in subjects)
+
+
+@pytest.mark.parametrize("failing", ["ttl", "nt", "jsonld"])
+def test_a_failed_write_leaves_previous_files_untouched(tmp_path, exported, monkeypatch, failing):
+    paths = write_rdf(exported, tmp_path / "kg")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    if failing == "jsonld":  # the last file written: the other two are already in temp files
+        monkeypatch.setattr(Graph, "serialize", fail)
+    else:
+        real = ox.serialize
+        ox_format = ox.RdfFormat.TURTLE if failing == "ttl" else ox.RdfFormat.N_TRIPLES
+        monkeypatch.setattr(kgrdf.ox, "serialize", lambda *a, format, **k: fail() if format == ox_format
+                            else real(*a, format=format, **k))
+    bigger = to_rdf(_small_graph(), base="https://other.example/")
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        write_rdf(bigger, tmp_path / "kg")
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert set(before) == {paths[ext].name for ext in paths}
