@@ -61,7 +61,9 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
         mentions.append(Mention(start=start, end=end, text=span.text, label=candidate.label,
                                 sentence=sentence_of[span.start], confidence=round(candidate.confidence, 3),
                                 extractor=extractor, acronym_of=candidate.acronym_of))
-        role, confidence = rules.role_of(candidate, proposed)
+        nested = any(o is not candidate and o.span.start <= span.start and span.end <= o.span.end
+                     and len(o.span) > len(span) for o in candidates)
+        role, confidence = rules.role_of(candidate, proposed, nested=nested)
         roles.append(Role(mention=len(mentions) - 1, role=role, confidence=round(confidence, 3)))
         if candidate.rule == "abbreviation-short":
             acronyms[span.text] = candidate.acronym_of

@@ -326,7 +326,8 @@ def _object_region(doc: Doc, verb: Token, limit: int = 30) -> set[int]:
         elif token.text == ")":
             depth = max(0, depth - 1)
         elif depth == 0:
-            if token.lower_ in _REGION_STOP and not (token.lower_ == "and" and doc[i - 1].pos_ == "ADJ"):
+            in_compound = doc[i - 1].text == "-" or (i + 1 < len(doc) and doc[i + 1].text == "-")  # "end-to-end"
+            if token.lower_ in _REGION_STOP and not in_compound and doc[i - 1].lower_ not in ("together", "along"):
                 break
             if token.text in (".", ";") or (token.pos_ == "VERB" and token.tag_ not in ("VBN", "VBG")):
                 break
@@ -343,11 +344,14 @@ def proposed_tokens(doc: Doc) -> set[int]:
     for verb in _self_claim_verbs(doc):
         region = _object_region(doc, verb)
         tokens |= region
-        # "introduces X, a dataset of ..., and Y, a method for ...": a second named contribution.
+        # "introduces X, a dataset of ..., and Y, a method for ..." or "..., together with a
+        # framework, Y": a second named contribution in the same sentence.
         after = max(region, default=verb.i) + 1
         for token in doc[after : verb.sent.end - 1]:
             name = doc[token.i + 1]
             if token.lower_ == "and" and name.text[:1].isupper() and doc[min(name.i + 1, len(doc) - 1)].text in (",", "("):
+                tokens |= _object_region(doc, token)
+            elif token.lower_ == "with" and doc[token.i - 1].lower_ in ("together", "along"):
                 tokens |= _object_region(doc, token)
     for verb in doc:
         if verb.lemma_.lower() in ("call", "dub", "term", "name", "abbreviate") and verb.pos_ == "VERB":
@@ -413,10 +417,14 @@ def is_compared(token: Token) -> bool:
     return current.lemma_.lower() in lexicon.COMPARE_WORDS
 
 
-def role_of(candidate: Candidate, proposed: set[int]) -> tuple[str, float]:
-    """The paper's role for one mention, with a confidence."""
+def role_of(candidate: Candidate, proposed: set[int], *, nested: bool = False) -> tuple[str, float]:
+    """The paper's role for one mention, with a confidence.
+
+    A name ``nested`` inside a longer proposed name ("GRPO" in "Difficulty-Adaptive
+    GRPO") is what the new thing builds on, not the new thing.
+    """
     span = candidate.span
-    if any(t.i in proposed for t in span):
+    if any(t.i in proposed for t in span) and not nested:
         return ("introduces" if candidate.label == "Dataset" else "proposes"), min(0.9, candidate.confidence + 0.1)
     if candidate.label == "Metric":
         return "measures", candidate.confidence
