@@ -9,6 +9,7 @@ the same graph compare triple for triple.
 """
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Callable, Iterable
@@ -182,6 +183,18 @@ def _add_extractor(rdf: Graph, name: str, base: str) -> URIRef:
     return extractor
 
 
+def _stable_jsonld(data: bytes) -> bytes:
+    """rdflib's compacted JSON-LD with nodes and values in a fixed order, so rebuilds diff cleanly."""
+    document = json.loads(data)
+    nodes = document.get("@graph", [])
+    for node in nodes:
+        for key, value in node.items():
+            if isinstance(value, list):
+                node[key] = sorted(value, key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
+    nodes.sort(key=lambda n: str(n.get("@id", "")))
+    return json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True).encode("utf-8")
+
+
 def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
               base: str = vocab.DEFAULT_BASE) -> dict[str, Path]:
     """Write ``stem.ttl``, ``stem.nt`` and ``stem.jsonld`` atomically.
@@ -228,7 +241,7 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
     writers: dict[str, Callable[[], bytes]] = {
         "ttl": lambda: ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=_PREFIXES),
         "nt": lambda: ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES),
-        "jsonld": lambda: rdf.serialize(format="json-ld", context=_PREFIXES, encoding="utf-8"),
+        "jsonld": lambda: _stable_jsonld(rdf.serialize(format="json-ld", context=_PREFIXES, encoding="utf-8")),
     }
     paths = {ext: stem.with_name(f"{stem.name}.{ext}") for ext in writers}
     temps: dict[str, Path] = {}
