@@ -24,7 +24,7 @@ from .extract import extract_papers
 from .graph import build_graph
 from .ingest import read_papers
 from .model import Entity, Paper, PaperExtraction
-from .resolve import resolve
+from .resolve import resolution_report, resolve
 from .viz.render import render_html
 from .vocab import DEFAULT_BASE
 
@@ -86,11 +86,13 @@ def build(
     format: str | None = None,
     strict: bool = False,
     title: str | None = None,
+    report: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> BuildResult:
     """Build the graph of ``inputs`` and write ``output``.ttl/.nt/.jsonld/.html.
 
-    ``progress(done, total)`` is called as papers are extracted.
+    ``progress(done, total)`` is called as papers are extracted. With ``report``, also
+    writes ``output.report.md``: every merged cluster and every ambiguous acronym.
     Raises ``InputError`` for unreadable input (every bad record, with ``strict``).
     """
     started = time.perf_counter()
@@ -105,17 +107,24 @@ def build(
             progress(len(extractions), len(papers))
     entities = resolve(extractions)
     graph = build_graph(extractions, entities)
-    outputs = write_outputs(graph, Path(output), base=base, title=title or Path(output).name)
+    extra = {"report.md": resolution_report(entities, extractions)} if report else {}
+    outputs = write_outputs(graph, Path(output), base=base, title=title or Path(output).name, extra=extra)
     return BuildResult(graph, entities, extractions, outputs, skipped, duplicates, time.perf_counter() - started)
 
 
-def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str) -> dict[str, Path]:
-    """Write every output of ``graph`` next to ``stem``, all or nothing."""
+def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
+                  extra: dict[str, str] | None = None) -> dict[str, Path]:
+    """Write every output of ``graph`` next to ``stem``, all or nothing.
+
+    ``extra`` maps further suffixes (``"report.md"``) to text written alongside."""
     stem.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{stem.name}.", dir=stem.parent))
     try:
         staged = rdf.write_rdf(rdf.to_rdf(graph, base=base), staging / stem.name, base=base)
         staged["html"] = render_html(graph, staging / f"{stem.name}.html", title=title)
+        for suffix, text in (extra or {}).items():
+            staged[suffix] = staging / f"{stem.name}.{suffix}"
+            staged[suffix].write_text(text, encoding="utf-8")
         outputs = {}
         for kind, path in staged.items():
             target = stem.parent / path.name

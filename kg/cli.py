@@ -47,8 +47,10 @@ def main():
 @click.option("--base", default=DEFAULT_BASE, show_default=True,
               help="Base IRI under which papers and entities are minted.")
 @click.option("--strict", is_flag=True, help="Fail on the first unreadable record instead of skipping it.")
+@click.option("--report", is_flag=True,
+              help="Also write OUTPUT.report.md: every merged cluster (largest first) and ambiguous acronym.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def build(inputs, output, input_format, base, strict, quiet):
+def build(inputs, output, input_format, base, strict, report, quiet):
     """Build a graph from abstracts in INPUTS (files, folders or globs).
 
     \b
@@ -78,7 +80,8 @@ def build(inputs, output, input_format, base, strict, quiet):
         bar.update(1)
 
     try:
-        result = run_build(inputs, output, base=base, format=input_format, strict=strict, progress=progress)
+        result = run_build(inputs, output, base=base, format=input_format, strict=strict, report=report,
+                           progress=progress)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -207,6 +210,100 @@ def related(name, graph, k, entity_type, fmt):
         click.echo(f"{rank:3}. {r.label} [{r.type}]  score {r.score:.2f}  "
                    + " + ".join(f"{part} {value:.2f}" for part, value in r.parts.items()))
         click.echo(f"     {r.reason()}")
+
+
+@main.group(name="eval")
+def eval_group():
+    """Score an extractor against a gold-annotated corpus.
+
+    \b
+    Examples:
+      kg eval scierc dev.json
+      kg eval scierc dev.json --extractor full
+    """
+
+
+@eval_group.command(name="scierc")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--extractor", type=click.Choice(["ner", "full"]), default="ner", show_default=True,
+              help="ner: the learned NER alone (SciERC's six types). full: kg's whole extractor "
+                   "(kg.extract.predict_entities), its Dataset and Model counted as Material and Method.")
+@click.option("--model", type=click.Path(file_okay=False), default=None,
+              help="The NER pipeline directory for --extractor ner. Default: the one kg ships, kg/extract/ner/model.")
+def eval_scierc(file, extractor, model):
+    """Precision, recall and F1 of an extractor on FILE, a SciERC JSON Lines file.
+
+    A predicted entity counts only if its start, end and type are exactly those
+    of a gold entity on the text rebuilt from SciERC's tokens. Prints one row
+    per SciERC type, then the micro average over the six types and over the
+    four that kg also extracts (Task, Method, Metric, Material).
+
+    \b
+    Examples:
+      kg eval scierc tests/fixtures/scierc_tiny.json
+      kg eval scierc path/to/scierc/dev.json --extractor full
+    """
+    from .evaluate import KG_TO_SCIERC, entity_predictor, evaluate, read_scierc
+
+    docs = read_scierc(file)
+    if extractor == "ner":
+        predict, label_map = entity_predictor(_load_ner(model)), None
+    else:
+        from . import extract
+
+        predict = getattr(extract, "predict_entities", None)
+        if predict is None:
+            raise KGError("kg.extract.predict_entities(text) does not exist in this version of kg, so the full "
+                          "extractor cannot be scored yet. Score the learned NER with --extractor ner.")
+        label_map = KG_TO_SCIERC
+    click.echo(f"{extractor} on {file} ({len(docs)} documents, {sum(len(d.words) for d in docs)} words):")
+    click.echo(evaluate(docs, predict, label_map=label_map).table())
+
+
+def _load_ner(model):
+    import spacy
+
+    from .train import MODEL_DIR
+
+    path = Path(model) if model else MODEL_DIR
+    try:
+        return spacy.load(path)
+    except OSError as error:
+        raise KGError(f"No NER pipeline at {path} ({error}). Train one with "
+                      "'kg train-ner --train train.json --dev dev.json -o DIR' and pass --model DIR.") from None
+
+
+@main.command(name="train-ner")
+@click.option("--train", "train_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="SciERC training file (JSON Lines).")
+@click.option("--dev", "dev_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="SciERC dev file: picks the best checkpoint and decides when to stop.")
+@click.option("-o", "--output", default=None, type=click.Path(file_okay=False),
+              help="Where to save the pipeline. Default: kg/extract/ner/model, REPLACING the model kg ships.")
+@click.option("--minutes", default=10.0, show_default=True, type=click.FloatRange(min=0),
+              help="Stop training after this long even if dev F1 still improves.")
+@click.option("--config", "config_file", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="spaCy training config. Default: kg/extract/ner/config.cfg.")
+def train_ner_command(train_file, dev_file, output, minutes, config_file):
+    """Train the scientific NER on SciERC and save it as a spaCy pipeline.
+
+    Fine-tunes en_core_web_sm's token-to-vector layer under a new NER, keeps
+    the checkpoint with the best dev F1, and saves a pipeline whose 'ner'
+    needs nothing else, so it can join another pipeline:
+    nlp.add_pipe("ner", name="scierc_ner", source=spacy.load(DIR)).
+    Nested gold entities keep only the outermost. Uses one core; about
+    MINUTES minutes.
+
+    \b
+    Examples:
+      kg train-ner --train scierc/train.json --dev scierc/dev.json -o /tmp/scierc_ner --minutes 5
+      kg eval scierc scierc/dev.json --model /tmp/scierc_ner
+    """
+    from .train import CONFIG, MODEL_DIR, train_ner
+
+    result = train_ner(train_file, dev_file, output or MODEL_DIR, config=config_file or CONFIG,
+                       max_minutes=minutes, log=lambda line: click.echo(line, err=True))
+    click.echo(result.summary())
 
 
 if __name__ == "__main__":

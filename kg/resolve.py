@@ -150,3 +150,35 @@ def _preferred_label(forms: Counter) -> str:
     if rest and first[:1].isupper() and first[1:].islower() and rest == rest.lower():
         label = first.lower() + " " + rest  # "Diffusion models" opened a sentence
     return label
+
+
+def resolution_report(entities: list[Entity], extractions: list[PaperExtraction]) -> str:
+    """A Markdown report of every merge, so wrong ones can be seen: clusters with more than one
+    surface form, largest first, then acronyms the corpus defines in more than one way."""
+    by_paper = {ex.paper.id: ex for ex in extractions}
+    lines = ["# Resolution report", "",
+             f"{len(entities)} entities from {sum(len(e.mentions) for e in entities)} mentions "
+             f"in {len(extractions)} papers.", "",
+             "## Merged clusters (largest first)", "",
+             "| entity | type | papers | mentions | surface forms (mentions) |", "|---|---|---|---|---|"]
+    merged = [e for e in entities if len(e.aliases) > 1]
+    for entity in merged:
+        forms = Counter(by_paper[pid].mentions[i].text for pid, i in entity.mentions)
+        papers = len({pid for pid, _ in entity.mentions})
+        shown = ", ".join(f"{_md(f)} ({n})" for f, n in forms.most_common())
+        lines.append(f"| {_md(entity.label)} | {entity.type} | {papers} | {len(entity.mentions)} | {shown} |")
+    if not merged:
+        lines.append("| (no merges) | | | | |")
+    lines += ["", "## Acronyms defined in more than one way", ""]
+    conflicts = {short: counts for short, counts in acronym_definitions(extractions).items() if len(counts) > 1}
+    for short, counts in sorted(conflicts.items()):
+        meaning = corpus_meaning(counts)
+        verdict = f"resolved to '{meaning}' where undefined" if meaning else "kept apart in every paper"
+        lines.append(f"- `{short}`: " + "; ".join(f"'{_md(l)}' ({n} papers)" for l, n in counts.most_common()) + f" — {verdict}")
+    if not conflicts:
+        lines.append("(none)")
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")

@@ -69,3 +69,19 @@ def test_acronym_without_definition_uses_the_corpus_meaning_when_unambiguous():
 def test_generic_phrases_do_not_become_entities():
     entities, _ = _entities("We propose a novel method. Our framework improves performance in experiments.")
     assert not [e for e in entities if e.key in {"method", "framework", "performance", "experiment"}]
+
+
+def test_report_lists_merged_clusters_largest_first_and_ambiguous_acronyms():
+    from kg.resolve import resolution_report
+
+    entities, extractions = _entities(
+        "Large Language Models (LLMs) are strong. We train with reinforcement learning (RL).",
+        "LLMs and large language models, again with RL.",
+        "Training with differential privacy (DP) protects records.",
+        "We solve it with dynamic programming (DP).",
+    )
+    report = resolution_report(entities, extractions)
+    rows = [line for line in report.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert rows[0].startswith("| LLMs | Method | 2 |")
+    assert "Large Language Models (1)" in rows[0] and "LLMs (2)" in rows[0]
+    assert "- `dp`: 'differential privacy' (1 papers); 'dynamic programming' (1 papers) — kept apart in every paper" in report

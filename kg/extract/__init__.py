@@ -64,6 +64,8 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
         nested = any(o is not candidate and o.span.start <= span.start and span.end <= o.span.end
                      and len(o.span) > len(span) for o in candidates)
         role, confidence = rules.role_of(candidate, proposed, nested=nested)
+        if role == "proposes" and candidate.label == "Task":
+            mentions[-1].label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task
         roles.append(Role(mention=len(mentions) - 1, role=role, confidence=round(confidence, 3)))
         if candidate.rule == "abbreviation-short":
             acronyms[span.text] = candidate.acronym_of

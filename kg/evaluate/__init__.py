@@ -1,0 +1,25 @@
+"""Evaluate: score an extractor against a gold-annotated corpus.
+
+Evaluation sits beside the pipeline, not in it: it reads a gold corpus, asks
+an extractor for ``(start_char, end_char, label)`` spans on each text, and
+counts exact matches. ``scierc`` reads SciERC (Luan et al. 2018).
+"""
+from .scierc import (
+    KG_LABELS,
+    KG_TO_SCIERC,
+    PRF,
+    SCIERC_LABELS,
+    Scores,
+    SciercDoc,
+    ScierDoc,
+    detokenize,
+    entity_predictor,
+    evaluate,
+    read_scierc,
+    score,
+)
+
+__all__ = [
+    "KG_LABELS", "KG_TO_SCIERC", "PRF", "SCIERC_LABELS", "Scores", "SciercDoc", "ScierDoc",
+    "detokenize", "entity_predictor", "evaluate", "read_scierc", "score",
+]

@@ -1,0 +1,360 @@
+"""Read SciERC, rebuild its text, and score any extractor on it by exact span and type.
+
+SciERC (Luan et al. 2018) is 500 AI abstracts with scientific entities of six
+types. Its processed JSON gives PTB tokens (``-LRB-`` for "("), sentences, and
+gold spans as *document-level, inclusive* token offsets. Extractors read
+plain text, so ``detokenize`` rebuilds the text with the character offsets of
+every token, and ``evaluate`` compares an extractor's character spans with the
+gold spans on that text: a prediction counts only if its start, end and label
+are all exactly those of a gold span.
+
+References
+----------
+Yi Luan, Luheng He, Mari Ostendorf, Hannaneh Hajishirzi. 2018. Multi-Task
+Identification of Entities, Relations, and Coreference for Scientific Knowledge
+Graph Construction. EMNLP 2018, 3219-3232.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+
+#: The entity types SciERC annotates.
+SCIERC_LABELS = ("Task", "Method", "Metric", "Material", "OtherScientificTerm", "Generic")
+#: The SciERC types that have a counterpart among kg's types (Material = kg's Dataset).
+KG_LABELS = ("Task", "Method", "Metric", "Material")
+#: kg's types that SciERC splits differently: a kg Dataset is a SciERC Material, a Model a Method.
+KG_TO_SCIERC = {"Dataset": "Material", "Model": "Method"}
+
+# PTB escapes back to the characters they stand for.
+_PTB = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}",
+        "``": '"', "''": '"', "`": "'"}
+# Tokens (as written in SciERC) glued to the token before them, and after them.
+_NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", "%", "-RRB-", "-RSB-", "-RCB-", ")", "]", "}",
+                    "''", "'", "'s", "'S", "n't", "'re", "'ve", "'ll", "'d", "'m", "..."}
+_NO_SPACE_AFTER = {"-LRB-", "-LSB-", "-LCB-", "(", "[", "{", "``", "`", "$"}
+
+Span = tuple[int, int, str]
+
+
+def detokenize(words: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
+    """Text of PTB-tokenized ``words`` and each word's ``(start, end)`` character offsets in it.
+
+    PTB escapes become their characters (``-LRB-`` "(", ``-RSB-`` "]",
+    ````` and ``''`` a double quote); punctuation that closes (",", ")",
+    "'s", "%") sticks to the word before, punctuation that opens ("(", "``")
+    to the word after; every other pair of words gets one space.
+
+    Examples
+    --------
+    >>> text, offsets = detokenize(["Conditional", "random", "fields", "-LRB-", "CRFs", "-RRB-", "work", "."])
+    >>> text
+    'Conditional random fields (CRFs) work.'
+    >>> offsets[4], text[slice(*offsets[4])]
+    ((27, 31), 'CRFs')
+    >>> detokenize(["the", "``", "best", "''", "model", "'s", "score"])[0]
+    'the "best" model\\'s score'
+    """
+    parts: list[str] = []
+    offsets: list[tuple[int, int]] = []
+    position = 0
+    previous = None
+    for word in words:
+        if previous is not None and word not in _NO_SPACE_BEFORE and previous not in _NO_SPACE_AFTER:
+            parts.append(" ")
+            position += 1
+        surface = _PTB.get(word, word)
+        parts.append(surface)
+        offsets.append((position, position + len(surface)))
+        position += len(surface)
+        previous = word
+    return "".join(parts), offsets
+
+
+@dataclass(frozen=True)
+class SciercDoc:
+    """One SciERC abstract: its tokens, sentences, gold spans, and rebuilt text.
+
+    ``sentences`` are ``(start, end)`` token ranges and ``spans`` are
+    ``(start, end, label)`` token ranges, both end-exclusive and counted over
+    the whole document; ``offsets[i]`` is token ``i``'s ``(start, end)`` in
+    ``text``.
+    """
+
+    doc_key: str
+    words: tuple[str, ...]
+    sentences: tuple[tuple[int, int], ...]
+    spans: tuple[Span, ...]
+    text: str
+    offsets: tuple[tuple[int, int], ...]
+
+    def char_spans(self) -> list[Span]:
+        """The gold spans as ``(start_char, end_char, label)`` in ``text``.
+
+        Examples
+        --------
+        >>> doc = SciercDoc.from_json({"doc_key": "d", "sentences": [["We", "use", "CRFs", "."]],
+        ...                            "ner": [[[2, 2, "Method"]]]})
+        >>> doc.char_spans()
+        [(7, 11, 'Method')]
+        """
+        return [(self.offsets[start][0], self.offsets[end - 1][1], label) for start, end, label in self.spans]
+
+    @classmethod
+    def from_json(cls, record: Mapping) -> SciercDoc:
+        """A document from one parsed line of SciERC JSON (raises ``ValueError`` if malformed)."""
+        try:
+            doc_key = str(record["doc_key"])
+            sentences = record["sentences"]
+            ner = record.get("ner") or [[] for _ in sentences]
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"missing field {error}: a SciERC record has doc_key, sentences and ner") from None
+        if len(ner) != len(sentences):
+            raise ValueError(f"{doc_key}: {len(sentences)} sentences but {len(ner)} ner lists; expected one per sentence")
+        words: list[str] = []
+        bounds = []
+        for sentence in sentences:
+            bounds.append((len(words), len(words) + len(sentence)))
+            words.extend(str(w) for w in sentence)
+        spans = []
+        for sentence_spans in ner:
+            for start, last, label in sentence_spans:
+                if not 0 <= start <= last < len(words):
+                    raise ValueError(f"{doc_key}: span [{start}, {last}, {label}] outside the document's "
+                                     f"{len(words)} tokens (offsets are document-level and inclusive)")
+                spans.append((int(start), int(last) + 1, str(label)))
+        text, offsets = detokenize(words)
+        return cls(doc_key, tuple(words), tuple(bounds), tuple(spans), text, tuple(offsets))
+
+
+#: The name the issue uses for a SciERC document.
+ScierDoc = SciercDoc
+
+
+def read_scierc(path: str | Path) -> list[SciercDoc]:
+    """Read a SciERC JSON Lines file (one abstract per line).
+
+    Parameters
+    ----------
+    path : str or Path
+        A SciERC file such as ``dev.json``.
+
+    Returns
+    -------
+    list of SciercDoc
+        Gold spans are converted to end-exclusive token offsets.
+
+    Raises
+    ------
+    InputError
+        If a line is not JSON or not a SciERC record, naming ``file:line``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> line = '{"doc_key": "d1", "sentences": [["We", "study", "parsing", "."]], "ner": [[[2, 2, "Task"]]]}'
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+    ...     _ = f.write(line + "\\n")
+    >>> [doc] = read_scierc(f.name); os.unlink(f.name)
+    >>> doc.text, doc.spans, doc.sentences
+    ('We study parsing.', ((2, 3, 'Task'),), ((0, 4),))
+    """
+    docs = []
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                docs.append(SciercDoc.from_json(json.loads(line)))
+            except json.JSONDecodeError as error:
+                raise InputError(str(path), number, f"not JSON ({error.msg}); SciERC has one JSON object per line") from None
+            except ValueError as error:
+                raise InputError(str(path), number, str(error)) from None
+    return docs
+
+
+@dataclass(frozen=True)
+class PRF:
+    """Counts of true positives, false positives and false negatives, with P, R and F1."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    @property
+    def support(self) -> int:
+        """Number of gold spans."""
+        return self.tp + self.fn
+
+    @property
+    def predicted(self) -> int:
+        return self.tp + self.fp
+
+    def __add__(self, other: PRF) -> PRF:
+        return PRF(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Per-label counts; micro averages over any subset of the labels."""
+
+    per_label: dict[str, PRF]
+
+    def micro(self, labels: Iterable[str] | None = None) -> PRF:
+        """Counts summed over ``labels`` (default: all scored labels)."""
+        return sum((self.per_label[label] for label in (labels or self.per_label)), PRF())
+
+    def table(self, groups: Mapping[str, Iterable[str]] | None = None) -> str:
+        """A plain-text table: one row per label, then one micro row per group of labels.
+
+        ``groups`` defaults to "micro (6 labels)" over every label and, when all
+        four are scored, "micro (4: kg types)" over ``KG_LABELS``.
+        """
+        if groups is None:
+            groups = {f"micro ({len(self.per_label)} labels)": list(self.per_label)}
+            if set(KG_LABELS) <= set(self.per_label) and len(self.per_label) > len(KG_LABELS):
+                groups["micro (4: Task Method Metric Material)"] = KG_LABELS
+        width = max(len(name) for name in [*self.per_label, *groups, "label"])
+        rows = [f"{'label':<{width}}  {'P':>6} {'R':>6} {'F1':>6} {'support':>8} {'predicted':>9}"]
+
+        def row(name: str, prf: PRF) -> str:
+            return (f"{name:<{width}}  {prf.precision:6.3f} {prf.recall:6.3f} {prf.f1:6.3f} "
+                    f"{prf.support:8d} {prf.predicted:9d}")
+
+        rows += [row(label, prf) for label, prf in self.per_label.items()]
+        rows.append("-" * len(rows[0]))
+        rows += [row(name, self.micro(labels)) for name, labels in groups.items()]
+        return "\n".join(rows)
+
+
+def score(gold: Sequence[Iterable[Span]], predicted: Sequence[Iterable[Span]], *,
+          labels: Sequence[str] = SCIERC_LABELS) -> Scores:
+    """Exact-match precision, recall and F1 per label, for spans grouped by document.
+
+    A predicted span is correct only if a gold span of the same document has
+    the same start, end and label. Spans whose label is not in ``labels`` are
+    ignored on both sides; repeated spans count once. Nested gold spans are
+    scored as any other: an extractor that finds only the outer one misses the
+    inner one.
+
+    Parameters
+    ----------
+    gold, predicted : sequence of iterables of (start, end, label)
+        One iterable per document, in the same order; offsets may be tokens or
+        characters, as long as both sides use the same.
+    labels : sequence of str
+        The labels scored, in the order of the table.
+
+    Returns
+    -------
+    Scores
+        ``per_label[label]`` counts; ``micro(labels)`` sums them.
+
+    Raises
+    ------
+    ValueError
+        If ``gold`` and ``predicted`` hold different numbers of documents.
+
+    Examples
+    --------
+    >>> gold = [[(0, 2, "Task"), (5, 6, "Method")]]
+    >>> s = score(gold, [[(0, 2, "Task"), (5, 6, "Task")]], labels=["Task", "Method"])
+    >>> s.per_label["Task"], s.per_label["Method"]
+    (PRF(tp=1, fp=1, fn=0), PRF(tp=0, fp=0, fn=1))
+    >>> round(s.micro().f1, 3)
+    0.5
+    """
+    if len(gold) != len(predicted):
+        raise ValueError(f"gold has {len(gold)} documents but predicted has {len(predicted)}; expected one list per document")
+    counts = {label: [0, 0, 0] for label in labels}
+    for gold_spans, predicted_spans in zip(gold, predicted):
+        gold_set = {tuple(s) for s in gold_spans if s[2] in counts}
+        predicted_set = {tuple(s) for s in predicted_spans if s[2] in counts}
+        for span in predicted_set:
+            counts[span[2]][0 if span in gold_set else 1] += 1
+        for span in gold_set - predicted_set:
+            counts[span[2]][2] += 1
+    return Scores({label: PRF(*c) for label, c in counts.items()})
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` without surrounding whitespace: extractors differ on whether a span keeps it."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def entity_predictor(nlp) -> Callable[[str], list[Span]]:
+    """A ``predict`` for ``evaluate`` from a spaCy pipeline: the character spans of its ``doc.ents``.
+
+    Examples
+    --------
+    >>> import spacy
+    >>> nlp = spacy.blank("en")
+    >>> ruler = nlp.add_pipe("entity_ruler")
+    >>> ruler.add_patterns([{"label": "Method", "pattern": "CRFs"}])
+    >>> entity_predictor(nlp)("We use CRFs.")
+    [(7, 11, 'Method')]
+    """
+    return lambda text: [(e.start_char, e.end_char, e.label_) for e in nlp(text).ents]
+
+
+def evaluate(docs: Sequence[SciercDoc], predict: Callable[[str], Iterable[Span]], *,
+             labels: Sequence[str] = SCIERC_LABELS, label_map: Mapping[str, str] | None = None) -> Scores:
+    """Score an extractor on SciERC documents by exact character span and label.
+
+    Parameters
+    ----------
+    docs : sequence of SciercDoc
+        As read by ``read_scierc``.
+    predict : callable
+        ``predict(text) -> [(start_char, end_char, label), ...]`` on a document's
+        rebuilt ``text``: the learned NER alone, kg's whole extractor, anything.
+    labels : sequence of str
+        The labels scored (default: SciERC's six).
+    label_map : mapping, optional
+        Renames predicted labels before scoring, e.g. ``KG_TO_SCIERC`` for an
+        extractor that speaks kg's types (Dataset -> Material).
+
+    Returns
+    -------
+    Scores
+        ``micro()`` over ``labels``; ``micro(KG_LABELS)`` over the four kg types.
+
+    Examples
+    --------
+    >>> doc = SciercDoc.from_json({"doc_key": "d", "sentences": [["We", "use", "CRFs", "for", "parsing", "."]],
+    ...                            "ner": [[[2, 2, "Method"], [4, 4, "Task"]]]})
+    >>> def predict(text):  # finds "CRFs" and calls it a kg Model
+    ...     start = text.index("CRFs")
+    ...     return [(start, start + 4, "Model")]
+    >>> s = evaluate([doc], predict, label_map=KG_TO_SCIERC)
+    >>> s.per_label["Method"], s.per_label["Task"]
+    (PRF(tp=1, fp=0, fn=0), PRF(tp=0, fp=0, fn=1))
+    """
+    label_map = label_map or {}
+    gold, predicted = [], []
+    for doc in docs:
+        gold.append(doc.char_spans())
+        predicted.append([(*_trim(doc.text, start, end), label_map.get(label, label))
+                          for start, end, label in predict(doc.text)])
+    return score(gold, predicted, labels=labels)
