@@ -74,6 +74,13 @@ def test_proposed_method_and_acronym_definition():
                            "E-GRPO": "Entity-aware Group Relative Policy Optimization"}
 
 
+def test_multiword_model_family_stays_whole():
+    ex = _extract("We fine-tune Stable Diffusion-XL and Stable Diffusion on COCO.")
+    labels = {m.text: m.label for m in ex.mentions}
+    assert labels["Stable Diffusion-XL"] == "Model" and labels["Stable Diffusion"] == "Model"
+    assert "Diffusion-XL" not in labels
+
+
 def test_datasets_models_and_metrics_are_typed_from_context():
     ex = _extract("Experiments with LLaMA-3-8B show that LongFilter yields improvements on benchmarks such as "
                   "HELMET, LongBench, and RULER. The resulting MOBILERL-9B model reaches a success rate of 80.2% "

@@ -166,8 +166,25 @@ def find_abbreviation_candidates(doc: Doc) -> list[Candidate]:
     return found
 
 
-def find_name_candidates(doc: Doc) -> list[Candidate]:
+_MULTIWORD_FAMILIES = [f.split() for f in lexicon.MODEL_FAMILIES if " " in f]
+
+
+def find_family_candidates(doc: Doc) -> list[Candidate]:
+    """Model families of several words, with what is attached to the last one: "Stable Diffusion-XL"."""
     found = []
+    for token in doc:
+        for words in _MULTIWORD_FAMILIES:
+            end = token.i + len(words)
+            if end > len(doc):
+                continue
+            tokens = doc[token.i : end]
+            if all(t.text == w for t, w in zip(tokens[:-1], words[:-1])) and tokens[-1].text.startswith(words[-1]):
+                found.append(Candidate(tokens, "Model", 0.85, "family"))
+    return found
+
+
+def find_name_candidates(doc: Doc) -> list[Candidate]:
+    found = find_family_candidates(doc)
     for token in doc:
         if not looks_like_name(token):
             # "Android-Lab" is spelt like "Text-Attributed": a name only where the context calls it a dataset.
@@ -256,7 +273,11 @@ def select(candidates: list[Candidate]) -> list[Candidate]:
 
     Rule priority: abbreviation > name > metric > phrase rules.
     """
-    priority = {"abbreviation-short": 0, "abbreviation-long": 1, "name": 2, "metric-lexicon": 3}
+    priority = {"abbreviation-short": 0, "abbreviation-long": 1, "family": 2, "name": 3, "metric-lexicon": 4}
+    families = [c.span for c in candidates if c.rule == "family"]
+    # "Diffusion-XL" inside "Stable Diffusion-XL" is part of one name.
+    candidates = [c for c in candidates if c.rule == "family" or not any(
+        f.start <= c.span.start and c.span.end <= f.end for f in families)]
     by_span: dict[tuple[int, int], Candidate] = {}
     for c in sorted(candidates, key=lambda c: priority.get(c.rule, 9)):
         by_span.setdefault((c.span.start, c.span.end), c)
