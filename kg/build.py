@@ -20,7 +20,9 @@ import networkx as nx
 
 from . import rdf
 from .errors import InputError, KGError
-from .extract import extract_papers
+from .cache import ExtractionCache
+from .extract import extract_all, extractor_name
+from .extract.pipeline import load_pipeline
 from .graph import build_graph
 from .ingest import read_papers
 from .model import Entity, Paper, PaperExtraction
@@ -87,12 +89,16 @@ def build(
     strict: bool = False,
     title: str | None = None,
     report: bool = False,
+    processes: int | None = None,
+    cache: str | Path | None = "default",
     progress: Callable[[int, int], None] | None = None,
 ) -> BuildResult:
     """Build the graph of ``inputs`` and write ``output``.ttl/.nt/.jsonld/.html.
 
     ``progress(done, total)`` is called as papers are extracted. With ``report``, also
     writes ``output.report.md``: every merged cluster and every ambiguous acronym.
+    Extraction runs on ``processes`` processes (default: every core) and reuses the
+    extraction cache at ``cache`` (default: ``.kg-cache/`` beside the output; None: no cache).
     Raises ``InputError`` for unreadable input (every bad record, with ``strict``).
     """
     started = time.perf_counter()
@@ -100,15 +106,20 @@ def build(
     papers, duplicates = unique_papers(read_papers(inputs, format=format, strict=strict, on_skip=skipped.append))
     if not papers:
         raise KGError("No abstracts found in the input" + (f" ({len(skipped)} records skipped)" if skipped else "") + ".")
-    extractions = []
-    for extraction in extract_papers(papers):
-        extractions.append(extraction)
-        if progress:
-            progress(len(extractions), len(papers))
+    output = Path(output)
+    store = None
+    if cache is not None:
+        path = output.parent / ".kg-cache" / "extractions.sqlite" if cache == "default" else Path(cache)
+        store = ExtractionCache(path, extractor=extractor_name(load_pipeline()))
+    try:
+        extractions = extract_all(papers, processes=processes or os.cpu_count() or 1, cache=store, progress=progress)
+    finally:
+        if store is not None:
+            store.close()
     entities = resolve(extractions)
     graph = build_graph(extractions, entities)
     extra = {"report.md": resolution_report(entities, extractions)} if report else {}
-    outputs = write_outputs(graph, Path(output), base=base, title=title or Path(output).name, extra=extra)
+    outputs = write_outputs(graph, output, base=base, title=title or output.name, extra=extra)
     return BuildResult(graph, entities, extractions, outputs, skipped, duplicates, time.perf_counter() - started)
 
 

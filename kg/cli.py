@@ -49,8 +49,12 @@ def main():
 @click.option("--strict", is_flag=True, help="Fail on the first unreadable record instead of skipping it.")
 @click.option("--report", is_flag=True,
               help="Also write OUTPUT.report.md: every merged cluster (largest first) and ambiguous acronym.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Processes for extraction. Default: every core.")
+@click.option("--no-cache", is_flag=True,
+              help="Re-extract every abstract. By default extractions are cached by text and extractor "
+                   "version in .kg-cache/ beside the output, so re-runs only parse new abstracts.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def build(inputs, output, input_format, base, strict, report, quiet):
+def build(inputs, output, input_format, base, strict, report, jobs, no_cache, quiet):
     """Build a graph from abstracts in INPUTS (files, folders or globs).
 
     \b
@@ -77,11 +81,11 @@ def build(inputs, output, input_format, base, strict, report, quiet):
         if bar is None:
             bar = click.progressbar(length=total, label="Extracting", file=sys.stderr)
             bar.__enter__()
-        bar.update(1)
+        bar.update(done - bar.pos)
 
     try:
         result = run_build(inputs, output, base=base, format=input_format, strict=strict, report=report,
-                           progress=progress)
+                           processes=jobs, cache=None if no_cache else "default", progress=progress)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

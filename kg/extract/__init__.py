@@ -10,7 +10,8 @@ The step is pure and per paper, so it can be cached and run in parallel.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -92,3 +93,49 @@ def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batc
     pairs = ((c.text, (p, c)) for p, c in zip(papers, cleaned))
     for doc, (paper, offsets) in nlp.pipe(pairs, as_tuples=True, batch_size=batch_size):
         yield extract_doc(paper, doc, offsets, extractor=extractor, matchers=matchers)
+
+
+def _extract_chunk(papers: list[Paper]) -> list[PaperExtraction]:
+    # Runs in a worker process: the pipeline is loaded once per process (load_pipeline caches it).
+    return list(extract_papers(papers))
+
+
+def extract_all(
+    papers: list[Paper],
+    *,
+    processes: int = 1,
+    cache=None,
+    chunk_size: int = 64,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[PaperExtraction]:
+    """Extract ``papers`` in order, reusing ``cache`` hits and spreading the rest over ``processes``.
+
+    ``cache`` is a ``kg.cache.ExtractionCache`` (or None); new extractions are added to it.
+    ``progress(done, total)`` is called as papers finish.
+    """
+    results: list[PaperExtraction | None] = [cache.get(p) if cache else None for p in papers]
+    todo = [i for i, r in enumerate(results) if r is None]
+    done = len(papers) - len(todo)
+    if progress and done:
+        progress(done, len(papers))
+    chunks = [todo[i : i + chunk_size] for i in range(0, len(todo), chunk_size)]
+    work = ([papers[i] for i in chunk] for chunk in chunks)
+    if processes > 1 and len(chunks) > 1:
+        pool = multiprocessing.get_context("fork").Pool(min(processes, len(chunks)))
+        batches = pool.imap(_extract_chunk, work)
+    else:
+        pool = None
+        batches = map(_extract_chunk, work)
+    try:
+        for chunk, batch in zip(chunks, batches):
+            for i, extraction in zip(chunk, batch):
+                results[i] = extraction
+            if cache:
+                cache.put(batch)
+            done += len(batch)
+            if progress:
+                progress(done, len(papers))
+    finally:
+        if pool is not None:
+            pool.terminate()
+    return results  # type: ignore[return-value]

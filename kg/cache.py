@@ -1,0 +1,59 @@
+"""A cache of extractions by abstract text and extractor version, so re-runs only parse what is new.
+
+Extraction is pure (one abstract in, one ``PaperExtraction`` out), so its result
+can be reused whenever the same abstract meets the same extractor. Entries
+live in one SQLite file; a different extractor version simply never matches
+old entries.
+
+>>> from kg.model import Paper, PaperExtraction
+>>> cache = ExtractionCache(":memory:", extractor="rules-1")
+>>> ex = PaperExtraction(Paper("p", "We propose X."), [(0, 13)], [], [], {})
+>>> cache.put([ex]); cache.get(Paper("other id", "We propose X.")).paper.id
+'other id'
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+from .model import Paper, PaperExtraction
+
+
+class ExtractionCache:
+    """Extractions stored by ``sha256(extractor, abstract)`` in the SQLite file at ``path``."""
+
+    def __init__(self, path: str | Path, *, extractor: str):
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.extractor = extractor
+        self._db = sqlite3.connect(str(path))
+        self._db.execute("CREATE TABLE IF NOT EXISTS extraction (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+    def _key(self, abstract: str) -> str:
+        return hashlib.sha256(f"{self.extractor}\x00{abstract}".encode()).hexdigest()
+
+    def get(self, paper: Paper) -> PaperExtraction | None:
+        """The cached extraction of ``paper``'s abstract, attached to ``paper``; None on a miss."""
+        row = self._db.execute("SELECT value FROM extraction WHERE key = ?", (self._key(paper.abstract),)).fetchone()
+        if row is None:
+            return None
+        data = json.loads(row[0])
+        data["paper"] = {"id": paper.id, "abstract": paper.abstract}
+        extraction = PaperExtraction.from_json(data)
+        extraction.paper = paper
+        return extraction
+
+    def put(self, extractions: Iterable[PaperExtraction]) -> None:
+        rows = []
+        for ex in extractions:
+            data = ex.to_json()
+            del data["paper"]  # metadata may change between runs; the extraction depends on the text alone
+            rows.append((self._key(ex.paper.abstract), json.dumps(data)))
+        with self._db:
+            self._db.executemany("INSERT OR REPLACE INTO extraction VALUES (?, ?)", rows)
+
+    def close(self) -> None:
+        self._db.close()

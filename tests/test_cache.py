@@ -1,0 +1,44 @@
+"""Extraction is cached by text and extractor version, and gives the same result on several processes."""
+from pathlib import Path
+
+from kg.cache import ExtractionCache
+from kg.extract import extract_all, extract_papers
+from kg.ingest import read_papers
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _papers():
+    return list(read_papers([FIXTURES / "sample.txt"]))
+
+
+def test_parallel_extraction_equals_serial_in_order():
+    papers = _papers()
+    serial = [ex.to_json() for ex in extract_papers(papers)]
+    parallel = [ex.to_json() for ex in extract_all(papers, processes=2, chunk_size=3)]
+    assert parallel == serial
+
+
+def test_cache_hits_skip_extraction_and_keep_current_metadata(tmp_path, monkeypatch):
+    papers = _papers()
+    cache = ExtractionCache(tmp_path / "c.sqlite", extractor="v1")
+    first = extract_all(papers, cache=cache)
+    papers[0].title = "A title added later"
+
+    import kg.extract as extract_module
+
+    def fail(_):
+        raise AssertionError("a cached abstract was extracted again")
+
+    monkeypatch.setattr(extract_module, "_extract_chunk", fail)
+    second = extract_all(papers, cache=cache)
+    assert [ex.mentions for ex in second] == [ex.mentions for ex in first]
+    assert second[0].paper.title == "A title added later"
+
+
+def test_another_extractor_version_misses_the_cache(tmp_path):
+    papers = _papers()[:2]
+    ExtractionCache(tmp_path / "c.sqlite", extractor="v1").put(extract_all(papers))
+    newer = ExtractionCache(tmp_path / "c.sqlite", extractor="v2")
+    assert newer.get(papers[0]) is None
+    assert ExtractionCache(tmp_path / "c.sqlite", extractor="v1").get(papers[0]) is not None
