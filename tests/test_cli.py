@@ -91,7 +91,8 @@ def test_missing_graph_is_one_clear_line_not_a_traceback(tmp_path):
 def test_failed_build_leaves_previous_outputs_untouched(sample_graph, tmp_path, monkeypatch):
     stem = tmp_path / "g"
     assert CliRunner().invoke(main, ["build", str(FIXTURES / "papers.jsonl"), "-o", str(stem)]).exit_code == 0
-    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    outputs = lambda: {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}  # noqa: E731
+    before = outputs()
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
@@ -99,7 +100,7 @@ def test_failed_build_leaves_previous_outputs_untouched(sample_graph, tmp_path, 
     monkeypatch.setattr(build_module, "render_html", broken)
     result = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(stem)])
     assert result.exit_code != 0
-    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert outputs() == before
 
 
 def test_bad_records_are_listed_in_the_summary_or_fail_with_strict(tmp_path):
