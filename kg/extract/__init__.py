@@ -139,3 +139,17 @@ def extract_all(
         if pool is not None:
             pool.terminate()
     return results  # type: ignore[return-value]
+
+
+#: Our types as SciERC labels, for scoring the extractor on SciERC.
+SCIERC_LABEL = {"Task": "Task", "Method": "Method", "Model": "Method", "Dataset": "Material", "Metric": "Metric"}
+
+
+def predict_entities(text: str) -> list[tuple[int, int, str]]:
+    """The mentions kg finds in ``text``, as (start, end, SciERC label) character spans.
+
+    >>> predict_entities("We propose E-GRPO for question answering on SQuAD.")
+    [(11, 17, 'Method'), (22, 40, 'Task'), (44, 49, 'Material')]
+    """
+    [extraction] = extract_papers([Paper("scierc", text)])
+    return [(m.start, m.end, SCIERC_LABEL[m.label]) for m in extraction.mentions]
