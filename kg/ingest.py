@@ -7,7 +7,12 @@ Formats, chosen by extension (``--format`` overrides):
 - ``.csv``: a header row with an ``abstract`` column and optionally ``title``,
   ``id``/``pid``, ``keywords``/``keyword``, ``authors``, ``year``, ``venue``,
   ``url`` (names matched case-insensitively);
-- ``.jsonl``/``.ndjson``: one JSON object per line with at least ``abstract``.
+- ``.jsonl``/``.ndjson``: one JSON object per line with at least ``abstract``; the
+  arXiv metadata snapshot (``id``, ``title``, ``abstract``, ``authors``,
+  ``categories``, ``update_date``) and OpenReview notes are understood;
+- ``.json``: OpenReview API notes, v2 (``content.title.value``) or v1
+  (``content.title``), as an API response ``{"notes": [...]}`` or a list;
+- ``.bib``: BibTeX entries with an ``abstract`` field.
 
 A record that cannot be read is reported as an ``InputError`` naming its file
 and line; ``read_papers`` passes it to ``on_skip`` and goes on, unless
@@ -21,15 +26,17 @@ import glob
 import hashlib
 import json
 import re
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .errors import InputError
 from .model import Paper, Source
-from .text import normalize_for_id
+from .text import clean, normalize_for_id
 
-FORMATS = ("txt", "csv", "jsonl")
-_EXTENSIONS = {".txt": "txt", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+FORMATS = ("txt", "csv", "jsonl", "openreview", "bibtex")
+_EXTENSIONS = {".txt": "txt", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "openreview",
+               ".bib": "bibtex", ".bibtex": "bibtex"}
 
 
 def expand_inputs(inputs: Iterable[str | Path]) -> list[Path]:
@@ -47,7 +54,7 @@ def expand_inputs(inputs: Iterable[str | Path]) -> list[Path]:
         else:
             found = [Path(p) for p in sorted(glob.glob(str(item), recursive=True)) if Path(p).is_file()]
         if not found:
-            raise InputError(str(item), None, "no such file, or no .txt/.csv/.jsonl files in it")
+            raise InputError(str(item), None, f"no such file, or no {'/'.join(sorted(_EXTENSIONS))} files in it")
         paths.extend(p for p in found if p not in paths)
     return paths
 
@@ -57,8 +64,8 @@ def detect_format(path: Path) -> str:
     try:
         return _EXTENSIONS[path.suffix.lower()]
     except KeyError:
-        raise InputError(str(path), None, f"unknown extension {path.suffix!r}; "
-                         f"use .txt, .csv or .jsonl, or name the format with --format") from None
+        raise InputError(str(path), None, f"unknown extension {path.suffix!r}; use one of "
+                         f"{', '.join(sorted(_EXTENSIONS))}, or name the format with --format") from None
 
 
 def read_papers(
@@ -162,7 +169,33 @@ def _authors(value) -> list[str]:
     return [a.strip() for a in re.split(r";|\band\b|,", str(value or "")) if a.strip()]
 
 
+def _openreview_fields(note: dict) -> dict:
+    """An OpenReview note's fields, flattened: v2 wraps each value as ``{"value": ...}``, v1 does not."""
+    fields = {k: (v.get("value") if isinstance(v, dict) else v) for k, v in (note.get("content") or {}).items()}
+    fields["id"] = note.get("id") or note.get("forum") or ""
+    if note.get("cdate") and not fields.get("year"):
+        fields["year"] = time.gmtime(note["cdate"] / 1000).tm_year
+    if fields["id"] and not fields.get("url"):
+        fields["url"] = f"https://openreview.net/forum?id={fields['id']}"
+    return fields
+
+
+def _arxiv_fields(record: dict) -> dict:
+    """An arXiv metadata snapshot record: categories become keywords, update_date the year."""
+    fields = dict(record)
+    fields["keywords"] = str(record.get("categories") or "").split()
+    fields.setdefault("venue", "arXiv")
+    fields.setdefault("year", str(record.get("update_date") or "")[:4])
+    if record.get("id"):
+        fields.setdefault("url", f"https://arxiv.org/abs/{record['id']}")
+    return fields
+
+
 def _paper_from_record(record: dict, source: Source) -> Paper | InputError:
+    if isinstance(record.get("content"), dict):
+        record = _openreview_fields(record)
+    elif "categories" in record and "update_date" in record:
+        record = _arxiv_fields(record)
     fields = {str(k).strip().lower(): v for k, v in record.items() if k is not None}
     abstract = str(fields.get("abstract") or "").strip()
     if not abstract:
@@ -214,8 +247,45 @@ def _read_jsonl(path: Path) -> Iterator[Paper | InputError]:
         yield _paper_from_record(record, Source(str(path), number))
 
 
+def _read_openreview(path: Path) -> Iterator[Paper | InputError]:
+    text = _read_text(path)
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(str(path), error.lineno, f"invalid JSON ({error.msg} at column {error.colno})") from None
+    notes = document.get("notes") if isinstance(document, dict) else document
+    if not isinstance(notes, list):
+        raise InputError(str(path), 1, "expected OpenReview notes: a list, or an object with a 'notes' list")
+    for number, note in enumerate(notes, start=1):
+        # Records are numbered: a JSON document's lines say little about which note is meant.
+        source = Source(f"{path}#note", number)
+        if not isinstance(note, dict):
+            yield InputError(source.file, number, "expected a note object; skipped")
+        else:
+            yield _paper_from_record(note, source)
+
+
+def _read_bibtex(path: Path) -> Iterator[Paper | InputError]:
+    import bibtexparser
+
+    library = bibtexparser.parse_string(_read_text(path))
+    for block in library.failed_blocks:
+        yield InputError(str(path), block.start_line + 1, f"unreadable BibTeX entry ({type(block).__name__}); skipped")
+    for entry in library.entries:
+        fields = {k.lower(): str(v.value) for k, v in entry.fields_dict.items()}
+        fields["id"] = entry.key
+        # Titles are shown as they read ("A {GRPO} study" -> "A GRPO study"); the abstract keeps its
+        # markup, which extraction cleans while keeping offsets into the original.
+        fields["title"] = clean(fields.get("title", "")).text
+        fields.setdefault("venue", fields.get("booktitle") or fields.get("journal") or "")
+        fields["authors"] = [a.strip() for a in fields.get("author", "").split(" and ") if a.strip()]
+        yield _paper_from_record(fields, Source(str(path), entry.start_line + 1))
+
+
 _READERS: dict[str, Callable[[Path], Iterator[Paper | InputError]]] = {
     "txt": _read_corpus_txt,
     "csv": _read_csv,
     "jsonl": _read_jsonl,
+    "openreview": _read_openreview,
+    "bibtex": _read_bibtex,
 }
