@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from .errors import KGError
+from .ingest import FORMATS
 from .vocab import DEFAULT_BASE
 
 
@@ -42,7 +43,7 @@ def main():
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", default="graphs/graph", show_default=True,
               help="Output path without extension: writes OUTPUT.ttl, .nt, .jsonld and .html.")
-@click.option("--format", "input_format", type=click.Choice(["txt", "csv", "jsonl"]),
+@click.option("--format", "input_format", type=click.Choice(FORMATS),
               help="Input format for every file. Default: chosen by each file's extension.")
 @click.option("--base", default=DEFAULT_BASE, show_default=True,
               help="Base IRI under which papers and entities are minted.")
@@ -61,7 +62,9 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, qu
     Formats: the corpus text format (.txt: a header line naming the collection,
     then one abstract per blank-line-separated block); CSV with an 'abstract'
     column (and optionally title, id, keywords, authors, year, venue, url);
-    JSON Lines with at least 'abstract'. Unreadable records are skipped and
+    JSON Lines with at least 'abstract' (arXiv metadata snapshot and OpenReview
+    notes included); OpenReview API notes JSON (.json, v1 or v2); BibTeX (.bib)
+    entries with an 'abstract' field. Unreadable records are skipped and
     listed in the summary (or fail the build with --strict). If the build
     fails, earlier output files are left untouched.
 

@@ -68,7 +68,7 @@ def test_unreadable_files_are_reported_with_their_name(tmp_path, content, messag
 
 def test_inputs_expand_folders_and_globs_and_reject_missing_paths(tmp_path):
     assert FIXTURES / "sample.txt" in expand_inputs([FIXTURES])
-    assert expand_inputs([str(FIXTURES / "papers.*")]) == [FIXTURES / "papers.csv", FIXTURES / "papers.jsonl"]
+    assert expand_inputs([str(FIXTURES / "papers.*")]) == [FIXTURES / "papers.bib", FIXTURES / "papers.csv", FIXTURES / "papers.jsonl"]
     with pytest.raises(InputError, match="no such file"):
         expand_inputs([tmp_path / "missing.txt"])
 
