@@ -34,6 +34,9 @@ from .errors import InputError
 from .model import Paper, Source
 from .text import clean, normalize_for_id
 
+#: Longer "abstracts" are whole papers or broken records; spaCy would also refuse texts past 1M characters.
+MAX_ABSTRACT_CHARS = 100_000
+
 FORMATS = ("txt", "csv", "jsonl", "openreview", "bibtex")
 _EXTENSIONS = {".txt": "txt", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "openreview",
                ".bib": "bibtex", ".bibtex": "bibtex"}
@@ -84,6 +87,10 @@ def read_papers(
         reader = _READERS[format or detect_format(path)]
         try:
             for record in reader(path):
+                if isinstance(record, Paper) and len(record.abstract) > MAX_ABSTRACT_CHARS:
+                    record = InputError(record.source.file, record.source.line,
+                                        f"abstract of {len(record.abstract):,} characters is over the "
+                                        f"{MAX_ABSTRACT_CHARS:,} an abstract can be (a whole paper?); skipped")
                 if isinstance(record, InputError):
                     if strict or on_skip is None:
                         raise record

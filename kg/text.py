@@ -13,6 +13,7 @@ each clean character, its offset in the original.
 """
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ _TOKEN = re.compile(
     r"""\\(?P<accent>["'`^~=]|c(?=\{))\s*(?:\{(?P<acc_braced>[A-Za-z])\}|(?P<acc_bare>[A-Za-z]))"""
     r"""|\\(?P<cmd>[A-Za-z]+|[%&_#$])(?:\s*(?P<open>\{))?"""
     r"""|(?P<md>\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|`)"""
+    r"""|(?P<entity>&(?:[A-Za-z][A-Za-z0-9]{1,31}|\#[0-9]{1,7}|\#[xX][0-9A-Fa-f]{1,6});)"""
+    r"""|(?P<control>[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff])"""
     r"""|(?P<dollar>\$)"""
     r"""|(?P<brace>[{}])"""
     r"""|(?P<space>\s+)"""
@@ -42,10 +45,12 @@ _TOKEN = re.compile(
 
 @dataclass
 class CleanText:
-    """Clean text plus ``offsets[i]``: where clean character ``i`` sits in the original."""
+    """Clean text, and for each clean character ``i`` the original span
+    ``[offsets[i], ends[i])`` it came from (one character, or a whole ``&eacute;``)."""
 
     text: str
     offsets: list[int]
+    ends: list[int]
     original: str
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
@@ -53,22 +58,25 @@ class CleanText:
         if start >= end:
             position = self.offsets[start] if start < len(self.offsets) else len(self.original)
             return position, position
-        return self.offsets[start], self.offsets[end - 1] + 1
+        return self.offsets[start], self.ends[end - 1]
 
 
 def clean(original: str) -> CleanText:
     """Strip LaTeX and Markdown markup, keeping an offset map into ``original``.
 
     Math (``$...$``) keeps its content, since names such as ``$K$`` or
-    ``$\\pi_0$`` are text. Whitespace runs (newlines included) become one space.
+    ``$\\pi_0$`` are text. HTML entities (``&amp;``) are decoded, control
+    characters dropped, and whitespace runs (newlines included) become one space.
     """
     out: list[str] = []
     offsets: list[int] = []
+    ends: list[int] = []
 
-    def emit(text: str, at: int) -> None:
+    def emit(text: str, at: int, until: int | None = None) -> None:
         for ch in text:
             out.append(ch)
             offsets.append(at)
+            ends.append(until if until is not None else at + 1)
 
     position = 0
     for match in _TOKEN.finditer(original):
@@ -78,27 +86,27 @@ def clean(original: str) -> CleanText:
         kind = match.lastgroup
         if match.group("accent"):
             base = match.group("acc_braced") or match.group("acc_bare")
-            emit(unicodedata.normalize("NFC", base + _ACCENTS[match.group("accent")]), match.start())
+            emit(unicodedata.normalize("NFC", base + _ACCENTS[match.group("accent")]), match.start(), match.end())
         elif match.group("cmd"):
             name = match.group("cmd")
             if name in _WORD_COMMANDS:
-                emit(_WORD_COMMANDS[name], match.start())
+                emit(_WORD_COMMANDS[name], match.start(), match.end())
             elif name not in _TEXT_COMMANDS and match.group("open") is None:
-                emit(name, match.start() + 1)  # an unknown bare command: keep its name as a word
+                emit(name, match.start() + 1, match.end())  # an unknown bare command: keep its name as a word
+        elif match.group("entity"):
+            emit(html.unescape(match.group("entity")), match.start(), match.end())
         elif kind == "space":
             if out and out[-1] != " ":
                 emit(" ", match.start())
-        # markdown emphasis, math dollars and braces vanish
+        # markdown emphasis, math dollars, braces and control characters vanish
     for i in range(position, len(original)):
         emit(original[i], i)
     # Trim a leading or trailing space left by removed markup.
     while out and out[0] == " ":
-        out.pop(0)
-        offsets.pop(0)
+        del out[0], offsets[0], ends[0]
     while out and out[-1] == " ":
-        out.pop()
-        offsets.pop()
-    return CleanText("".join(out), offsets, original)
+        del out[-1], offsets[-1], ends[-1]
+    return CleanText("".join(out), offsets, ends, original)
 
 
 def normalize_for_id(text: str) -> str:

@@ -78,3 +78,19 @@ def test_duplicate_abstracts_merge_into_one_paper(tmp_path):
     path.write_text("Dup 2024 Papers\n\nWe propose X.\n\nwe  propose **X**.\n\nSomething else.\n")
     papers, duplicates = unique_papers(read_papers([path]))
     assert len(papers) == 2 and duplicates == 1
+
+
+def test_a_one_megabyte_abstract_is_skipped_with_its_size(tmp_path):
+    path = tmp_path / "huge.jsonl"
+    path.write_text('{"id": "ok", "abstract": "We propose X."}\n'
+                    + '{"id": "huge", "abstract": "' + "word " * 210_000 + '"}\n')
+    skipped = []
+    assert [p.id for p in read_papers([path], on_skip=skipped.append)] == ["ok"]
+    assert "huge.jsonl:2: abstract of 1,049,999 characters" in str(skipped[0])
+
+
+def test_html_entities_and_control_characters_are_read_and_kept(tmp_path):
+    path = tmp_path / "odd.jsonl"
+    path.write_text('{"abstract": "Robustness &amp; accuracy of caf\\u00e9 models\\u0007 on ImageNet."}\n')
+    [paper] = read_papers([path])
+    assert paper.abstract == "Robustness &amp; accuracy of café models\x07 on ImageNet."
