@@ -313,5 +313,36 @@ def train_ner_command(train_file, dev_file, output, minutes, config_file):
     click.echo(result.summary())
 
 
+@main.group()
+def fetch():
+    """Download abstracts from a public source into a file 'kg build' reads."""
+
+
+@fetch.command("openreview")
+@click.option("--venue", required=True, help="OpenReview venue id, e.g. ICLR.cc/2026/Conference.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="JSON Lines file to write; an existing one is resumed, not overwritten.")
+@click.option("--invitation", help="Invitation to list. Default: VENUE/-/Submission (every submission).")
+@click.option("--api", default="https://api2.openreview.net", show_default=True, help="OpenReview API v2 base URL.")
+@click.option("--page-size", default=1000, show_default=True, type=click.IntRange(1, 1000), help="Notes per request.")
+@click.option("--retries", default=5, show_default=True, help="Retries of a failed request, with exponential backoff.")
+def fetch_openreview_command(venue, output, invitation, api, page_size, retries):
+    """Download a venue's submissions from the OpenReview API as JSON Lines.
+
+    Pages through the API, retries transient failures with backoff, and
+    resumes an interrupted download: run the same command again.
+
+    \b
+    Example:
+      kg fetch openreview --venue ICLR.cc/2026/Conference -o corpus/iclr2026.jsonl
+      kg build corpus/iclr2026.jsonl -o graphs/iclr2026
+    """
+    from .fetch import fetch_openreview
+
+    total = fetch_openreview(venue, output, api=api, invitation=invitation, page_size=page_size, retries=retries,
+                             log=lambda message: click.echo(message, err=True))
+    click.echo(f"{total} notes in {output}")
+
+
 if __name__ == "__main__":
     main()
