@@ -10,6 +10,10 @@ Nodes
     ``key`` (the resolution key) and ``papers`` (how many papers mention it).
 
 Edges
+    entity -> entity, keyed by relation (one of ``vocab.RELATIONS``, e.g.
+    ``variantOf``), with ``confidence`` and ``evidence`` as below plus the
+    evidence's ``paper`` id.
+
     paper -> entity, keyed by role (one of ``vocab.ROLES``), with
     ``confidence`` (the best of its evidence) and ``evidence``: a list of
     ``{"text", "start", "end", "sentence", "confidence", "extractor"}`` where
@@ -22,7 +26,7 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from .model import Entity, PaperExtraction
+from .model import Entity, PaperExtraction, Relation
 
 
 def paper_node(paper_id: str) -> str:
@@ -41,8 +45,10 @@ def _paper_label(extraction: PaperExtraction, limit: int = 60) -> str:
     return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
 
 
-def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entity]) -> nx.MultiDiGraph:
-    """The knowledge graph of ``extractions`` once their mentions are resolved to ``entities``.
+def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entity],
+                relations: Iterable[Relation] = ()) -> nx.MultiDiGraph:
+    """The knowledge graph of ``extractions`` once their mentions are resolved to ``entities``,
+    with the ``relations`` between entities.
 
     A mention that resolves to no entity (a generic phrase) adds nothing.
 
@@ -57,7 +63,7 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
     >>> G.edges["paper/p1", "method/GRPO", "proposes"]["evidence"][0]["text"]
     'GRPO'
     """
-    extractions = list(extractions)
+    extractions, entities = list(extractions), list(entities)
     by_paper = {ex.paper.id: ex for ex in extractions}
     mention_entity: dict[tuple[str, int], Entity] = {}
     G = nx.MultiDiGraph()
@@ -81,10 +87,7 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
             if entity is None:
                 continue
             mention = ex.mentions[role.mention]
-            start, end = ex.sentences[mention.sentence]
-            evidence = {"text": mention.text, "start": mention.start, "end": mention.end,
-                        "sentence": by_paper[paper.id].paper.abstract[start:end],
-                        "confidence": role.confidence, "extractor": mention.extractor}
+            evidence = _evidence(ex, role.mention, role.confidence)
             target = entity_node(entity.type, entity.key)
             if G.has_edge(node, target, role.role):
                 data = G.edges[node, target, role.role]
@@ -93,4 +96,19 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
             else:
                 G.add_edge(node, target, key=role.role, role=role.role,
                            confidence=role.confidence, evidence=[evidence])
+
+    node_of = {e.key: entity_node(e.type, e.key) for e in entities}
+    for relation in relations:
+        paper_id, index = relation.evidence
+        evidence = {**_evidence(by_paper[paper_id], index, relation.confidence), "paper": paper_id}
+        G.add_edge(node_of[relation.source], node_of[relation.target], key=relation.relation,
+                   role=relation.relation, confidence=relation.confidence, evidence=[evidence])
     return G
+
+
+def _evidence(extraction: PaperExtraction, index: int, confidence: float) -> dict:
+    mention = extraction.mentions[index]
+    start, end = extraction.sentences[mention.sentence]
+    return {"text": mention.text, "start": mention.start, "end": mention.end,
+            "sentence": extraction.paper.abstract[start:end], "confidence": confidence,
+            "extractor": mention.extractor}

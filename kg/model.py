@@ -106,3 +106,14 @@ class Entity:
     label: str
     aliases: list[str]
     mentions: list[tuple[str, int]]  # (paper id, index into that paper's mentions)
+
+
+@dataclass
+class Relation:
+    """A typed link between two entities (e.g. ``variantOf``) and the mention that shows it."""
+
+    source: str  # entity key
+    relation: str
+    target: str  # entity key
+    confidence: float
+    evidence: tuple[str, int]  # (paper id, index into that paper's mentions)

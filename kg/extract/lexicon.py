@@ -61,7 +61,7 @@ widely-used widely used large-scale small-scale practical theoretical empirical 
 lightweight scalable interpretable flexible generic specific particular certain given whole
 fundamental promising competitive improved better best higher lower modern classical classic
 right wrong additional single original resulting corresponding respective individual overall
-existing prevailing underlying desired accurate limited inadequate shallow high low complete
+existing prevailing underlying desired resultant accurate limited inadequate shallow high low complete
 consistent correct enhanced intermediate subsequent rational next real-world worst-case
 """.split())
 

@@ -290,8 +290,11 @@ def select(candidates: list[Candidate]) -> list[Candidate]:
                 continue
             inside = b.start <= a.start and a.end <= b.end
             wraps = a.start <= b.start and b.end <= a.end
-            # A phrase inside a name or long form, crossing its edge, or merely wrapping it, is that name.
-            if inside or not wraps or b.root == a.root:
+            # A phrase inside a name or long form, crossing its edge, or wrapping it with only generic
+            # words ("the resultant MOBILERL-9B model"), is that name.
+            rest = [t for t in a if t.i < b.start or t.i >= b.end]
+            if inside or not wraps or b.root == a.root or is_generic(a.doc[rest[0].i : rest[0].i + 1]) and all(
+                    is_generic(a.doc[t.i : t.i + 1]) for t in rest):
                 return True
         return False
 
