@@ -344,5 +344,39 @@ def fetch_openreview_command(venue, output, invitation, api, page_size, retries)
     click.echo(f"{total} notes in {output}")
 
 
+@main.command()
+@click.argument("name")
+@click.argument("other", required=False)
+@click.option("--graph", "-g", default="graphs/graph", show_default=True, help="The graph (the -o of 'kg build').")
+def explain(name, other, graph):
+    """The sentences behind NAME (a label or alias), or behind the links between NAME and OTHER.
+
+    Each line gives the paper, the role or relation, the sentence with the
+    mention marked, and the mention's character offsets in the stored abstract.
+
+    \b
+    Examples:
+      kg explain GRPO -g graphs/sample
+      kg explain C-GRPO GRPO -g graphs/sample
+    """
+    from .explain import explain as run_explain
+    from .store import open_graph
+
+    labels, evidence = run_explain(open_graph(graph), name, other)
+    tty = sys.stdout.isatty()
+    mark = (lambda text: click.style(text, bold=True, underline=True)) if tty else (lambda text: f"«{text}»")
+    if not evidence:
+        click.echo("No evidence found.")
+    paper = None
+    for e in evidence:
+        if e.paper != paper:
+            paper = e.paper
+            click.echo(f"\n{e.paper_label}  <{e.paper}>")
+        edge = f"{labels.get(e.subject, 'paper')} {e.relation} {labels.get(e.object, e.object)}"
+        sentence = " ".join(e.before.split()) + (" " if e.before[-1:].isspace() else "") + mark(e.mention) \
+            + (" " if e.after[:1].isspace() else "") + " ".join(e.after.split())
+        click.echo(f"  {edge}  [{e.start}:{e.end}]  confidence {e.confidence:.2f}\n    {sentence}")
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,81 @@
+"""Explain: the sentences behind an entity, or behind the links between two entities.
+
+Reads the evidence statements of a built graph (``kg:Statement`` with an
+``oa:TextPositionSelector`` into the paper's abstract) and returns each with
+the abstract's sentence split around the mention, so a caller can highlight it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyoxigraph as ox
+
+from .related import _index, find_entity
+from .store import PREFIXES
+
+_EVIDENCE = """
+SELECT ?entity ?subject ?property ?object ?paper ?label ?abstract ?start ?end ?sentence ?confidence WHERE {
+  { ?s rdf:subject ?entity } UNION { ?s rdf:object ?entity }
+  ?s a kg:Statement ; rdf:subject ?subject ; rdf:predicate ?property ; rdf:object ?object ;
+     prov:wasDerivedFrom ?paper ; kg:sentence ?sentence ; kg:confidence ?confidence ; oa:hasSelector ?sel .
+  ?sel a oa:TextPositionSelector ; oa:start ?start ; oa:end ?end .
+  ?paper dcterms:abstract ?abstract ; rdfs:label ?label .
+}"""
+
+
+@dataclass
+class Evidence:
+    """One sentence behind an edge: ``before + mention + after`` is the sentence as written."""
+
+    subject: str  # IRIs
+    relation: str
+    object: str
+    paper: str
+    paper_label: str
+    start: int
+    end: int
+    before: str
+    mention: str
+    after: str
+    confidence: float
+
+
+def _split(abstract: str, sentence: str, start: int, end: int) -> tuple[str, str, str]:
+    at = abstract.find(sentence, max(0, end - len(sentence)))
+    if at < 0 or at > start or at + len(sentence) < end:  # not found: show a window around the mention
+        at, stop = max(0, start - 120), min(len(abstract), end + 120)
+    else:
+        stop = at + len(sentence)
+    return abstract[at:start], abstract[start:end], abstract[end:stop]
+
+
+def evidence_of(store: ox.Store, entity: str) -> list[Evidence]:
+    """Every evidence statement whose subject or object is the entity with IRI ``entity``."""
+    rows = store.query(_EVIDENCE, prefixes=PREFIXES, substitutions={ox.Variable("entity"): ox.NamedNode(entity)})
+    found = []
+    for row in rows:
+        start, end = int(row["start"].value), int(row["end"].value)
+        before, mention, after = _split(row["abstract"].value, row["sentence"].value, start, end)
+        found.append(Evidence(row["subject"].value, row["property"].value.rsplit("#", 1)[-1], row["object"].value,
+                              row["paper"].value, row["label"].value, start, end, before, mention, after,
+                              float(row["confidence"].value)))
+    return sorted(found, key=lambda e: (e.paper_label, e.start))
+
+
+def explain(store: ox.Store, name: str, other: str | None = None) -> tuple[dict[str, str], list[Evidence]]:
+    """The evidence behind the entity named ``name`` or, with ``other``, behind the links between them.
+
+    Two entities are linked directly (``E-GRPO kg:variantOf GRPO``) or through the papers
+    that mention both; direct links come first, then both entities' sentences in shared papers.
+    Returns a map from IRI to label (entities and papers) and the evidence.
+    """
+    index = _index(store)
+    first = find_entity(index, name)
+    found = evidence_of(store, first)
+    if other is not None:
+        second = find_entity(index, other)
+        direct = [e for e in found if {e.subject, e.object} == {first, second}]
+        shared = index.papers_of[first] & index.papers_of[second]
+        via = [e for e in found + evidence_of(store, second) if e.paper in shared and e not in direct]
+        found = direct + sorted(via, key=lambda e: (e.paper_label, e.start))
+    return dict(index.label), found
