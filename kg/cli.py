@@ -194,7 +194,8 @@ def related(name, graph, k, entity_type, fmt):
     hyphens and plurals; a miss suggests close names.
 
     
-    Score = sum of idf(shared task) + sum of idf(shared dataset)
+    Score = 3.0 if one is a variant of the other (1.5 per method both vary)
+            + sum of idf(shared task) + sum of idf(shared dataset)
             + 0.5 per paper mentioning both + 1.0 per paper comparing them,
     where idf(x) = log(1 + papers / papers mentioning x).
 

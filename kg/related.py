@@ -1,7 +1,9 @@
 """Related methods: given an entity, the methods that share its tasks and datasets, with reasons.
 
-The score of a candidate ``B`` for a query ``A`` adds up, over the papers of each:
+The score of a candidate ``B`` for a query ``A`` adds up:
 
+- variants: ``3.0`` when one is a variant of the other (``E-GRPO kg:variantOf
+  GRPO``), ``1.5`` when both are variants of the same method;
 - shared tasks and shared datasets, each weighted by its specificity
   ``idf = log(1 + N / papers(item))`` (sharing "RULER" says more than sharing
   "LLMs");
@@ -23,6 +25,8 @@ from .errors import KGError
 from .resolve import resolution_key
 from .store import run_query
 
+VARIANT_WEIGHT = 3.0
+SIBLING_WEIGHT = 1.5
 CO_MENTION_WEIGHT = 0.5
 COMPARISON_WEIGHT = 1.0
 
@@ -36,6 +40,7 @@ SELECT ?paper ?role ?entity ?type ?label WHERE {
   BIND(STRAFTER(STR(?class), "#") AS ?type)
 }"""
 _NAMES = "SELECT ?entity ?name WHERE { ?entity skos:prefLabel|skos:altLabel ?name }"
+_VARIANTS = "SELECT ?variant ?base WHERE { ?variant kg:variantOf ?base }"
 
 
 @dataclass
@@ -48,11 +53,11 @@ class Related:
 
     def reason(self) -> str:
         bits = []
-        for part in ("compared", "tasks", "datasets", "co-mentioned"):
+        for part in ("variant", "compared", "tasks", "datasets", "co-mentioned"):
             if self.shared.get(part):
                 items = self.shared[part]
                 shown = ", ".join(items[:4]) + (f" +{len(items) - 4}" if len(items) > 4 else "")
-                bits.append(f"{part}: {shown}")
+                bits.append(shown if part == "variant" else f"{part}: {shown}")
         return "; ".join(bits)
 
 
@@ -63,6 +68,7 @@ class _Index:
     papers_of: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     edges: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
     names: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    bases: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # variant -> what it varies
 
 
 def _index(store: ox.Store) -> _Index:
@@ -73,6 +79,8 @@ def _index(store: ox.Store) -> _Index:
         index.type[entity] = row["type"].value
         index.papers_of[entity].add(paper)
         index.edges[paper][role].add(entity)
+    for row in run_query(store, _VARIANTS):
+        index.bases[row["variant"].value].add(row["base"].value)
     for row in run_query(store, _NAMES):
         index.names[resolution_key(row["name"].value)].add(row["entity"].value)
         index.names[row["name"].value.casefold()].add(row["entity"].value)
@@ -115,7 +123,14 @@ def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method") ->
         compared = {p for p in both
                     if (query in index.edges[p]["proposes"] and candidate in index.edges[p]["comparesWith"])
                     or (candidate in index.edges[p]["proposes"] and query in index.edges[p]["comparesWith"])}
+        if query in index.bases[candidate]:
+            variant = [f"variant of {index.label[query]}"]
+        elif candidate in index.bases[query]:
+            variant = [f"{index.label[query]} is a variant of it"]
+        else:
+            variant = [f"both variants of {index.label[b]}" for b in sorted(index.bases[query] & index.bases[candidate])]
         parts = {
+            "variant": (VARIANT_WEIGHT if variant and not variant[0].startswith("both") else SIBLING_WEIGHT * len(variant)),
             "tasks": sum(idf[t] for t in shared_tasks),
             "datasets": sum(idf[d] for d in shared_datasets),
             "co-mentioned": CO_MENTION_WEIGHT * len(both),
@@ -125,7 +140,7 @@ def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method") ->
         if score <= 0:
             continue
         by_specificity = lambda es: [index.label[e] for e in sorted(es, key=lambda e: (-idf[e], index.label[e]))]
-        shared = {"tasks": by_specificity(shared_tasks), "datasets": by_specificity(shared_datasets),
+        shared = {"variant": variant, "tasks": by_specificity(shared_tasks), "datasets": by_specificity(shared_datasets),
                   "co-mentioned": sorted(both), "compared": sorted(compared)}
         shared["co-mentioned"] = [f"{len(both)} paper{'s' if len(both) != 1 else ''}"] if both else []
         shared["compared"] = [f"in {len(compared)} paper{'s' if len(compared) != 1 else ''}"] if compared else []
