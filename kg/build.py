@@ -26,7 +26,9 @@ from .extract.pipeline import load_pipeline
 from .graph import build_graph
 from .ingest import read_papers
 from .model import Entity, Paper, PaperExtraction
+from .relations import variant_relations
 from .resolve import resolution_report, resolve
+from .store import STORE_SUFFIX, fill_store
 from .viz.render import render_html
 from .vocab import DEFAULT_BASE
 
@@ -117,7 +119,7 @@ def build(
         if store is not None:
             store.close()
     entities = resolve(extractions)
-    graph = build_graph(extractions, entities)
+    graph = build_graph(extractions, entities, variant_relations(entities, extractions))
     extra = {"report.md": resolution_report(entities, extractions)} if report else {}
     outputs = write_outputs(graph, output, base=base, title=title or output.name, extra=extra)
     return BuildResult(graph, entities, extractions, outputs, skipped, duplicates, time.perf_counter() - started)
@@ -131,7 +133,9 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     stem.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{stem.name}.", dir=stem.parent))
     try:
-        staged = rdf.write_rdf(rdf.to_rdf(graph, base=base), staging / stem.name, base=base)
+        staged = rdf.write_rdf(graph, staging / stem.name, base=base)
+        # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing the .nt.
+        staged["oxigraph"] = fill_store(staged["nt"], staging / f"{stem.name}{STORE_SUFFIX}")
         staged["html"] = render_html(graph, staging / f"{stem.name}.html", title=title)
         for suffix, text in (extra or {}).items():
             staged[suffix] = staging / f"{stem.name}.{suffix}"
@@ -139,8 +143,16 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
         outputs = {}
         for kind, path in staged.items():
             target = stem.parent / path.name
-            os.replace(path, target)
+            _move_into_place(path, target, staging)
             outputs[kind] = target
         return outputs
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _move_into_place(path: Path, target: Path, staging: Path) -> None:
+    """``os.replace`` for files and folders: a folder cannot replace a non-empty folder, so the
+    old one is first moved into ``staging`` (deleted with it) and the new one takes its name."""
+    if path.is_dir() and target.is_dir():
+        os.replace(target, staging / f"{target.name}.old")
+    os.replace(path, target)

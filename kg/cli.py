@@ -195,8 +195,8 @@ def related(name, graph, k, entity_type, fmt):
 
     
     Score = 3.0 if one is a variant of the other (1.5 per method both vary)
-            + sum of idf(shared task) + sum of idf(shared dataset)
-            + 0.5 per paper mentioning both + 1.0 per paper comparing them,
+            + sum of idf(task) + sum of idf(dataset) shared by different papers
+            + 1.0 per paper mentioning both + 1.0 per paper comparing them,
     where idf(x) = log(1 + papers / papers mentioning x).
 
     
@@ -218,6 +218,71 @@ def related(name, graph, k, entity_type, fmt):
         click.echo(f"{rank:3}. {r.label} [{r.type}]  score {r.score:.2f}  "
                    + " + ".join(f"{part} {value:.2f}" for part, value in r.parts.items()))
         click.echo(f"     {r.reason()}")
+
+
+@main.command()
+@click.argument("graph")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. The default answers this computer only: the server has no "
+                   "login, so 0.0.0.0 lets anyone who can reach your machine read the graph and run queries.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on (0: any free port).")
+@click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Seconds a SPARQL query may run; a longer one is stopped and answered with an error (503), "
+                   "so one runaway query cannot hold the server.")
+@click.option("--max-results", default=10_000, show_default=True, type=click.IntRange(min=1),
+              help="The most solutions or triples one query returns; the rest are left out and the "
+                   "KG-Results-Truncated header says so.")
+@click.option("--get", "get_path", metavar="PATH",
+              help="Answer one GET request for PATH in-process, print the body and exit (status 1 unless "
+                   "the answer is 2xx). For scripts and tests; nothing listens.")
+def serve(graph, host, port, timeout, max_results, get_path):
+    """Serve GRAPH read-only: a SPARQL endpoint, a query page and the explorer.
+
+    GRAPH is the -o path given to 'kg build' (its .oxigraph store opens in
+    milliseconds) or an .nt/.ttl/.jsonld file (loaded first).
+
+    \b
+    /             the explorer: search, kind filters, neighbourhoods, evidence
+    /query        a SPARQL editor with the example queries
+    /sparql       SPARQL 1.1 Protocol (GET ?query=, POST); results as JSON,
+                  XML, CSV or TSV, graphs as Turtle, N-Triples, JSON-LD or
+                  RDF/XML, chosen by the Accept header; updates are refused
+    /entity/ID    an entity (ID like method/grpo); /paper/ID a paper
+    Every page has a JSON twin: /entity/ID.json, /paper/ID.json, /index.json.
+
+    \b
+    Examples:
+      kg serve graphs/sample
+      kg serve graphs/sample --get /entity/method/grpo.json
+      curl -H 'Accept: text/csv' http://127.0.0.1:8000/sparql --data-urlencode 'query=ASK { ?s ?p ?o }'
+    """
+    import time
+
+    from .serve import get, make_app, start
+
+    started = time.perf_counter()
+    app = make_app(graph, host=host, timeout=timeout, max_results=max_results)
+    if get_path is not None:
+        try:
+            status, _, body = get(app, get_path)
+        finally:
+            app.close()
+        sys.stdout.buffer.write(body + (b"" if body.endswith(b"\n") else b"\n"))
+        if not 200 <= status < 300:
+            click.secho(f"Error: {get_path} answered {status}", fg="red", err=True)
+            sys.exit(1)
+        return
+    running = start(app, host=host, port=port, quiet=False)
+    click.echo(f"Serving {app.title} at {running.url}/ (SPARQL at {running.url}/sparql), "
+               f"ready in {time.perf_counter() - started:.2f} s. Ctrl-C stops.")
+    try:
+        while running.thread.is_alive():
+            running.thread.join(0.5)  # a timed join lets Ctrl-C through
+    except KeyboardInterrupt:
+        click.echo("Stopping.")
+    finally:
+        running.stop()
 
 
 @main.group(name="eval")

@@ -1,19 +1,30 @@
 """RDF: export the knowledge graph as triples, write it to disk and validate it.
 
-The networkx graph of :mod:`kg.graph` becomes an :class:`rdflib.Graph` using
-the terms of ``ontology/kg.ttl`` (mirrored by :mod:`kg.vocab`). Every
-paper -> entity edge is asserted as a plain triple and, once per piece of
-evidence, reified as a ``kg:Statement`` pointing into the paper's abstract
+The networkx graph of :mod:`kg.graph` becomes RDF using the terms of
+``ontology/kg.ttl`` (mirrored by :mod:`kg.vocab`, which mints every IRI).
+Every paper -> entity edge is asserted as a plain triple and, once per piece
+of evidence, reified as a ``kg:Statement`` pointing into the paper's abstract
 with Web Annotation selectors. No blank nodes are written, so two exports of
 the same graph compare triple for triple.
+
+The mapping is defined once and read straight from the networkx graph,
+subject by subject: :func:`to_triples` yields it as pyoxigraph triples;
+:func:`write_rdf` streams it into Turtle and N-Triples (by pyoxigraph) and
+compacted JSON-LD (written here) in one pass, in time linear in the number of
+triples and with memory for one chunk of them; :func:`to_rdf` loads it into
+an :class:`rdflib.Graph` for validation, tests and small graphs.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import uuid
-from collections.abc import Callable, Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from json.encoder import encode_basestring as _json_string
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import quote
 
 import networkx as nx
@@ -25,13 +36,49 @@ from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 from . import vocab
 from .vocab import KG, OA, SCHEMA
 
-__all__ = ["to_rdf", "write_rdf", "validate"]
+__all__ = ["to_triples", "to_rdf", "write_rdf", "validate"]
 
 _PREFIXES = {prefix: str(ns) for prefix, ns in vocab.NAMESPACES.items()}
 
+# The mapping yields *blocks*: a subject and its (predicate, object) pairs, in
+# plain Python values. An IRI is a str (a blank node, which only rdflib input
+# has, is "_:id": no IRI starts so); a literal is a tuple (lexical form,
+# datatype IRI or None for a plain string, language tag or None). JSON-LD and
+# rdflib terms are made from these directly, N-Triples and Turtle from
+# pyoxigraph terms made from them: reading a value back out of a pyoxigraph
+# term costs more than making the term.
+_Term = str | tuple[str, str | None, str | None]
+_Block = tuple[str, list[tuple[str, _Term]]]
 
-def to_rdf(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Graph:
-    """The RDF graph of a knowledge graph built by :func:`kg.graph.build_graph`.
+_TYPE, _LABEL = str(RDF.type), str(RDFS.label)
+_IDENTIFIER, _ABSTRACT, _TITLE, _DATE, _CREATOR = map(str, (
+    DCTERMS.identifier, DCTERMS.abstract, DCTERMS.title, DCTERMS.date, DCTERMS.creator))
+_KEYWORDS, _URL = str(SCHEMA.keywords), str(SCHEMA.url)
+_VENUE, _SOURCE_FILE, _SOURCE_LINE = str(KG.venue), str(KG.sourceFile), str(KG.sourceLine)
+_PREF_LABEL, _ALT_LABEL, _PAPER_COUNT = str(SKOS.prefLabel), str(SKOS.altLabel), str(KG.paperCount)
+_SUBJECT, _PREDICATE, _OBJECT = str(RDF.subject), str(RDF.predicate), str(RDF.object)
+_CONFIDENCE, _SENTENCE, _VERSION = str(KG.confidence), str(KG.sentence), str(KG.version)
+_DERIVED_FROM, _ATTRIBUTED_TO = str(PROV.wasDerivedFrom), str(PROV.wasAttributedTo)
+_HAS_SELECTOR, _START, _END, _EXACT = str(OA.hasSelector), str(OA.start), str(OA.end), str(OA.exact)
+_PAPER, _STATEMENT, _EXTRACTOR = str(KG.Paper), str(KG.Statement), str(KG.Extractor)
+_POSITION_SELECTOR, _QUOTE_SELECTOR = str(OA.TextPositionSelector), str(OA.TextQuoteSelector)
+_CLASSES = {kind: str(vocab.class_iri(kind)) for kind in vocab.ENTITY_TYPES}
+_ROLES = {role: str(vocab.role_iri(role)) for role in vocab.ROLES}
+_RELATIONS = {relation: str(vocab.relation_iri(relation)) for relation in vocab.RELATIONS}
+_INTEGER, _DECIMAL, _GYEAR, _NON_NEGATIVE = map(str, (XSD.integer, XSD.decimal, XSD.gYear, XSD.nonNegativeInteger))
+_STRING = str(XSD.string)
+
+
+def to_triples(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Iterator[ox.Triple]:
+    """The RDF triples of a knowledge graph built by :func:`kg.graph.build_graph`, as pyoxigraph terms.
+
+    The export is defined once, here; :func:`to_rdf` and :func:`write_rdf`
+    write the same triples. They come subject by subject, each subject's
+    triples sorted (by predicate, then object) and without duplicates, the
+    subjects in an order fixed by their IRIs: each paper (sorted) followed by
+    its statements (sorted) and their selectors, then the entities, then the
+    extractors. Nothing is held but the nodes' IRIs and the current paper's
+    triples.
 
     Parameters
     ----------
@@ -41,9 +88,9 @@ def to_rdf(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Graph:
     base : str, keyword-only
         The IRI every paper, entity, statement and extractor IRI starts with.
 
-    Returns
-    -------
-    rdflib.Graph
+    Yields
+    ------
+    pyoxigraph.Triple
         Papers typed ``kg:Paper``, entities typed with their ``kg:`` class, one
         ``paper kg:<role> entity`` triple per edge and one ``kg:Statement`` per
         piece of evidence (its IRI from :func:`kg.vocab.statement_iri`, with
@@ -55,7 +102,37 @@ def to_rdf(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Graph:
     ------
     ValueError
         If a node's ``kind`` is neither ``"Paper"`` nor one of
-        ``kg.vocab.ENTITY_TYPES``, or an edge's role is not in ``kg.vocab.ROLES``.
+        ``kg.vocab.ENTITY_TYPES``, an edge does not go from a paper to an
+        entity, or an edge's role is not in ``kg.vocab.ROLES``; all checked
+        before the first triple is yielded.
+
+    Example
+    -------
+    >>> from kg.graph import build_graph
+    >>> from kg.model import Paper, Mention, Role, PaperExtraction, Entity
+    >>> ex = PaperExtraction(Paper("p1", "We propose GRPO."), [(0, 16)],
+    ...     [Mention(11, 15, "GRPO", "Method", 0, 0.9, "rules")], [Role(0, "proposes", 0.9)], {})
+    >>> G = build_graph([ex], [Entity("GRPO", "Method", "GRPO", [], [("p1", 0)])])
+    >>> triples = list(to_triples(G, base="https://example.org/kg/"))
+    >>> len(triples)
+    26
+    >>> print(triples[-1])
+    <https://example.org/kg/extractor/rules> <http://www.w3.org/2000/01/rdf-schema#label> "rules"
+    """
+    terms = _OxTerms()
+    for block in _blocks(G, base):
+        yield from terms.triples(block)
+
+
+def to_rdf(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Graph:
+    """The RDF graph of a knowledge graph built by :func:`kg.graph.build_graph`.
+
+    The triples of :func:`to_triples` in an :class:`rdflib.Graph` with the
+    prefixes of :data:`kg.vocab.NAMESPACES` bound: for validation, tests and
+    small graphs (rdflib is slow beyond some 100k triples). To write files,
+    give the networkx graph itself to :func:`write_rdf`.
+
+    Parameters and errors are those of :func:`to_triples`.
 
     Example
     -------
@@ -76,51 +153,154 @@ def to_rdf(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Graph:
     rdf = Graph(bind_namespaces="none")
     for prefix, ns in vocab.NAMESPACES.items():
         rdf.bind(prefix, ns)
-    iris = {node: _node_iri(node, data, base) for node, data in G.nodes(data=True)}
-    for node, data in G.nodes(data=True):
-        if data["kind"] == "Paper":
-            _add_paper(rdf, iris[node], data)
-        else:
-            _add_entity(rdf, iris[node], data)
-    for paper, entity, role, data in G.edges(keys=True, data=True):
-        _add_edge(rdf, iris[paper], role, iris[entity], data["evidence"],
-                  paper_id=G.nodes[paper]["paper_id"], key=G.nodes[entity]["key"], base=base)
+    terms: dict[_Term, URIRef | BNode | Literal] = {}
+
+    def term(t: _Term):
+        if t not in terms:
+            if isinstance(t, str):
+                terms[t] = BNode(t[2:]) if t.startswith("_:") else URIRef(t)
+            else:
+                value, datatype, language = t
+                terms[t] = Literal(value, lang=language) if language else Literal(
+                    value, datatype=URIRef(datatype) if datatype else None)
+        return terms[t]
+
+    rdf.addN((term(subject), term(p), term(o), rdf) for subject, pairs in _blocks(G, base) for p, o in pairs)
     return rdf
 
 
-def _node_iri(node: str, data: dict, base: str) -> URIRef:
+# ------------------------------------------------------------ the mapping
+
+
+def _plain(value: str) -> tuple[str, None, None]:
+    return (value, None, None)
+
+
+def _typed(value: str, datatype: str) -> tuple[str, str, None]:
+    return (value, datatype, None)
+
+
+def _pair_key(pair: tuple[str, _Term]) -> tuple:
+    p, o = pair
+    return (p, 0, o, "", "") if isinstance(o, str) else (p, 1, o[0], o[1] or "", o[2] or "")
+
+
+def _pairs(pairs: Iterable[tuple[str, _Term]]) -> list[tuple[str, _Term]]:
+    """Pairs without duplicates, sorted by predicate, then object (IRIs first)."""
+    return sorted(set(pairs), key=_pair_key)
+
+
+def _blocks(G: nx.MultiDiGraph, base: str) -> Iterator[_Block]:
+    """The export, one block per subject: each paper with its statements, then the entities, then the extractors."""
+    iris = {node: _node_iri(node, data, base) for node, data in G.nodes(data=True)}
+    # Nodes that mint the same IRI (entity keys "a b" and "a-b") share one subject.
+    papers: dict[str, list[str]] = defaultdict(list)
+    entities: dict[str, list[str]] = defaultdict(list)
+    for node, data in G.nodes(data=True):
+        if data["kind"] == "Paper":
+            papers[iris[node]].append(node)
+            for _, target, role in G.out_edges(node, keys=True):
+                if G.nodes[target]["kind"] == "Paper":
+                    raise ValueError(f"Edge {node!r} -> {target!r} links two papers; role edges go from a "
+                                     "paper to an entity.")
+                vocab.role_iri(role)  # raises ValueError for an unknown role
+        else:
+            entities[iris[node]].append(node)
+            for _, target, relation in G.out_edges(node, keys=True):
+                if relation not in _RELATIONS or G.nodes[target]["kind"] == "Paper":
+                    raise ValueError(f"Edge {node!r} -> {target!r} ({relation}) starts at an entity; only "
+                                     f"relations ({', '.join(vocab.RELATIONS)}) link two entities.")
+    extractors: dict[str, str] = {}
+    for iri in sorted(papers):
+        yield from _paper_blocks(G, papers[iri], iri, iris, base, extractors)
+    for iri in sorted(entities):
+        yield iri, _pairs([pair for node in entities[iri] for pair in _entity_pairs(G.nodes[node])]
+                          + [(_RELATIONS[relation], iris[target]) for node in entities[iri]
+                             for _, target, relation in G.out_edges(node, keys=True)])
+        yield from _relation_statements(G, entities[iri], iri, iris, base, extractors)
+    for name, iri in sorted(extractors.items(), key=lambda item: item[1]):
+        yield iri, _pairs(_extractor_pairs(name))
+
+
+def _node_iri(node: str, data: dict, base: str) -> str:
     kind = data.get("kind")
     if kind == "Paper":
-        return vocab.paper_iri(base, data["paper_id"])
+        return str(vocab.paper_iri(base, data["paper_id"]))
     if kind in vocab.ENTITY_TYPES:
-        return vocab.entity_iri(base, kind, data["key"])
+        return str(vocab.entity_iri(base, kind, data["key"]))
     raise ValueError(f"Node {node!r} has kind {kind!r}; expected 'Paper' or one of "
                      f"{', '.join(vocab.ENTITY_TYPES)}. Build the graph with kg.graph.build_graph.")
 
 
-def _add_paper(rdf: Graph, paper: URIRef, data: dict) -> None:
-    rdf.add((paper, RDF.type, KG.Paper))
-    rdf.add((paper, DCTERMS.identifier, Literal(data["paper_id"])))
-    rdf.add((paper, DCTERMS.abstract, Literal(data["abstract"])))
-    rdf.add((paper, RDFS.label, Literal(data["label"])))
-    for prop, value in ((DCTERMS.title, data.get("title")), (KG.venue, data.get("venue")),
-                        (KG.sourceFile, data.get("source_file"))):
+def _paper_blocks(G: nx.MultiDiGraph, nodes: list[str], paper: str, iris: dict[str, str], base: str,
+                  extractors: dict[str, str]) -> Iterator[_Block]:
+    """The paper's block (its fields and role edges), then each of its statements with their selectors."""
+    pairs: list[tuple[str, _Term]] = []
+    statements: dict[str, list[_Block]] = {}
+    for node in nodes:
+        data = G.nodes[node]
+        pairs += _paper_pairs(data)
+        for _, target, role, edge in G.out_edges(node, keys=True, data=True):
+            predicate, entity = _ROLES[role], iris[target]
+            pairs.append((predicate, entity))
+            # One statement per IRI: two items with the same start would
+            # otherwise give one statement two confidences and two selectors.
+            best: dict[str, dict] = {}
+            for item in edge["evidence"]:
+                iri = str(vocab.statement_iri(base, data["paper_id"], role, G.nodes[target]["key"], item["start"]))
+                if iri not in best or item["confidence"] > best[iri]["confidence"]:
+                    best[iri] = item
+            for iri, item in best.items():
+                name = item["extractor"]
+                if name not in extractors:
+                    extractors[name] = str(vocab.extractor_iri(base, name))
+                blocks = _statement_blocks(iri, paper, predicate, entity, item, extractors[name])
+                if iri in statements:  # the same IRI from two edges: one subject, all the triples
+                    blocks = [(s, _pairs(old + new)) for (s, old), (_, new) in zip(statements[iri], blocks)]
+                statements[iri] = blocks
+    yield paper, _pairs(pairs)
+    for iri in sorted(statements):
+        yield from statements[iri]
+
+
+def _relation_statements(G: nx.MultiDiGraph, nodes: list[str], subject: str, iris: dict[str, str], base: str,
+                         extractors: dict[str, str]) -> Iterator[_Block]:
+    """The statements behind an entity's relations (``variantOf``), each read from one paper."""
+    statements: dict[str, list[_Block]] = {}
+    for node in nodes:
+        for _, target, relation, edge in G.out_edges(node, keys=True, data=True):
+            for item in edge["evidence"]:
+                key = f"{G.nodes[node]['key']}\x1f{G.nodes[target]['key']}"
+                iri = str(vocab.statement_iri(base, item["paper"], relation, key, item["start"]))
+                name = item["extractor"]
+                extractors.setdefault(name, str(vocab.extractor_iri(base, name)))
+                paper = str(vocab.paper_iri(base, item["paper"]))
+                statements[iri] = _statement_blocks(iri, subject, _RELATIONS[relation], iris[target], item,
+                                                    extractors[name], derived_from=paper)
+    for iri in sorted(statements):
+        yield from statements[iri]
+
+
+def _paper_pairs(data: dict) -> list[tuple[str, _Term]]:
+    pairs = [(_TYPE, _PAPER), (_IDENTIFIER, _plain(data["paper_id"])), (_ABSTRACT, _plain(data["abstract"])),
+             (_LABEL, _plain(data["label"]))]
+    for prop, value in ((_TITLE, data.get("title")), (_VENUE, data.get("venue")),
+                        (_SOURCE_FILE, data.get("source_file"))):
         if value:
-            rdf.add((paper, prop, Literal(value)))
+            pairs.append((prop, _plain(value)))
     if data.get("source_file"):
-        rdf.add((paper, KG.sourceLine, Literal(int(data.get("source_line") or 0))))
+        pairs.append((_SOURCE_LINE, _typed(str(int(data.get("source_line") or 0)), _INTEGER)))
     if data.get("year") is not None:
-        rdf.add((paper, DCTERMS.date, Literal(f"{int(data['year']):04d}", datatype=XSD.gYear)))
-    for author in data.get("authors") or ():
-        rdf.add((paper, DCTERMS.creator, Literal(author)))
-    for keyword in data.get("keywords") or ():
-        rdf.add((paper, SCHEMA.keywords, Literal(keyword)))
+        pairs.append((_DATE, _typed(f"{int(data['year']):04d}", _GYEAR)))
+    pairs += [(_CREATOR, _plain(author)) for author in data.get("authors") or ()]
+    pairs += [(_KEYWORDS, _plain(keyword)) for keyword in data.get("keywords") or ()]
     url = _url_iri(data.get("url") or "")
     if url is not None:
-        rdf.add((paper, SCHEMA.url, url))
+        pairs.append((_URL, url))
+    return pairs
 
 
-def _url_iri(url: str) -> URIRef | None:
+def _url_iri(url: str) -> str | None:
     # A paper's URL comes from the input, not from vocab: percent-encode what
     # an IRI may not contain (spaces, quotes, <>) and drop it when it still
     # isn't an absolute IRI, rather than write a file no parser accepts.
@@ -129,85 +309,112 @@ def _url_iri(url: str) -> URIRef | None:
         ox.NamedNode(iri)
     except ValueError:
         return None
-    return URIRef(iri)
+    return iri
 
 
-def _add_entity(rdf: Graph, entity: URIRef, data: dict) -> None:
-    rdf.add((entity, RDF.type, vocab.class_iri(data["kind"])))
-    rdf.add((entity, SKOS.prefLabel, Literal(data["label"])))
-    rdf.add((entity, RDFS.label, Literal(data["label"])))
-    for alias in data.get("aliases") or ():
-        rdf.add((entity, SKOS.altLabel, Literal(alias)))
-    rdf.add((entity, KG.paperCount, Literal(int(data["papers"]))))
+def _entity_pairs(data: dict) -> list[tuple[str, _Term]]:
+    label = _plain(data["label"])
+    return [(_TYPE, _CLASSES[data["kind"]]), (_PREF_LABEL, label), (_LABEL, label),
+            *((_ALT_LABEL, _plain(alias)) for alias in data.get("aliases") or ()),
+            (_PAPER_COUNT, _typed(str(int(data["papers"])), _INTEGER))]
 
 
-def _add_edge(rdf: Graph, paper: URIRef, role: str, entity: URIRef, evidence: Iterable[dict],
-              *, paper_id: str, key: str, base: str) -> None:
-    predicate = vocab.role_iri(role)
-    rdf.add((paper, predicate, entity))
-    # One statement per IRI: two items with the same start would otherwise
-    # give one statement two confidences and two selectors.
-    best: dict[URIRef, dict] = {}
-    for item in evidence:
-        statement = vocab.statement_iri(base, paper_id, role, key, item["start"])
-        if statement not in best or item["confidence"] > best[statement]["confidence"]:
-            best[statement] = item
-    for statement, item in best.items():
-        extractor = _add_extractor(rdf, item["extractor"], base)
-        position_selector = vocab.selector_iri(statement, "pos")
-        quote_selector = vocab.selector_iri(statement, "quote")
-        rdf.add((statement, RDF.type, KG.Statement))
-        rdf.add((statement, RDF.subject, paper))
-        rdf.add((statement, RDF.predicate, predicate))
-        rdf.add((statement, RDF.object, entity))
-        rdf.add((statement, KG.confidence, Literal(f"{item['confidence']:.3f}", datatype=XSD.decimal)))
-        rdf.add((statement, KG.sentence, Literal(item["sentence"])))
-        rdf.add((statement, PROV.wasDerivedFrom, paper))
-        rdf.add((statement, PROV.wasAttributedTo, extractor))
-        rdf.add((statement, OA.hasSelector, position_selector))
-        rdf.add((statement, OA.hasSelector, quote_selector))
-        rdf.add((position_selector, RDF.type, OA.TextPositionSelector))
-        rdf.add((position_selector, OA.start, Literal(item["start"], datatype=XSD.nonNegativeInteger)))
-        rdf.add((position_selector, OA.end, Literal(item["end"], datatype=XSD.nonNegativeInteger)))
-        rdf.add((quote_selector, RDF.type, OA.TextQuoteSelector))
-        rdf.add((quote_selector, OA.exact, Literal(item["text"])))
+def _statement_blocks(iri: str, paper: str, predicate: str, entity: str, item: dict,
+                      extractor: str, *, derived_from: str | None = None) -> list[_Block]:
+    """The blocks of a statement, of its position selector and of its quote selector.
+
+    Each already in :func:`_pairs` order (``tests/test_rdf.py`` checks), as
+    sorting the bulk of the export would cost a good part of writing it.
+    """
+    position, quote_ = str(vocab.selector_iri(iri, "pos")), str(vocab.selector_iri(iri, "quote"))
+    return [
+        (iri, [(_OBJECT, entity), (_PREDICATE, predicate), (_SUBJECT, paper), (_TYPE, _STATEMENT),
+               (_HAS_SELECTOR, position), (_HAS_SELECTOR, quote_),
+               (_ATTRIBUTED_TO, extractor), (_DERIVED_FROM, derived_from or paper),
+               (_CONFIDENCE, _typed(f"{item['confidence']:.3f}", _DECIMAL)),
+               (_SENTENCE, _plain(item["sentence"]))]),
+        (position, [(_TYPE, _POSITION_SELECTOR),
+                    (_END, _typed(str(int(item["end"])), _NON_NEGATIVE)),
+                    (_START, _typed(str(int(item["start"])), _NON_NEGATIVE))]),
+        (quote_, [(_TYPE, _QUOTE_SELECTOR), (_EXACT, _plain(item["text"]))]),
+    ]
 
 
-def _add_extractor(rdf: Graph, name: str, base: str) -> URIRef:
+def _extractor_pairs(name: str) -> list[tuple[str, _Term]]:
     # Extractor names may carry a version after the last slash ("rules/1").
-    extractor = vocab.extractor_iri(base, name)
-    rdf.add((extractor, RDF.type, KG.Extractor))
-    rdf.add((extractor, RDFS.label, Literal(name)))
+    pairs = [(_TYPE, _EXTRACTOR), (_LABEL, _plain(name))]
     if "/" in name:
-        rdf.add((extractor, KG.version, Literal(name.rsplit("/", 1)[1])))
-    return extractor
+        pairs.append((_VERSION, _plain(name.rsplit("/", 1)[1])))
+    return pairs
 
 
-def _stable_jsonld(data: bytes) -> bytes:
-    """rdflib's compacted JSON-LD with nodes and values in a fixed order, so rebuilds diff cleanly."""
-    document = json.loads(data)
-    nodes = document.get("@graph", [])
-    for node in nodes:
-        for key, value in node.items():
-            if isinstance(value, list):
-                node[key] = sorted(value, key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
-    nodes.sort(key=lambda n: str(n.get("@id", "")))
-    return json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True).encode("utf-8")
+class _OxTerms:
+    """pyoxigraph triples of blocks.
+
+    A term costs more to make than to look up, and a paper's IRI, its
+    entities' and the vocabulary's recur in every statement, so terms are
+    kept: the vocabulary's (predicates, classes, datatypes) for good, the
+    others until ``limit`` of them are held.
+    """
+
+    def __init__(self, limit: int = 50_000):
+        self.vocabulary: dict[str, ox.NamedNode | ox.BlankNode] = {}
+        self.recent: dict[str, ox.NamedNode | ox.BlankNode] = {}
+        self.limit = limit
+
+    def node(self, iri: str) -> ox.NamedNode | ox.BlankNode:
+        term = self.recent.get(iri)
+        if term is None:
+            if len(self.recent) >= self.limit:
+                self.recent.clear()
+            term = self.recent[iri] = ox.BlankNode(iri[2:]) if iri.startswith("_:") else ox.NamedNode(iri)
+        return term
+
+    def word(self, iri: str) -> ox.NamedNode | ox.BlankNode:
+        term = self.vocabulary.get(iri)
+        if term is None:
+            term = self.vocabulary[iri] = self.node(iri)
+        return term
+
+    def triples(self, block: _Block) -> list[ox.Triple]:
+        # The hottest loop of an export: lookups inlined.
+        subject, pairs = block
+        recent, vocabulary, T, L = self.recent, self.vocabulary, ox.Triple, ox.Literal
+        s = self.node(subject)
+        triples = []
+        for p, o in pairs:
+            if isinstance(o, str):
+                term = recent.get(o) or self.node(o)
+            elif o[2] is not None:
+                term = L(o[0], language=o[2])
+            elif o[1] is None:
+                term = L(o[0])
+            else:
+                term = L(o[0], datatype=vocabulary.get(o[1]) or self.word(o[1]))
+            triples.append(T(s, vocabulary.get(p) or self.word(p), term))
+        return triples
+
+
+# ----------------------------------------------------------------- files
 
 
 def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
               base: str = vocab.DEFAULT_BASE) -> dict[str, Path]:
     """Write ``stem.ttl``, ``stem.nt`` and ``stem.jsonld`` atomically.
 
-    Each file is written to a temporary file in the same folder and moved into
-    place (``os.replace``) only once all three are written, so a failure while
-    serializing or writing leaves any previous files untouched.
+    The three files are written together, chunk by chunk, to temporary files
+    in the same folder and moved into place (``os.replace``) only once all
+    three are complete, so a failure while serializing or writing leaves any
+    previous files untouched. Each subject's triples are sorted and the
+    subjects come in a fixed order (that of :func:`to_triples` for a networkx
+    graph, IRI order for an rdflib graph), so rebuilds give identical files.
 
     Parameters
     ----------
     graph : networkx.MultiDiGraph or rdflib.Graph
-        A graph from :func:`kg.graph.build_graph` (exported with
-        :func:`to_rdf`) or an RDF graph.
+        A graph from :func:`kg.graph.build_graph`, exported as by
+        :func:`to_triples` (the fast path: time linear in the triples, and
+        memory for one chunk of them), or an RDF graph.
     stem : path
         The output path without extension; its folder is created if missing.
     base : str, keyword-only
@@ -216,7 +423,10 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
     Returns
     -------
     dict
-        ``{"ttl": Path, "nt": Path, "jsonld": Path}``.
+        ``{"ttl": Path, "nt": Path, "jsonld": Path}``. Turtle and N-Triples
+        are pyoxigraph's; the JSON-LD is compacted with the prefixes of
+        :data:`kg.vocab.NAMESPACES`, one node object per line, ``rdf:type``
+        as ``@type`` and typed literals as ``{"@value", "@type"}``.
 
     Example
     -------
@@ -227,59 +437,210 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     paths = write_rdf(rdf, Path(folder) / "kg")
     ...     print(sorted(paths), paths["nt"].read_text(encoding="utf-8"), end="")
+    ...     print(paths["jsonld"].read_text(encoding="utf-8").splitlines()[-3].strip())
     ['jsonld', 'nt', 'ttl'] <https://example.org/p1> <http://purl.org/dc/terms/title> "A \\"title\\"" .
+    {"@id": "https://example.org/p1", "dcterms:title": "A \\"title\\""}
     """
-    rdf = graph if isinstance(graph, Graph) else to_rdf(graph, base=base)
+    blocks = _rdflib_blocks(graph) if isinstance(graph, Graph) else _blocks(graph, base)
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    # pyoxigraph writes the same triples as rdflib (tests/test_rdf.py checks
-    # the round trip) much faster: 170k triples to Turtle in 0.1 s, where
-    # rdflib took 4 minutes. rdflib does JSON-LD, compacted with our
-    # prefixes. Sorting makes the files reproducible (diffable) and groups
-    # each subject's triples in Turtle.
-    triples = sorted(_oxigraph_triples(rdf), key=str)
-    writers: dict[str, Callable[[], bytes]] = {
-        "ttl": lambda: ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=_PREFIXES),
-        "nt": lambda: ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES),
-        "jsonld": lambda: _stable_jsonld(rdf.serialize(format="json-ld", context=_PREFIXES, encoding="utf-8")),
-    }
-    paths = {ext: stem.with_name(f"{stem.name}.{ext}") for ext in writers}
+    paths = {ext: stem.with_name(f"{stem.name}.{ext}") for ext in ("ttl", "nt", "jsonld")}
     temps: dict[str, Path] = {}
+    files: dict[str, BinaryIO] = {}
     try:
-        for ext, serialize in writers.items():
+        for ext in paths:
             # open(..., "xb") rather than mkstemp: the file gets the usual
             # umask permissions instead of 0600.
             temps[ext] = stem.with_name(f".{stem.name}.{ext}.{uuid.uuid4().hex}.tmp")
-            with open(temps[ext], "xb") as f:
-                f.write(serialize())
-                f.flush()
-                os.fsync(f.fileno())
+            files[ext] = open(temps[ext], "xb")
+        _write_blocks(blocks, files)
+        for f in files.values():
+            f.flush()
+            os.fsync(f.fileno())
+            f.close()
         for ext, temp in temps.items():
             os.replace(temp, paths[ext])
     finally:
+        for f in files.values():
+            f.close()
         for temp in temps.values():
             temp.unlink(missing_ok=True)
     return paths
 
 
-def _oxigraph_triples(rdf: Graph) -> list[ox.Triple]:
-    terms: dict = {}
+#: Triples per chunk, serialized by one call to pyoxigraph per format. Small
+#: chunks keep memory flat and are faster than large ones (their terms stay
+#: in the CPU's cache); the calls' own cost is negligible from a few hundred.
+_CHUNK = 1_000
 
-    def term(t):
-        if t not in terms:
-            if isinstance(t, URIRef):
-                terms[t] = ox.NamedNode(t)
-            elif isinstance(t, BNode):
-                terms[t] = ox.BlankNode(t)
-            elif t.language:
-                terms[t] = ox.Literal(str(t), language=t.language)
-            elif t.datatype is not None and t.datatype != XSD.string:
-                terms[t] = ox.Literal(str(t), datatype=ox.NamedNode(t.datatype))
+
+def _write_blocks(blocks: Iterable[_Block], files: dict[str, BinaryIO]) -> None:
+    # A chunk never splits a subject, so the Turtle of consecutive chunks
+    # concatenates into the Turtle of the whole once the @prefix lines that
+    # pyoxigraph repeats at the top of each are dropped.
+    header = _turtle_header()
+    terms = _OxTerms()
+    jsonld = _JsonLd(_PREFIXES)
+    files["jsonld"].write(jsonld.head())
+    first = True
+    for chunk in _chunks(blocks, _CHUNK):
+        triples = [triple for block in chunk for triple in terms.triples(block)]
+        files["nt"].write(ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES))
+        turtle = ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=_PREFIXES)
+        if not turtle.startswith(header):
+            raise RuntimeError("pyoxigraph's Turtle does not start with the expected @prefix lines.")
+        files["ttl"].write(turtle if first else turtle[len(header):])
+        files["jsonld"].write(jsonld.nodes(chunk, first=first))
+        first = False
+    files["jsonld"].write(jsonld.tail())
+
+
+def _turtle_header() -> bytes:
+    probe = [ox.Triple(ox.NamedNode("urn:x"), ox.NamedNode("urn:x"), ox.NamedNode("urn:x"))]
+    with_prefixes = ox.serialize(probe, format=ox.RdfFormat.TURTLE, prefixes=_PREFIXES)
+    body = ox.serialize(probe, format=ox.RdfFormat.TURTLE)
+    if not with_prefixes.endswith(body):
+        raise RuntimeError("pyoxigraph's Turtle is not its @prefix lines followed by the triples.")
+    return with_prefixes[: len(with_prefixes) - len(body)]
+
+
+def _chunks(blocks: Iterable[_Block], size: int) -> Iterator[list[_Block]]:
+    """Consecutive blocks holding about ``size`` triples in all."""
+    chunk: list[_Block] = []
+    count = 0
+    for block in blocks:
+        chunk.append(block)
+        count += len(block[1])
+        if count >= size:
+            yield chunk
+            chunk, count = [], 0
+    if chunk:
+        yield chunk
+
+
+def _rdflib_blocks(rdf: Graph) -> list[_Block]:
+    def term(t) -> _Term:
+        if isinstance(t, URIRef):
+            return str(t)
+        if isinstance(t, BNode):
+            return f"_:{t}"
+        if t.language:
+            return (str(t), None, t.language)
+        return (str(t), None if t.datatype is None or t.datatype == XSD.string else str(t.datatype), None)
+
+    by_subject: dict[str, list[tuple[str, _Term]]] = defaultdict(list)
+    for s, p, o in rdf:
+        by_subject[term(s)].append((str(p), term(o)))
+    return [(subject, sorted(by_subject[subject], key=_pair_key)) for subject in sorted(by_subject)]
+
+
+class _JsonLd:
+    """Compacted JSON-LD: our prefixes as the context, one node object per block.
+
+    An IRI under a prefix is written ``prefix:local``; any other in full. One
+    written in full whose scheme is a prefix (a paper URL ``schema:x``) would
+    be read back as a compact IRI, so a node holding one is written with
+    ``"@context": null`` and every IRI in full.
+    """
+
+    def __init__(self, prefixes: dict[str, str]):
+        self.prefixes = dict(sorted(prefixes.items()))
+        self.prefix_of = {ns: prefix for prefix, ns in self.prefixes.items()}
+        # Longest namespace first: the first alternative that matches wins.
+        namespaces = sorted(self.prefix_of, key=len, reverse=True)
+        self.compactable = re.compile("|".join(map(re.escape, namespaces)))
+        self.misread = re.compile("(?:" + "|".join(map(re.escape, self.prefixes)) + "):(?!//)")
+        self.vocabulary: dict[str, str] = {}  # JSON of compacted predicates, classes and datatypes
+        self.recent: dict[str, str] = {}  # JSON of other compacted IRIs: a paper's recur in its statements
+        self.limit = 50_000
+
+    def head(self) -> bytes:
+        context = json.dumps(self.prefixes, ensure_ascii=False, indent=2).replace("\n", "\n  ")
+        return f'{{\n  "@context": {context},\n  "@graph": [\n'.encode()
+
+    @staticmethod
+    def tail() -> bytes:
+        return b"\n  ]\n}\n"
+
+    def nodes(self, chunk: list[_Block], *, first: bool) -> bytes:
+        text = ",\n".join("    " + self.node(block) for block in chunk)
+        return (text if first else ",\n" + text).encode("utf-8")
+
+    def node(self, block: _Block) -> str:
+        try:
+            return self._node(block, compact=True)
+        except _Misread:
+            return self._node(block, compact=False)
+
+    def compact(self, iri: str) -> str:
+        match = self.compactable.match(iri)
+        if match and not iri.startswith("//", match.end()):
+            return f"{self.prefix_of[match.group()]}:{iri[match.end():]}"
+        if self.misread.match(iri):
+            raise _Misread(iri)
+        return iri
+
+    def _iri(self, iri: str) -> str:
+        text = self.recent.get(iri)
+        if text is None:
+            if len(self.recent) >= self.limit:
+                self.recent.clear()
+            text = self.recent[iri] = _json_string(self.compact(iri))
+        return text
+
+    def _word(self, iri: str) -> str:
+        text = self.vocabulary.get(iri)
+        if text is None:
+            text = self.vocabulary[iri] = _json_string(self.compact(iri))
+        return text
+
+    def _node(self, block: _Block, *, compact: bool) -> str:
+        # The hottest loop of the JSON-LD: lookups inlined. Written in full,
+        # nothing is cached (there is no cache to read either).
+        subject, pairs = block
+        if compact:
+            iri, word, recent, vocabulary = self._iri, self._word, self.recent, self.vocabulary
+            parts = []
+        else:
+            iri, word, recent, vocabulary = _json_string, _json_string, {}, {}
+            parts = ['"@context": null']
+        parts.append('"@id": ' + iri(subject))
+        types: list[str] = []
+        properties: dict[str, list[str]] = {}
+        for p, o in pairs:
+            if isinstance(o, str):
+                if p == _TYPE and not o.startswith("_:"):
+                    types.append(vocabulary.get(o) or word(o))
+                    continue
+                value = f'{{"@id": {recent.get(o) or iri(o)}}}'
+            elif o[2] is not None:
+                value = f'{{"@value": {_json_string(o[0])}, "@language": {_json_string(o[2])}}}'
+            elif o[1] is None:
+                value = _json_string(o[0])
             else:
-                terms[t] = ox.Literal(str(t))
-        return terms[t]
+                value = f'{{"@value": {_json_string(o[0])}, "@type": {vocabulary.get(o[1]) or word(o[1])}}}'
+            key = vocabulary.get(p) or word(p)
+            values = properties.get(key)
+            if values is None:
+                properties[key] = [value]
+            else:
+                values.append(value)
+        if types:
+            parts.append('"@type": ' + _json_list(types))
+        for key, values in properties.items():
+            parts.append(f"{key}: {_json_list(values)}")
+        return "{" + ", ".join(parts) + "}"
 
-    return [ox.Triple(term(s), term(p), term(o)) for s, p, o in rdf]
+
+def _json_list(values: list[str]) -> str:
+    return values[0] if len(values) == 1 else "[" + ", ".join(values) + "]"
+
+
+class _Misread(Exception):
+    """An IRI that compacted JSON-LD would misread (see :class:`_JsonLd`)."""
+
+
+# ------------------------------------------------------------ validation
 
 
 def validate(rdf_graph: Graph) -> tuple[bool, str]:

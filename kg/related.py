@@ -4,10 +4,10 @@ The score of a candidate ``B`` for a query ``A`` adds up:
 
 - variants: ``3.0`` when one is a variant of the other (``E-GRPO kg:variantOf
   GRPO``), ``1.5`` when both are variants of the same method;
-- shared tasks and shared datasets, each weighted by its specificity
+- tasks and datasets shared across different papers, each weighted by its specificity
   ``idf = log(1 + N / papers(item))`` (sharing "RULER" says more than sharing
   "LLMs");
-- co-mention: ``0.5`` per paper that mentions both;
+- co-mention: ``1.0`` per paper that mentions both;
 - comparison: ``1.0`` per paper that proposes one and compares with the other.
 
 Every part of the score is returned with the items behind it.
@@ -27,7 +27,7 @@ from .store import run_query
 
 VARIANT_WEIGHT = 3.0
 SIBLING_WEIGHT = 1.5
-CO_MENTION_WEIGHT = 0.5
+CO_MENTION_WEIGHT = 1.0
 COMPARISON_WEIGHT = 1.0
 
 _EDGES = """
@@ -108,18 +108,19 @@ def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method") ->
     n_papers = len(index.edges) or 1
     idf = {e: math.log(1 + n_papers / len(p)) for e, p in index.papers_of.items()}
 
-    def items(entity: str, roles: tuple[str, ...]) -> set[str]:
-        return {i for paper in index.papers_of[entity] for role in roles for i in index.edges[paper][role]}
+    def items(papers: set[str], roles: tuple[str, ...]) -> set[str]:
+        return {i for paper in papers for role in roles for i in index.edges[paper][role]}
 
-    query_tasks = items(query, ("addresses",))
-    query_datasets = items(query, ("evaluatesOn", "introduces"))
     results = []
     for candidate, candidate_type in index.type.items():
         if candidate == query or (type and candidate_type != type):
             continue
-        shared_tasks = query_tasks & items(candidate, ("addresses",))
-        shared_datasets = query_datasets & items(candidate, ("evaluatesOn", "introduces"))
         both = index.papers_of[query] & index.papers_of[candidate]
+        # Tasks and datasets count when shared across different papers: within one paper,
+        # everything shares everything, and that is what co-mention already scores.
+        own, theirs = index.papers_of[query] - both, index.papers_of[candidate] - both
+        shared_tasks = items(own, ("addresses",)) & items(theirs, ("addresses",))
+        shared_datasets = items(own, ("evaluatesOn", "introduces")) & items(theirs, ("evaluatesOn", "introduces"))
         compared = {p for p in both
                     if (query in index.edges[p]["proposes"] and candidate in index.edges[p]["comparesWith"])
                     or (candidate in index.edges[p]["proposes"] and query in index.edges[p]["comparesWith"])}

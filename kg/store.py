@@ -1,9 +1,13 @@
 """Store: a built graph loaded into pyoxigraph, an embedded SPARQL 1.1 engine, and queried.
 
-``open_graph`` finds the files ``kg build -o graphs/NAME`` wrote and loads
-them; ``run_query`` answers SPARQL with values bound by substitution (never
-formatted into the query text); the example queries shipped in
-``kg/queries`` carry their parameters and defaults in ``# param:`` lines.
+``kg build -o graphs/NAME`` fills an on-disk store, ``graphs/NAME.oxigraph/``
+(:func:`fill_store`), beside the exported files; ``open_graph`` opens it
+read-only, which takes milliseconds whatever the graph's size, or loads the
+exported N-Triples into memory when there is no store (a graph built before
+stores existed, or a bare ``.nt`` file). ``run_query`` answers SPARQL with
+values bound by substitution (never formatted into the query text); the
+example queries shipped in ``kg/queries`` carry their parameters and defaults
+in ``# param:`` lines.
 """
 from __future__ import annotations
 
@@ -20,6 +24,8 @@ import pyoxigraph as ox
 from .errors import GraphNotFound, KGError
 from .vocab import NAMESPACES
 
+#: ``kg build`` writes the graph's on-disk store to ``graphs/NAME`` + this suffix (a folder).
+STORE_SUFFIX = ".oxigraph"
 _FORMATS = {".nt": ox.RdfFormat.N_TRIPLES, ".ttl": ox.RdfFormat.TURTLE, ".jsonld": ox.RdfFormat.JSON_LD}
 PREFIXES = {name: str(ns) for name, ns in NAMESPACES.items()}
 
@@ -36,8 +42,41 @@ def graph_file(path: str | Path) -> Path:
     raise GraphNotFound(str(path))
 
 
+def store_dir(path: str | Path) -> Path | None:
+    """The on-disk store of the graph at ``path`` (``graphs/NAME``, one of its files, or the
+    store folder itself), or None when ``kg build`` wrote none.
+
+    >>> store_dir("no/such/graph") is None
+    True
+    """
+    path = Path(path)
+    if path.suffix == STORE_SUFFIX:
+        return path if path.is_dir() else None
+    stem = path.with_suffix("") if path.suffix in _FORMATS else path
+    folder = stem.with_name(stem.name + STORE_SUFFIX)
+    return folder if folder.is_dir() else None
+
+
 def open_graph(path: str | Path) -> ox.Store:
-    """An in-memory store holding the graph at ``path``."""
+    """A store holding the graph at ``path``: its on-disk store opened read-only when
+    ``kg build`` wrote one, else an in-memory store loaded from its RDF file.
+
+    Raises ``GraphNotFound`` when there is neither, ``KGError`` when the file is not valid RDF.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     nt = Path(folder) / "g.nt"
+    ...     _ = nt.write_text('<https://e.org/a> <https://e.org/p> "x" .\\n', encoding="utf-8")
+    ...     _ = fill_store(nt, Path(folder) / "g.oxigraph")
+    ...     len(open_graph(Path(folder) / "g"))
+    1
+    """
+    folder = store_dir(path)
+    if folder is not None:
+        try:
+            return ox.Store.read_only(str(folder))
+        except OSError:  # e.g. a store written by another pyoxigraph version: the RDF file still works
+            pass
     file = graph_file(path)
     store = ox.Store()
     try:
@@ -45,6 +84,27 @@ def open_graph(path: str | Path) -> ox.Store:
     except SyntaxError as error:
         raise KGError(f"{file}: not valid RDF ({error}). Rebuild it with 'kg build'.") from None
     return store
+
+
+def fill_store(rdf_file: str | Path, folder: str | Path) -> Path:
+    """Load ``rdf_file`` into a new on-disk store at ``folder`` and close it.
+
+    The store is compacted (``optimize``) so that readers open it read-only
+    without replaying a write-ahead log. ``folder`` must not exist yet: the
+    build fills a staging folder and moves it into place.
+    """
+    rdf_file, folder = Path(rdf_file), Path(folder)
+    if folder.exists():
+        raise KGError(f"{folder} already exists; fill_store writes a new store. Remove it first.")
+    store = ox.Store(str(folder))
+    try:
+        store.bulk_load(path=str(rdf_file), format=_FORMATS[rdf_file.suffix])
+    except SyntaxError as error:
+        raise KGError(f"{rdf_file}: not valid RDF ({error}). Rebuild it with 'kg build'.") from None
+    store.optimize()
+    store.flush()
+    del store  # pyoxigraph closes the database when the Store is freed (CPython frees it here)
+    return folder
 
 
 @dataclass

@@ -154,8 +154,13 @@ def train_ner(train_path: str | Path, dev_path: str | Path, output_dir: str | Pa
 
         trained = spacy.load(scratch / "best")
         make_self_contained(trained)
-        trained.meta.update(name="scierc_ner", version="1.0.0",
-                            description="Scientific entities (SciERC's six types) for kg; see kg/extract/ner/README.md.")
+        trained.meta.update(
+            name="scierc_ner", version="1.0.0", license="MIT",
+            description="kg's scientific NER: SciERC's six entity types (Task, Method, Metric, Material, "
+                        "OtherScientificTerm, Generic), trained by kg.train.train_ner with kg/extract/ner/config.cfg.",
+            sources=[{"name": "SciERC train (Luan et al. 2018)", "url": "http://nlp.cs.washington.edu/sciIE/"},
+                     {"name": "en_core_web_sm 3.8.0 tok2vec (initial weights)", "license": "MIT"}],
+        )
         scores = evaluate(dev_docs, entity_predictor(trained))
         trained.meta["performance"] = {
             "scierc_dev_micro_f1_6": round(scores.micro().f1, 4),

@@ -54,6 +54,9 @@ class KG(DefinedNamespace):
     measures: URIRef
     comparesWith: URIRef
 
+    # Entity -> entity relations
+    variantOf: URIRef
+
     # Data properties
     venue: URIRef
     sourceFile: URIRef
@@ -69,6 +72,9 @@ ENTITY_TYPES = ("Task", "Method", "Dataset", "Metric", "Model")
 #: Paper -> entity roles, strongest claim first: when one mention could take
 #: several roles, the first in this order wins.
 ROLES = ("proposes", "introduces", "evaluatesOn", "comparesWith", "measures", "addresses", "uses")
+
+#: Entity -> entity relations.
+RELATIONS = ("variantOf",)
 
 NAMESPACES = {
     "kg": KG._NS,
@@ -96,6 +102,13 @@ def role_iri(role: str) -> URIRef:
     if role not in ROLES:
         raise ValueError(f"Unknown role {role!r}; expected one of {', '.join(ROLES)}.")
     return KG[role]
+
+
+def relation_iri(relation: str) -> URIRef:
+    """The property of an entity -> entity relation such as ``"variantOf"``."""
+    if relation not in RELATIONS:
+        raise ValueError(f"Unknown relation {relation!r}; expected one of {', '.join(RELATIONS)}.")
+    return KG[relation]
 
 
 def _slug(key: str) -> str:

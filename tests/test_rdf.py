@@ -1,6 +1,13 @@
 """kg.rdf: export, validation and atomic writing, on tiny hand-made graphs."""
 from __future__ import annotations
 
+import json
+import os
+import pickle
+import subprocess
+import sys
+
+import networkx as nx
 import pyoxigraph as ox
 import pytest
 from rdflib import BNode, Graph, Literal, URIRef
@@ -10,7 +17,7 @@ from kg import rdf as kgrdf
 from kg import vocab
 from kg.graph import build_graph
 from kg.model import Entity, Mention, Paper, PaperExtraction, Role, Source
-from kg.rdf import to_rdf, validate, write_rdf
+from kg.rdf import to_rdf, to_triples, validate, write_rdf
 from kg.vocab import KG, OA, SCHEMA
 
 BASE = "https://example.org/kg/"
@@ -205,11 +212,11 @@ BROKEN = {
     "statement without position selector": (lambda g: g.remove((_statement(g), OA.hasSelector, _position(g))),
                                             "TextPositionSelector"),
     "statement predicate not a role": (lambda g: g.set((_statement(g), RDF.predicate, RDFS.seeAlso)),
-                                       "rdf:predicate"),
+                                       "either a paper's role"),
     "statement about a non-paper": (lambda g: g.set((_statement(g), RDF.subject, URIRef(BASE + "nothing"))),
-                                    "rdf:subject"),
+                                    "either a paper's role"),
     "statement derived from another node": (
-        lambda g: g.set((_statement(g), PROV.wasDerivedFrom, URIRef(BASE + "nothing"))), "prov:wasDerivedFrom"),
+        lambda g: g.set((_statement(g), PROV.wasDerivedFrom, URIRef(BASE + "nothing"))), "either a paper's role"),
     "statement without extractor": (lambda g: g.remove((_statement(g), PROV.wasAttributedTo, None)),
                                     "prov:wasAttributedTo"),
     "statement edge not asserted": (
@@ -250,13 +257,25 @@ def _ox_triples(path, fmt) -> set:
     return {(q.subject, q.predicate, q.object) for q in ox.parse(path=path, format=fmt)}
 
 
+FORMATS = {"ttl": ("turtle", ox.RdfFormat.TURTLE), "nt": ("nt", ox.RdfFormat.N_TRIPLES),
+           "jsonld": ("json-ld", ox.RdfFormat.JSON_LD)}
+
+
+def _assert_files_hold(paths, rdf: Graph, triples: set):
+    """Each file parses, with rdflib and with pyoxigraph, to exactly the triples of ``rdf`` and ``triples``."""
+    expected = {(t.subject, t.predicate, t.object) for t in triples}
+    for ext, (rdflib_format, ox_format) in FORMATS.items():
+        assert set(Graph().parse(paths[ext], format=rdflib_format)) == set(rdf), ext
+        assert _ox_triples(paths[ext], ox_format) == expected, ext
+    lines = paths["nt"].read_text(encoding="utf-8").splitlines()
+    assert len(lines) == len(set(lines)) == len(rdf)  # no triple written twice
+
+
 def test_written_files_parse_back_to_the_same_triples(tmp_path, exported):
     paths = write_rdf(exported, tmp_path / "out" / "kg")
     assert {ext: p.name for ext, p in paths.items()} == {"ttl": "kg.ttl", "nt": "kg.nt", "jsonld": "kg.jsonld"}
-    formats = {"ttl": ("turtle", ox.RdfFormat.TURTLE), "nt": ("nt", ox.RdfFormat.N_TRIPLES),
-               "jsonld": ("json-ld", ox.RdfFormat.JSON_LD)}
     by_oxigraph = {}
-    for ext, (rdflib_format, ox_format) in formats.items():
+    for ext, (rdflib_format, ox_format) in FORMATS.items():
         parsed = Graph().parse(paths[ext], format=rdflib_format)
         assert len(parsed) == len(exported)
         assert set(parsed) == set(exported), ext
@@ -269,9 +288,109 @@ def test_written_files_parse_back_to_the_same_triples(tmp_path, exported):
     assert not [p for p in paths["nt"].parent.iterdir() if p.name.startswith(".")]  # no temp files left
 
 
-def test_write_rdf_exports_a_networkx_graph_itself(tmp_path):
-    paths = write_rdf(_small_graph(), tmp_path / "kg", base=BASE)
-    assert set(Graph().parse(paths["nt"], format="nt")) == set(to_rdf(_small_graph(), base=BASE))
+def test_to_triples_and_to_rdf_are_the_same_triples(exported):
+    triples = list(to_triples(_small_graph(), base=BASE))
+    assert len(triples) == len(set(triples)) == len(exported)
+    by_rdflib = ox.parse(exported.serialize(format="nt", encoding="utf-8"), format=ox.RdfFormat.N_TRIPLES)
+    assert set(triples) == {ox.Triple(q.subject, q.predicate, q.object) for q in by_rdflib}
+
+
+def test_write_rdf_exports_a_networkx_graph_itself(tmp_path, exported):
+    G = _small_graph()
+    from_networkx = write_rdf(G, tmp_path / "a", base=BASE)
+    _assert_files_hold(from_networkx, exported, set(to_triples(G, base=BASE)))
+    from_rdflib = write_rdf(exported, tmp_path / "b")
+    _assert_files_hold(from_rdflib, exported, set(to_triples(G, base=BASE)))
+
+
+def test_each_subject_comes_once_with_its_triples_sorted():
+    blocks = list(kgrdf._blocks(_small_graph(), BASE))
+    subjects = [subject for subject, _ in blocks]
+    assert len(subjects) == len(set(subjects))
+    for subject, pairs in blocks:  # statements are built in this order rather than sorted
+        assert pairs == kgrdf._pairs(pairs), subject
+    papers = [s for s in subjects if s.startswith(BASE + "paper/")]
+    assert subjects[0] == papers[0] and subjects[-1] == str(vocab.extractor_iri(BASE, "rules/1"))
+
+
+def test_files_do_not_depend_on_the_chunk_size(tmp_path, monkeypatch):
+    whole = write_rdf(_small_graph(), tmp_path / "whole", base=BASE)
+    monkeypatch.setattr(kgrdf, "_CHUNK", 1)  # one subject per pyoxigraph call
+    chunked = write_rdf(_small_graph(), tmp_path / "chunked", base=BASE)
+    for ext in whole:
+        assert whole[ext].read_bytes() == chunked[ext].read_bytes(), ext
+    assert whole["ttl"].read_text(encoding="utf-8").count("@prefix kg:") == 1
+
+
+def test_jsonld_is_compacted_with_our_prefixes(tmp_path):
+    document = json.loads(write_rdf(_small_graph(), tmp_path / "kg", base=BASE)["jsonld"].read_text(encoding="utf-8"))
+    assert document["@context"] == {prefix: str(ns) for prefix, ns in vocab.NAMESPACES.items()}
+    nodes = {node["@id"]: node for node in document["@graph"]}
+    paper = nodes[str(vocab.paper_iri(BASE, "p1"))]
+    assert paper["@type"] == "kg:Paper"
+    assert paper["kg:proposes"] == {"@id": str(vocab.entity_iri(BASE, "Method", "GRPO"))}
+    assert paper["dcterms:date"] == {"@value": "2024", "@type": "xsd:gYear"}
+    assert paper["dcterms:creator"] == ["Ada", "Alan"]
+
+
+@pytest.mark.parametrize("url", ["schema:foo", "kg:Paper", "xsd:string", "rdf:type?x=1"])
+def test_jsonld_keeps_an_iri_that_looks_like_a_compact_iri(tmp_path, url):
+    # "schema:foo" is an absolute IRI (scheme "schema"), but compacted JSON-LD
+    # with a "schema" prefix would read it as https://schema.org/foo.
+    ex = PaperExtraction(Paper("p1", "We use BERT.", url=url), [(0, 12)],
+                         [Mention(7, 11, "BERT", "Model", 0, 0.9, "ner")], [Role(0, "uses", 0.8)], {})
+    G = build_graph([ex], [Entity("BERT", "Model", "BERT", [], [("p1", 0)])])
+    rdf = to_rdf(G, base=BASE)
+    assert rdf.value(vocab.paper_iri(BASE, "p1"), SCHEMA.url) == URIRef(url)
+    _assert_files_hold(write_rdf(G, tmp_path / "kg", base=BASE), rdf, set(to_triples(G, base=BASE)))
+
+
+def test_rdflib_graphs_with_blank_nodes_and_language_tags_round_trip(tmp_path):
+    rdf = Graph()
+    s, b = URIRef("https://example.org/s"), BNode("b0")
+    for triple in ((s, RDFS.label, Literal("chat", lang="fr")), (s, RDFS.seeAlso, b), (b, RDF.type, KG.Paper),
+                   (b, RDF.type, b), (s, KG.sourceLine, Literal(3)), (s, RDFS.label, Literal("kg:x")),
+                   (URIRef("schema:x"), RDFS.label, Literal("misread?"))):
+        rdf.add(triple)
+    paths = write_rdf(rdf, tmp_path / "kg")
+    for ext, (rdflib_format, _) in FORMATS.items():
+        assert len(Graph().parse(paths[ext], format=rdflib_format)) == len(rdf)
+        assert Graph().parse(paths[ext], format=rdflib_format).isomorphic(rdf), ext
+
+
+def test_same_iri_from_two_nodes_is_one_subject(tmp_path):
+    # Entity keys "a b" and "a-b" both mint .../method/a-b; the paper lists an author twice.
+    ex = PaperExtraction(Paper("p1", "We use a b and a-b.", authors=["Ada", "Ada"]), [(0, 19)],
+                         [Mention(7, 10, "a b", "Method", 0, 0.9, "ner"),
+                          Mention(15, 18, "a-b", "Method", 0, 0.9, "ner")],
+                         [Role(0, "uses", 0.8), Role(1, "uses", 0.7)], {})
+    G = build_graph([ex], [Entity("a b", "Method", "a b", [], [("p1", 0)]),
+                           Entity("a-b", "Method", "a-b", [], [("p1", 1)])])
+    rdf = to_rdf(G, base=BASE)
+    paths = write_rdf(G, tmp_path / "kg", base=BASE)
+    _assert_files_hold(paths, rdf, set(to_triples(G, base=BASE)))
+    subjects = [subject for subject, _ in kgrdf._blocks(G, BASE)]
+    assert len(subjects) == len(set(subjects))
+
+
+def test_an_empty_graph_writes_files_that_parse(tmp_path):
+    paths = write_rdf(nx.MultiDiGraph(), tmp_path / "kg")
+    for ext, (rdflib_format, ox_format) in FORMATS.items():
+        assert len(Graph().parse(paths[ext], format=rdflib_format)) == 0
+        assert not _ox_triples(paths[ext], ox_format)
+
+
+@pytest.mark.parametrize("breakage, message", [
+    (lambda G: G.add_edge("method/GRPO", "dataset/gsm8k", key="uses"), "starts at an entity; only relations"),
+    (lambda G: G.add_edge("paper/p1", "paper/p1", key="uses"), "links two papers"),
+    (lambda G: G.add_edge("paper/p1", "method/GRPO", key="likes", evidence=[]), "Unknown role 'likes'"),
+])
+def test_edges_that_are_not_paper_role_entity_are_errors_before_any_file_is_written(tmp_path, breakage, message):
+    G = _small_graph()
+    breakage(G)
+    with pytest.raises(ValueError, match=message):
+        write_rdf(G, tmp_path / "kg")
+    assert not list(tmp_path.iterdir())
 
 
 HOSTILE = ['say "hi"', '"><img src=x onerror=alert(1)>', "<script>alert('x')</script>", "line\nbreak\r\nand\ttab",
@@ -291,7 +410,9 @@ def test_hostile_strings_round_trip_exactly(tmp_path, hostile):
     rdf = to_rdf(G, base=BASE)
     conforms, report = validate(rdf)
     assert conforms, report
+    _assert_files_hold(write_rdf(G, tmp_path / "from-networkx", base=BASE), rdf, set(to_triples(G, base=BASE)))
     paths = write_rdf(rdf, tmp_path / "kg")
+    _assert_files_hold(paths, rdf, set(to_triples(G, base=BASE)))
     for ext, fmt in (("ttl", "turtle"), ("nt", "nt"), ("jsonld", "json-ld")):
         parsed = Graph().parse(paths[ext], format=fmt)
         assert set(parsed) == set(rdf), ext
@@ -310,8 +431,26 @@ def test_iris_and_files_are_deterministic(tmp_path):
     first, second = to_rdf(_small_graph(), base=BASE), to_rdf(_small_graph(), base=BASE)
     assert set(first) == set(second)
     a, b = write_rdf(first, tmp_path / "a"), write_rdf(second, tmp_path / "b")
-    for ext in ("ttl", "nt"):
+    c, d = write_rdf(_small_graph(), tmp_path / "c", base=BASE), write_rdf(_small_graph(), tmp_path / "d", base=BASE)
+    for ext in ("ttl", "nt", "jsonld"):
         assert a[ext].read_bytes() == b[ext].read_bytes(), ext
+        assert c[ext].read_bytes() == d[ext].read_bytes(), ext
+
+
+def test_files_from_a_networkx_graph_do_not_depend_on_the_hash_seed(tmp_path):
+    # Set and dict orders must not leak into the files (tests/test_cli.py checks whole builds).
+    G = _small_graph()
+    G.add_node("method/other", kind="Method", label="other", aliases=["b", "a"], key="other", papers=1)
+    evidence = G.edges["paper/p1", "method/GRPO", "proposes"]["evidence"]
+    G.add_edge("paper/p1", "method/other", key="uses", evidence=evidence)
+    (tmp_path / "g.pickle").write_bytes(pickle.dumps(G))
+    script = ("import pickle, sys; from pathlib import Path; from kg.rdf import write_rdf; "
+              "write_rdf(pickle.loads(Path(sys.argv[1]).read_bytes()), Path(sys.argv[2]))")
+    for seed in ("1", "2"):
+        subprocess.run([sys.executable, "-c", script, str(tmp_path / "g.pickle"), str(tmp_path / seed / "kg")],
+                       check=True, env={**os.environ, "PYTHONHASHSEED": seed})
+    for ext in ("ttl", "nt", "jsonld"):
+        assert (tmp_path / "1" / f"kg.{ext}").read_bytes() == (tmp_path / "2" / f"kg.{ext}").read_bytes(), ext
 
 
 def test_base_changes_every_minted_iri():
@@ -328,8 +467,8 @@ def test_a_failed_write_leaves_previous_files_untouched(tmp_path, exported, monk
     def fail(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    if failing == "jsonld":  # the last file written: the other two are already in temp files
-        monkeypatch.setattr(Graph, "serialize", fail)
+    if failing == "jsonld":  # written after the other two: they are already in temp files
+        monkeypatch.setattr(kgrdf._JsonLd, "nodes", fail)
     else:
         real = ox.serialize
         ox_format = ox.RdfFormat.TURTLE if failing == "ttl" else ox.RdfFormat.N_TRIPLES

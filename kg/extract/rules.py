@@ -263,9 +263,22 @@ def find_metric_candidates(doc: Doc, matcher: PhraseMatcher) -> list[Candidate]:
 
 
 def metric_matcher(nlp) -> PhraseMatcher:
+    """Metrics by name: lower-case names in any case ("Accuracy"), others as written ("mAP", not "map")."""
     matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
-    matcher.add("Metric", list(nlp.tokenizer.pipe(lexicon.METRICS)))
-    return matcher
+    matcher.add("Metric", list(nlp.tokenizer.pipe(m for m in lexicon.METRICS if m == m.lower())))
+    exact = PhraseMatcher(nlp.vocab, attr="ORTH")
+    exact.add("Metric", list(nlp.tokenizer.pipe(m for m in lexicon.METRICS if m != m.lower())))
+    return _Both(matcher, exact)
+
+
+class _Both:
+    """Two matchers called as one."""
+
+    def __init__(self, *matchers):
+        self.matchers = matchers
+
+    def __call__(self, doc):
+        return [match for matcher in self.matchers for match in matcher(doc)]
 
 
 def select(candidates: list[Candidate]) -> list[Candidate]:
