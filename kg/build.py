@@ -26,6 +26,7 @@ from .extract.pipeline import load_pipeline
 from .graph import build_graph
 from .ingest import read_papers
 from .model import Entity, Paper, PaperExtraction
+from .propagate import propagate
 from .relations import variant_relations
 from .resolve import resolution_report, resolve
 from .store import STORE_SUFFIX, fill_store
@@ -118,6 +119,8 @@ def build(
     finally:
         if store is not None:
             store.close()
+    # Names found in some papers are looked up in all of them, then everything is resolved again.
+    extractions = propagate(extractions, resolve(extractions))
     entities = resolve(extractions)
     graph = build_graph(extractions, entities, variant_relations(entities, extractions))
     extra = {"report.md": resolution_report(entities, extractions)} if report else {}
