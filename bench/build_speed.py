@@ -49,7 +49,7 @@ def main() -> None:
     spacy_s = best_of(args.repeat, lambda: list(nlp.pipe(texts, batch_size=64)))
     extract_s = best_of(args.repeat, lambda: list(extract_papers(papers, nlp=nlp)))
     with tempfile.TemporaryDirectory() as out:
-        build_s = best_of(args.repeat, lambda: build(args.inputs, Path(out) / "bench"))
+        build_s = best_of(args.repeat, lambda: build(args.inputs, Path(out) / "bench", processes=1, cache=None))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     print(f"corpus: {len(papers)} abstracts, {words} words ({words / len(papers):.0f} per abstract)")

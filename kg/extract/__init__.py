@@ -21,8 +21,11 @@ from ..text import clean
 from . import rules
 from .pipeline import load_pipeline, version
 
+#: Rules whose spans are names: a name nested in one ("GRPO" in "Difficulty-Adaptive GRPO") is used, not proposed.
+NAMED_RULES = {"abbreviation-long", "family", "name", "proposed-name"}
+
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 
 
 def extractor_name(nlp: Language) -> str:
@@ -35,6 +38,7 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
         rules.find_abbreviation_candidates(doc)
         + rules.find_name_candidates(doc)
         + rules.find_metric_candidates(doc, matchers["metric"])
+        + rules.find_ner_candidates(doc)
         + rules.find_task_candidates(doc, matchers["task"])
         + rules.find_phrase_candidates(doc)
     )
@@ -63,7 +67,7 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
                                 sentence=sentence_of[span.start], confidence=round(candidate.confidence, 3),
                                 extractor=extractor, acronym_of=candidate.acronym_of))
         nested = any(o is not candidate and o.span.start <= span.start and span.end <= o.span.end
-                     and len(o.span) > len(span) for o in candidates)
+                     and len(o.span) > len(span) and o.rule in NAMED_RULES for o in candidates)
         role, confidence = rules.role_of(candidate, proposed, nested=nested)
         if role == "proposes" and candidate.label == "Task":
             mentions[-1].label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task

@@ -10,7 +10,9 @@ between two lower-case letters, or before a word from ``SPLIT_AFTER_HYPHEN``
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
+from pathlib import Path
 
 import spacy
 from spacy.language import Language
@@ -49,12 +51,19 @@ def ml_tokenizer_rules(nlp: Language) -> None:
     nlp.tokenizer.token_match = re.compile(r"^[A-Za-z][\w.\-]*\d[A-Za-z]+$").match
 
 
+#: The scientific NER trained on SciERC (``kg train-ner``), shipped with the package.
+NER_MODEL = Path(__file__).resolve().parent / "ner" / "model"
+NER_COMPONENT = "scierc_ner"
+
+
 @functools.lru_cache(maxsize=None)
-def load_pipeline(name: str | None = None) -> Language:
+def load_pipeline(name: str | None = None, *, ner: bool = True) -> Language:
     """The English pipeline with the ML-name tokenizer, loaded once per process.
 
     ``name`` picks a spaCy package; by default the first of ``MODEL_PACKAGES``
-    that is installed.
+    that is installed. With ``ner`` (and the trained model present), the
+    scientific NER runs last as ``scierc_ner``, setting ``doc.ents`` with
+    SciERC's labels.
     """
     names = (name,) if name else MODEL_PACKAGES
     for candidate in names:
@@ -63,6 +72,8 @@ def load_pipeline(name: str | None = None) -> Language:
         except OSError:
             continue
         ml_tokenizer_rules(nlp)
+        if ner and (NER_MODEL / "meta.json").exists():
+            nlp.add_pipe("ner", name=NER_COMPONENT, source=spacy.load(NER_MODEL))
         return nlp
     raise OSError(
         f"No English spaCy pipeline found (tried {', '.join(names)}). "
@@ -71,6 +82,10 @@ def load_pipeline(name: str | None = None) -> Language:
 
 
 def version(nlp: Language) -> str:
-    """A short id of the pipeline, part of every extractor's version."""
-    return f"{nlp.meta.get('name', '?')}-{nlp.meta.get('version', '?')}"
+    """A short id of the pipeline, part of every extractor's version (and so of the cache key)."""
+    ner = ""
+    if NER_COMPONENT in nlp.pipe_names:
+        digest = hashlib.sha1((NER_MODEL / "ner" / "model").read_bytes()).hexdigest()[:8]
+        ner = f"+scierc-{digest}"
+    return f"{nlp.meta.get('name', '?')}-{nlp.meta.get('version', '?')}{ner}"
 

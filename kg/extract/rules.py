@@ -227,6 +227,42 @@ def find_phrase_candidates(doc: Doc) -> list[Candidate]:
     return found
 
 
+#: SciERC's labels as ours. Material is a Dataset only when named; OtherScientificTerm and
+#: Generic ("this method") are left out of the graph (see README: what becomes a node).
+_NER_LABELS = {"Task": "Task", "Method": "Method", "Metric": "Metric", "Material": "Dataset"}
+
+
+def find_ner_candidates(doc: Doc) -> list[Candidate]:
+    """Spans of the learned scientific NER (when the pipeline has it), in our types.
+
+    A Method whose spelling says Model ("LLaMA-3-8B") is a Model; a Material is
+    kept only as a Dataset that is named (a name, a known dataset, or called a
+    benchmark by its context), since "images" or "long texts" are no datasets.
+    """
+    found = []
+    for ent in doc.ents:
+        label = _NER_LABELS.get(ent.label_)
+        span = _trim(ent)
+        # "flow matching and mirror maps" names two things, and neither whole.
+        if label is None or span is None or is_generic(span) or any(t.pos_ == "CCONJ" for t in span):
+            continue
+        head = _head_words(span.root)
+        # The head noun overrules the network where it is unambiguous: "visual grounding" is a
+        # task, "reinforcement learning" a method, whatever the sentence around them suggests.
+        if head & lexicon.TASK_HEADS and not head & lexicon.METHOD_HEADS:
+            label = "Task" if label in ("Method", "Task") else label
+        elif head & lexicon.METHOD_HEADS and not head & lexicon.TASK_HEADS and label == "Task":
+            label = "Method"
+        if label == "Method":
+            label = type_of_name(span.text) if type_of_name(span.text) == "Model" else label
+        elif label == "Dataset":
+            named = any(looks_like_name(t) for t in span) or type_of_name(span.text) == "Dataset"
+            if not named and not (type_from_context(span.root) or ("", 0))[0] == "Dataset":
+                continue
+        found.append(Candidate(span, label, 0.7, "ner"))
+    return found
+
+
 def task_matcher(nlp) -> Matcher:
     """Modifiers followed by a task head: "question answering", "long-context video generation".
 
@@ -284,9 +320,10 @@ class _Both:
 def select(candidates: list[Candidate]) -> list[Candidate]:
     """One candidate per span, and no phrase that merely wraps a name or a defined long form.
 
-    Rule priority: abbreviation > name > metric > phrase rules.
+    Rule priority: abbreviation > name > metric > learned NER > phrase rules.
     """
-    priority = {"abbreviation-short": 0, "abbreviation-long": 1, "family": 2, "name": 3, "metric-lexicon": 4}
+    priority = {"abbreviation-short": 0, "abbreviation-long": 1, "family": 2, "name": 3, "metric-lexicon": 4, "ner": 5}
+    names = {"abbreviation-short", "abbreviation-long", "family", "name", "metric-lexicon"}
     families = [c.span for c in candidates if c.rule == "family"]
     # "Diffusion-XL" inside "Stable Diffusion-XL" is part of one name.
     candidates = [c for c in candidates if c.rule == "family" or not any(
@@ -294,9 +331,7 @@ def select(candidates: list[Candidate]) -> list[Candidate]:
     by_span: dict[tuple[int, int], Candidate] = {}
     for c in sorted(candidates, key=lambda c: priority.get(c.rule, 9)):
         by_span.setdefault((c.span.start, c.span.end), c)
-    strong = [c for c in by_span.values() if c.rule in priority]
-
-    def shadowed(c: Candidate) -> bool:
+    def shadowed(c: Candidate, strong: list[Candidate]) -> bool:
         for s in strong:
             a, b = c.span, s.span
             if a.end <= b.start or b.end <= a.start:
@@ -311,7 +346,11 @@ def select(candidates: list[Candidate]) -> list[Candidate]:
                 return True
         return False
 
-    kept = [c for c in by_span.values() if c.rule in priority or not shadowed(c)]
+    # Names first; the network's spans may not wrap them ("an online ... framework MOBILERL"),
+    # and phrase rules may wrap neither.
+    kept = [c for c in by_span.values() if c.rule in names]
+    kept += [c for c in by_span.values() if c.rule == "ner" and not shadowed(c, kept)]
+    kept += [c for c in by_span.values() if c.rule not in priority and not shadowed(c, kept)]
     return sorted(kept, key=lambda c: (c.span.start, c.span.end))
 
 
