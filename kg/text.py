@@ -39,7 +39,7 @@ _TOKEN = re.compile(
     r"""|(?P<control>[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff])"""
     r"""|(?P<dollar>\$)"""
     r"""|(?P<brace>[{}])"""
-    r"""|(?P<space>\s+)"""
+    r"""|(?P<space>\s{2,}|[^\S ])"""  # single spaces are plain text: no match per word
 )
 
 
@@ -68,20 +68,24 @@ def clean(original: str) -> CleanText:
     ``$\\pi_0$`` are text. HTML entities (``&amp;``) are decoded, control
     characters dropped, and whitespace runs (newlines included) become one space.
     """
-    out: list[str] = []
+    pieces: list[str] = []
     offsets: list[int] = []
     ends: list[int] = []
 
-    def emit(text: str, at: int, until: int | None = None) -> None:
-        for ch in text:
-            out.append(ch)
-            offsets.append(at)
-            ends.append(until if until is not None else at + 1)
+    def emit(text: str, at: int, until: int) -> None:
+        pieces.append(text)
+        offsets.extend([at] * len(text))
+        ends.extend([until] * len(text))
+
+    def copy(start: int, stop: int) -> None:  # plain text, one original character per clean one
+        if start < stop:
+            pieces.append(original[start:stop])
+            offsets.extend(range(start, stop))
+            ends.extend(range(start + 1, stop + 1))
 
     position = 0
     for match in _TOKEN.finditer(original):
-        for i in range(position, match.start()):
-            emit(original[i], i)
+        copy(position, match.start())
         position = match.end()
         kind = match.lastgroup
         if match.group("accent"):
@@ -96,17 +100,14 @@ def clean(original: str) -> CleanText:
         elif match.group("entity"):
             emit(html.unescape(match.group("entity")), match.start(), match.end())
         elif kind == "space":
-            if out and out[-1] != " ":
-                emit(" ", match.start())
+            if pieces and not pieces[-1].endswith(" "):
+                emit(" ", match.start(), match.start() + 1)
         # markdown emphasis, math dollars, braces and control characters vanish
-    for i in range(position, len(original)):
-        emit(original[i], i)
-    # Trim a leading or trailing space left by removed markup.
-    while out and out[0] == " ":
-        del out[0], offsets[0], ends[0]
-    while out and out[-1] == " ":
-        del out[-1], offsets[-1], ends[-1]
-    return CleanText("".join(out), offsets, ends, original)
+    copy(position, len(original))
+    text = "".join(pieces)
+    # Trim spaces left at either end by removed markup.
+    start, stop = len(text) - len(text.lstrip(" ")), len(text.rstrip(" "))
+    return CleanText(text[start:stop], offsets[start:stop], ends[start:stop], original)
 
 
 def normalize_for_id(text: str) -> str:
