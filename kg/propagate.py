@@ -39,13 +39,14 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> lis
     Example
     -------
     >>> from kg.model import Paper
-    >>> from kg.extract import extract_papers
     >>> from kg.resolve import resolve
-    >>> exs = list(extract_papers([Paper("a", "We propose Mirror Flow Matching, built on flow matching."),
-    ...                            Paper("b", "CurlFlow is compared relative to flow matching and MeanFlow.")]))
-    >>> curlflow = propagate(exs, resolve(exs))[1]
-    >>> [(m.text, r.role) for m, r in zip(curlflow.mentions, curlflow.roles) if m.extractor == EXTRACTOR]
-    [('flow matching', 'comparesWith')]
+    >>> text = "CurlFlow is compared relative to flow matching."
+    >>> known = PaperExtraction(Paper("a", "Mirror Flow Matching builds on flow matching."), [(0, 45)],
+    ...     [Mention(30, 43, "flow matching", "Method", 0, 0.8, "rules")], [Role(0, "uses", 0.8)], {})
+    >>> missed = PaperExtraction(Paper("b", text), [(0, len(text))], [], [], {})
+    >>> found = propagate([known, missed], resolve([known, missed]))[1]
+    >>> [(m.text, text[m.start:m.end], r.role) for m, r in zip(found.mentions, found.roles)]
+    [('flow matching', 'flow matching', 'comparesWith')]
     """
     nlp = load_pipeline()
     case_sensitive = PhraseMatcher(nlp.vocab, attr="ORTH")
