@@ -257,6 +257,7 @@ def serve(graph, host, port, timeout, max_results, get_path):
       kg serve graphs/sample --get /entity/method/grpo.json
       curl -H 'Accept: text/csv' http://127.0.0.1:8000/sparql --data-urlencode 'query=ASK { ?s ?p ?o }'
     """
+    import signal
     import time
 
     from .serve import get, make_app, start
@@ -274,6 +275,7 @@ def serve(graph, host, port, timeout, max_results, get_path):
             sys.exit(1)
         return
     running = start(app, host=host, port=port, quiet=False)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as cleanly on `kill` as on Ctrl-C
     click.echo(f"Serving {app.title} at {running.url}/ (SPARQL at {running.url}/sparql), "
                f"ready in {time.perf_counter() - started:.2f} s. Ctrl-C stops.")
     try:

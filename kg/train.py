@@ -154,26 +154,46 @@ def train_ner(train_path: str | Path, dev_path: str | Path, output_dir: str | Pa
 
         trained = spacy.load(scratch / "best")
         make_self_contained(trained)
-        trained.meta.update(
-            name="scierc_ner", version="1.0.0", license="MIT",
-            description="kg's scientific NER: SciERC's six entity types (Task, Method, Metric, Material, "
-                        "OtherScientificTerm, Generic), trained by kg.train.train_ner with kg/extract/ner/config.cfg.",
-            sources=[{"name": "SciERC train (Luan et al. 2018)", "url": "http://nlp.cs.washington.edu/sciIE/"},
-                     {"name": "en_core_web_sm 3.8.0 tok2vec (initial weights)", "license": "MIT"}],
-        )
         scores = evaluate(dev_docs, entity_predictor(trained))
-        trained.meta["performance"] = {
-            "scierc_dev_micro_f1_6": round(scores.micro().f1, 4),
-            "scierc_dev_micro_f1_4": round(scores.micro(KG_LABELS).f1, 4),
-            **{f"scierc_dev_f1_{label}": round(prf.f1, 4) for label, prf in scores.per_label.items()},
-        }
-        staged = scratch / "final"
-        trained.to_disk(staged)
+        describe(trained, scores)
+        save_pipeline(trained, output_dir)
+    return TrainingResult(output_dir, scores, best_step, steps, (time.monotonic() - started) / 60)
+
+
+def describe(nlp: Language, scores: Scores) -> None:
+    """Set the trained pipeline's meta: its name, what it was made from, and its exact-match dev scores."""
+    nlp.meta.update(
+        name="scierc_ner", version="1.0.0",
+        description="kg's scientific NER: SciERC's six entity types (Task, Method, Metric, Material, "
+                    "OtherScientificTerm, Generic), trained by kg.train.train_ner with kg/extract/ner/config.cfg.",
+        sources=[{"name": "SciERC train (Luan et al. 2018)", "url": "http://nlp.cs.washington.edu/sciIE/"},
+                 {"name": "en_core_web_sm 3.8.0 tok2vec (initial weights)", "license": "MIT"}],
+    )
+    nlp.meta["performance"] = {
+        "scierc_dev_micro_f1_6": round(scores.micro().f1, 4),
+        "scierc_dev_micro_f1_4": round(scores.micro(KG_LABELS).f1, 4),
+        **{f"scierc_dev_f1_{label}": round(prf.f1, 4) for label, prf in scores.per_label.items()},
+    }
+
+
+def save_pipeline(nlp: Language, output_dir: str | Path) -> None:
+    """Write ``nlp`` to ``output_dir``, replacing it only once the new pipeline is complete.
+
+    The training corpora's temporary paths are blanked in the saved config:
+    they mean nothing once training is over.
+    """
+    output_dir = Path(output_dir)
+    output_dir.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{output_dir.name}-", dir=output_dir.parent) as staging:
+        staged = Path(staging) / "model"
+        nlp.to_disk(staged)
+        config = spacy.util.load_config(staged / "config.cfg", interpolate=False)
+        for name in ("train", "dev"):
+            config["paths"][name] = None
+        config.to_disk(staged / "config.cfg")
         if output_dir.exists():
             shutil.rmtree(output_dir)
-        output_dir.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(staged, output_dir)
-    return TrainingResult(output_dir, scores, best_step, steps, (time.monotonic() - started) / 60)
+        staged.rename(output_dir)
 
 
 def _load_config(path: str | Path, overrides: Mapping[str, Any] | None):
