@@ -141,11 +141,12 @@ def _preferred_label(forms: Counter) -> str:
             group = plural.group(1) if plural and plural.group(1) in forms else form
             shown = group
         else:
-            group, shown = form.casefold(), form
+            group, shown = resolution_key(form), form
         groups[group] += n
         spelling.setdefault(group, Counter())[shown] += n
     best = max(groups, key=lambda g: (groups[g], is_acronym_like(g), -len(g)))
-    label = spelling[best].most_common(1)[0][0]
+    # Ties go to the lower-case spelling: "Success Rate" is capitalised by a title or sentence start.
+    label = max(spelling[best], key=lambda f: (spelling[best][f], f == f.lower() or is_acronym_like(f), -len(f)))
     first, _, rest = label.partition(" ")
     if rest and first[:1].isupper() and first[1:].islower() and rest == rest.lower():
         label = first.lower() + " " + rest  # "Diffusion models" opened a sentence
