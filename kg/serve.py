@@ -10,6 +10,7 @@ read-only and answers:
 ``/entity/ID``, ``/paper/ID``     a node's page; ``ID`` is a node id (``method/grpo``) or an IRI's tail
 ``/search.json?q=``               entities and papers whose name or alias contains ``q``
 ``/neighbourhood.json?id=&k=``    the nodes within ``k`` links of a node, laid out for the explorer
+``/related.json?id=``             :func:`kg.related.related`'s methods for an entity
 ``/static/NAME``                  the pages' script and style (nothing is fetched from elsewhere)
 ================================  =====================================================
 
@@ -27,16 +28,19 @@ How it is put together, and why:
   outlives its deadline is answered with a 503 and its worker replaced.
   Results are capped while they are read out.
 - The pages' own lookups (an entity's evidence, a paper's mentions) are small
-  indexed queries run in the server process; the explorer, search and
-  neighbourhoods use a light networkx graph of the store (kinds, labels,
-  aliases, role edges), built once, on the first request that needs it.
+  indexed queries run in the server process; kg.related, which reads the
+  whole graph, runs in a worker under the time limit. The explorer, search
+  and neighbourhoods use a light networkx graph of the store (kinds, labels,
+  aliases, role edges), built once, in the background from start-up.
 """
 from __future__ import annotations
 
 import functools
+import importlib
 import itertools
 import json
 import multiprocessing
+import os
 import queue
 import re
 import signal
@@ -58,11 +62,15 @@ import pyoxigraph as ox
 
 from . import vocab
 from .errors import KGError
-from .store import PREFIXES, STORE_SUFFIX, examples, fill_store, graph_file, store_dir
+from .store import (PREFIXES, STORE_SUFFIX, NotAcceptable, examples, fill_store, graph_file,
+                    serialize_results, store_dir)
 
 #: Worker processes answering SPARQL. Each may run one query at a time; a
 #: request waits for a free one within its own deadline.
 POOL_SIZE = 2
+#: Seconds a new worker may take to start (import kg and spaCy, open its engine: about 3 s). Not
+#: counted in a query's time limit, which is about evaluating it.
+STARTUP_LIMIT = 60.0
 MAX_BODY = 1 << 20  # bytes of a POSTed query
 SEARCH_LIMIT = 20
 NEIGHBOURHOOD_LIMIT = 250  # nodes a focused view draws at most (the layout is computed here)
@@ -96,20 +104,6 @@ class QueryTimeout(HTTPError):
 
 # ------------------------------------------------------------------- results
 
-
-RESULT_FORMATS = {  # media type -> format of SELECT and ASK results
-    "application/sparql-results+json": ox.QueryResultsFormat.JSON, "application/json": ox.QueryResultsFormat.JSON,
-    "application/sparql-results+xml": ox.QueryResultsFormat.XML, "application/xml": ox.QueryResultsFormat.XML,
-    "text/xml": ox.QueryResultsFormat.XML, "text/csv": ox.QueryResultsFormat.CSV,
-    "text/tab-separated-values": ox.QueryResultsFormat.TSV,
-}
-GRAPH_FORMATS = {  # media type -> format of CONSTRUCT and DESCRIBE results
-    "text/turtle": ox.RdfFormat.TURTLE, "application/turtle": ox.RdfFormat.TURTLE,
-    "application/x-turtle": ox.RdfFormat.TURTLE, "application/n-triples": ox.RdfFormat.N_TRIPLES,
-    "text/plain": ox.RdfFormat.N_TRIPLES, "application/ld+json": ox.RdfFormat.JSON_LD,
-    "application/json": ox.RdfFormat.JSON_LD, "application/rdf+xml": ox.RdfFormat.RDF_XML,
-    "application/xml": ox.RdfFormat.RDF_XML,
-}
 #: ``?format=NAME`` stands for an Accept header: a download link cannot set headers.
 FORMAT_NAMES = {"json": "application/sparql-results+json, application/ld+json",
                 "xml": "application/sparql-results+xml, application/rdf+xml",
@@ -118,97 +112,14 @@ FORMAT_NAMES = {"json": "application/sparql-results+json, application/ld+json",
                 "jsonld": "application/ld+json", "rdfxml": "application/rdf+xml"}
 
 
-def negotiate(accept: str, offers: dict, default):
-    """The format of ``offers`` (media type -> format) that the Accept header ``accept`` prefers.
-
-    ``default`` for an empty header or ``*/*``; None when nothing offered is acceptable.
-
-    >>> negotiate("text/csv;q=0.5, application/json", RESULT_FORMATS, None).name
-    'SPARQL Results in JSON'
-    >>> negotiate("text/html, */*;q=0.8", GRAPH_FORMATS, ox.RdfFormat.TURTLE).name
-    'Turtle'
-    >>> negotiate("image/png", RESULT_FORMATS, None) is None
-    True
-    """
-    if not accept.strip():
-        return default
-    ranges = []
-    for order, item in enumerate(accept.split(",")):
-        media, *params = [part.strip() for part in item.split(";")]
-        weight = 1.0
-        for param in params:
-            name, _, value = param.partition("=")
-            if name.strip().lower() == "q":
-                try:
-                    weight = float(value)
-                except ValueError:
-                    weight = 0.0
-        if weight > 0:
-            ranges.append((-weight, order, media.lower()))
-    for _, _, media in sorted(ranges):
-        if media in offers:
-            return offers[media]
-        if media == "*/*":
-            return default
-        if media.endswith("/*"):
-            for offered, fmt in offers.items():
-                if offered.startswith(media[:-1]):
-                    return fmt
-    return None
 
 
-def _content_type(fmt) -> str:
-    media = fmt.media_type
-    return media + "; charset=utf-8" if media.startswith("text/") and "charset" not in media else media
-
-
-def write_results(result, accept: str, *, max_results: int) -> dict:
-    """The HTTP reply for a query's ``result``, in the format ``accept`` prefers, capped at ``max_results``.
-
-    A reply is a dict: ``status``, ``type`` (Content-Type), ``body`` (bytes),
-    and ``truncated`` (True when results were left out).
-    """
-    if isinstance(result, ox.QueryTriples):
-        fmt = negotiate(accept, GRAPH_FORMATS, ox.RdfFormat.TURTLE)
-        if fmt is None:
-            return _not_acceptable(accept, GRAPH_FORMATS)
-        triples = list(itertools.islice(result, max_results + 1))
-        body = ox.serialize(triples[:max_results], format=fmt, prefixes=PREFIXES)
-        return {"status": 200, "type": _content_type(fmt), "body": body, "truncated": len(triples) > max_results}
-    fmt = negotiate(accept, RESULT_FORMATS, ox.QueryResultsFormat.JSON)
-    if fmt is None:
-        return _not_acceptable(accept, RESULT_FORMATS)
-    if isinstance(result, ox.QueryBoolean):
-        return {"status": 200, "type": _content_type(fmt), "body": result.serialize(format=fmt), "truncated": False}
-    body, truncated = _capped_solutions(result, fmt, max_results)
-    return {"status": 200, "type": _content_type(fmt), "body": body, "truncated": truncated}
-
-
-def _capped_solutions(solutions: ox.QuerySolutions, fmt, max_results: int) -> tuple[bytes, bool]:
-    """At most ``max_results`` solutions in ``fmt``.
-
-    pyoxigraph serializes a whole result set or nothing, so the first
-    ``max_results`` solutions are written as TSV (whose cells are the terms'
-    N-Triples syntax, which ``str`` gives, escapes included), parsed back into
-    a result set and serialized from there.
-    """
-    variables = solutions.variables
-    lines = ["\t".join(str(v) for v in variables)]
-    truncated = False
-    for count, solution in enumerate(solutions):
-        if count == max_results:
-            truncated = True
-            break
-        lines.append("\t".join("" if solution[v] is None else str(solution[v]) for v in variables))
-    tsv = ("\n".join(lines) + "\n").encode("utf-8")
-    if fmt == ox.QueryResultsFormat.TSV:
-        return tsv, truncated
-    return ox.parse_query_results(tsv, format=ox.QueryResultsFormat.TSV).serialize(format=fmt), truncated
-
-
-def _not_acceptable(accept: str, offers: dict) -> dict:
-    return _error_reply(406, f"Cannot answer in any format of Accept: {accept!r}. "
-                             f"This result can be sent as: {', '.join(offers)}.")
+def result_reply(result, request: dict) -> dict:
+    """The reply a worker sends for a query's ``result``: ``status``, ``type`` (Content-Type),
+    ``body`` and ``truncated``, in the format the request's ``accept`` prefers, capped at its
+    ``max_results``. Raises ``NotAcceptable`` as :func:`kg.store.serialize_results` does."""
+    media, body, truncated = serialize_results(result, request.get("accept", ""), max_results=request["max_results"])
+    return {"status": 200, "type": media, "body": body, "truncated": truncated}
 
 
 def _error_reply(status: int, message: str) -> dict:
@@ -216,21 +127,42 @@ def _error_reply(status: int, message: str) -> dict:
     return {"status": status, "type": "application/json", "body": body, "truncated": False}
 
 
+def _related_reply(store: ox.Store, request: dict) -> dict:
+    """kg.related's answer for the entity labelled ``request["label"]``, as JSON."""
+    from .related import related
+
+    try:
+        _, found = related(store, request["label"], k=request.get("k", 5))
+    except KGError:  # a label kg.related resolves to no entity
+        found = []
+    body = json.dumps([{"label": r.label, "type": r.type, "score": r.score, "reason": r.reason()} for r in found])
+    return {"status": 200, "type": "application/json", "body": body.encode("utf-8"), "truncated": False}
+
+
 def oxigraph_engine(path: str):
     """A function answering query requests from the store at ``path``, opened read-only.
 
     It runs in a :class:`QueryPool` worker process: a request is a dict with
     ``query``, ``accept``, ``max_results`` and optionally ``default_graph`` and
-    ``named_graphs`` (lists of IRIs); the answer is a reply of :func:`write_results`.
+    ``named_graphs`` (lists of IRIs); the answer is a reply of :func:`result_reply`.
+    A request ``{"task": "related", "label": ..., "k": ...}`` asks for
+    :func:`kg.related.related` instead, under the same time limit.
     """
     store = ox.Store.read_only(path)
+    # kg.related imports spaCy, which takes seconds: while the worker starts (not counted in any
+    # query's time limit) rather than within a related request's.
+    importlib.import_module("kg.related")
 
     def answer(request: dict) -> dict:
+        if request.get("task") == "related":
+            return _related_reply(store, request)
         graphs = {key: [ox.NamedNode(iri) for iri in request[key]] for key in ("default_graph", "named_graphs")
                   if request.get(key)}
         try:
             result = store.query(request["query"], prefixes=PREFIXES, **graphs)
-            return write_results(result, request.get("accept", ""), max_results=request["max_results"])
+            return result_reply(result, request)
+        except NotAcceptable as error:
+            return _error_reply(406, str(error))
         except SyntaxError as error:
             return _error_reply(400, f"Invalid SPARQL: {error}")
         except (ValueError, RuntimeError, OSError) as error:  # bad IRIs, evaluation errors
@@ -246,6 +178,7 @@ def _worker(conn, engine, args) -> None:
     """A worker process: make the engine, say whether it is ready, then answer requests until the pipe closes."""
     # Ctrl-C in a terminal reaches the whole process group; the server stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     try:
         answer = engine(*args)
     except Exception as error:  # noqa: BLE001 - reported to the server, which says what failed
@@ -264,6 +197,14 @@ def _worker(conn, engine, args) -> None:
         conn.send(reply)
 
 
+def _exit_with_parent(parent: int) -> None:
+    """End this worker once its server is gone (killed, say), even in the middle of a query:
+    pyoxigraph releases the GIL while it evaluates, so this thread still runs."""
+    while os.getppid() == parent:
+        time.sleep(1)
+    os._exit(0)
+
+
 @dataclass(eq=False)  # hashed by identity: the pool keeps a set of them
 class _Worker:
     process: multiprocessing.Process
@@ -278,7 +219,9 @@ class QueryPool:
     request (see :func:`oxigraph_engine`). A worker that misses a deadline is
     killed, which stops its query wherever it is, and a new one is started in
     its place. Workers are started with ``spawn``: the server is threaded, and
-    forking a threaded process can copy a lock some other thread holds.
+    forking a threaded process can copy a lock some other thread holds. So, as
+    with any spawned process, a script that starts a pool (or a server) must
+    do so under ``if __name__ == "__main__":``.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
@@ -337,7 +280,7 @@ class QueryPool:
         if worker.ready:
             return
         if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
-            raise QueryTimeout("The query worker did not start within the time limit; try again.")
+            raise QueryTimeout("The query worker did not start in time; try again.")
         hello = worker.conn.recv()
         if not hello["ready"]:
             raise KGError(f"The query worker could not open the graph: {hello['error']}")
@@ -346,10 +289,11 @@ class QueryPool:
     def run(self, request: dict, *, timeout: float | None = None) -> dict:
         """Answer ``request`` in a worker within ``timeout`` seconds (default: the pool's).
 
-        Raises ``QueryTimeout`` when no worker answers in time.
+        The time counts from when a worker gets the request: a worker still
+        starting has up to :data:`STARTUP_LIMIT` more. Raises ``QueryTimeout``
+        when no worker is free or none answers in time.
         """
         timeout = self.timeout if timeout is None else timeout
-        deadline = time.monotonic() + timeout
         try:
             worker = self._idle.get(timeout=timeout)
         except queue.Empty:
@@ -357,7 +301,8 @@ class QueryPool:
                                "try again when the running queries are done.") from None
         healthy = False
         try:
-            self._ensure_ready(worker, deadline)
+            self._ensure_ready(worker, time.monotonic() + STARTUP_LIMIT)
+            deadline = time.monotonic() + timeout
             worker.conn.send(request)
             if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
                 raise QueryTimeout(f"Query stopped after the time limit of {timeout:g} s (kg serve --timeout). "
@@ -576,7 +521,9 @@ def with_values(query: str, variable: str, term) -> str:
       VALUES ?name { "a \\"b\\"" }
      ?x ?p ?name }
     """
-    match = re.search(r"\bWHERE\s*\{", query, re.I) or re.search(r"\{", query)
+    # Comment lines may hold any text, braces and "where" included: look past them.
+    masked = re.sub(r"(?m)^[ \t]*#[^\n]*", lambda comment: " " * len(comment.group()), query)
+    match = re.search(r"\bWHERE\s*\{", masked, re.I) or re.search(r"\{", masked)
     if match is None:
         raise ValueError("The query has no WHERE clause to bind a value in.")
     return f"{query[:match.end()]}\n  VALUES ?{variable} {{ {term} }}\n{query[match.end():]}"
@@ -663,6 +610,9 @@ class App:
     pool : QueryPool, optional, keyword-only
         The workers answering SPARQL; default: :data:`POOL_SIZE` workers on the
         graph's store, started on the first query.
+    overview_nodes : int, keyword-only
+        The most nodes the explorer opens on (its overview); search and
+        neighbourhoods reach the others.
     allowed_hosts : set of str, optional, keyword-only
         Host names requests may be addressed to (None: any). A server bound to a
         loopback address only answers requests for a loopback name, so that a web
@@ -676,10 +626,11 @@ class App:
     """
 
     def __init__(self, graph, *, timeout: float = 10.0, max_results: int = 10_000, pool: QueryPool | None = None,
-                 allowed_hosts: set[str] | None = None):
+                 overview_nodes: int = 400, allowed_hosts: set[str] | None = None):
         if timeout <= 0 or max_results < 1:
             raise KGError(f"--timeout must be positive and --max-results at least 1 (got {timeout}, {max_results}).")
         self.timeout, self.max_results, self.allowed_hosts = timeout, max_results, allowed_hosts
+        self.overview_nodes = overview_nodes
         self._scratch = None
         folder = store_dir(graph)
         if folder is None:  # no store beside the files: load the RDF into a temporary one
@@ -700,7 +651,7 @@ class App:
         self._templates = render._environment()
         self._templates.globals["highlight"] = lambda text, mentions: segments(
             text, [(m["start"], m["end"]) for m in mentions])
-        self._related: dict[str, list] = {}
+        self._related: dict[str, dict] = {}
 
     # ----------------------------------------------------------- lifecycle
 
@@ -782,13 +733,15 @@ class App:
             return self._json({"query": get("q"), "results": search(self.index(), get("q"))})
         if path == "/neighbourhood.json":
             return self._json(self.neighbourhood_view(get("id"), get("k", "1")))
+        if path == "/related.json":
+            return self._json({"id": get("id"), **self.related_view(self._node(get("id")))})
         if path == "/index.json":  # the explorer's twin
             return self._json(self.index_view())
         if path in ("/query", "/query.json"):
             view = self.query_view(get("query"))
             return self._json(view) if path.endswith(".json") else self._page("query.html", view)
         if path.startswith("/entity/"):
-            return self.node_page(path[len("/entity/"):])
+            return self.node_page(path[len("/entity/"):], with_related=get("related", "1") != "0")
         if path.startswith("/paper/"):
             return self.node_page(path[1:])
         raise HTTPError(404, f"Nothing at {path}. Try / (the explorer), /query or /sparql.")
@@ -876,7 +829,8 @@ class App:
         index = self.index()
         with self._page_lock:
             if self._explorer is None:
-                self._explorer = self._render.render_page(index.graph, title=self.title, served=True).encode("utf-8")
+                self._explorer = self._render.render_page(index.graph, title=self.title, max_nodes=self.overview_nodes,
+                                                          served=True).encode("utf-8")
             return self._explorer
 
     def index_view(self) -> dict:
@@ -891,22 +845,26 @@ class App:
         return {"query": query, "endpoint": "/sparql", "examples": example_queries(),
                 "prefixes": PREFIXES, "timeout": self.timeout, "max_results": self.max_results}
 
-    def node_page(self, raw: str) -> Response:
+    def _node(self, raw: str) -> str:
+        node = resolve_node(self.index(), raw)
+        if node is None:
+            raise HTTPError(404, f"No node {unquote(raw)!r} in this graph. Search for it at / or on /query.")
+        return node
+
+    def node_page(self, raw: str, *, with_related: bool = True) -> Response:
         index = self.index()
         # "ID.json" is the JSON twin, unless ID.json itself names a node (a key may end in ".json").
         is_json = raw.endswith(".json") and (resolve_node(index, raw[:-5]) is not None or resolve_node(index, raw) is None)
-        wanted = raw[:-5] if is_json else raw
-        node = resolve_node(index, wanted)
-        if node is None:
-            raise HTTPError(404, f"No node {unquote(wanted)!r} in this graph. Search for it at / or on /query.")
-        view = self.paper_view(node) if node.startswith("paper/") else self.entity_view(node)
+        node = self._node(raw[:-5] if is_json else raw)
+        view = self.paper_view(node) if node.startswith("paper/") else self.entity_view(node, with_related=with_related)
         if is_json:
             return self._json(view)
         return self._page("paper.html" if view["type"] == "Paper" else "entity.html", view)
 
-    def entity_view(self, node: str) -> dict:
+    def entity_view(self, node: str, *, with_related: bool = True) -> dict:
         """An entity: type, names, papers with roles, evidence sentences (mention offsets within
-        each), related methods, and the SPARQL query listing the evidence."""
+        each), related methods (unless ``with_related`` is false: the explorer's panel loads them
+        apart, as they may take seconds), and the SPARQL query listing the evidence."""
         index = self.index()
         data, iri = index.graph.nodes[node], index.iri[node]
         query = with_values(ENTITY_EVIDENCE, "entity", ox.NamedNode(iri))
@@ -922,27 +880,32 @@ class App:
         for paper, _, role in index.graph.in_edges(node, keys=True):
             papers.setdefault(paper, []).append(role)
         listed = sorted(papers, key=lambda p: (min(vocab.ROLES.index(r) for r in papers[p]), index.graph.nodes[p]["label"]))
-        return {"id": node, "iri": iri, "type": data["kind"], "label": data["label"], "aliases": data["aliases"],
+        view = {"id": node, "iri": iri, "type": data["kind"], "label": data["label"], "aliases": data["aliases"],
                 "paper_count": data.get("papers", 0),
                 "papers": [{"id": p, "title": index.graph.nodes[p]["label"],
                             "roles": sorted(papers[p], key=vocab.ROLES.index)} for p in listed[:PAPERS_LIMIT]],
                 "papers_not_listed": max(0, len(listed) - PAPERS_LIMIT),
-                "evidence": evidence, "related": self._related_methods(node), "sparql": query,
-                "urls": _urls(node, query)}
+                "evidence": evidence, "sparql": query, "urls": _urls(node, query)}
+        return {**view, **self.related_view(node)} if with_related else view
 
-    def _related_methods(self, node: str, k: int = 5) -> list[dict]:
-        """kg.related's methods for this entity, each with its node id (cached: it reads every edge)."""
+    def related_view(self, node: str) -> dict:
+        """The methods :func:`kg.related.related` ranks for this entity, each with its node id.
+
+        kg.related reads every edge of the graph on each call (seconds on a large
+        graph, minutes for its hubs), so it runs in a query worker under the
+        time limit. Answers are kept; running out of time is not (it may have
+        been a busy moment).
+        """
         if node not in self._related:
-            from .related import related
-
             index = self.index()
-            data = index.graph.nodes[node]
             try:
-                _, found = related(self.store, data["label"], k=k)
-            except KGError:  # e.g. a label kg.related resolves to nothing
-                found = []
-            self._related[node] = [{"id": index.by_label.get((r.type, r.label)), "label": r.label, "type": r.type,
-                                    "score": r.score, "reason": r.reason()} for r in found]
+                reply = self.pool.run({"task": "related", "label": index.graph.nodes[node]["label"], "k": 5})
+            except QueryTimeout:
+                return {"related": [], "related_note": f"Finding related methods took longer than {self.timeout:g} s; "
+                                                       "'kg related' on the command line takes its time."}
+            found = json.loads(reply["body"]) if reply["status"] == 200 else []
+            self._related[node] = {"related": [{"id": index.by_label.get((r["type"], r["label"])), **r} for r in found],
+                                   "related_note": ""}
         return self._related[node]
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - one App per process; abstracts never change while served
@@ -978,9 +941,7 @@ class App:
 
     def neighbourhood_view(self, raw: str, hops: str) -> dict:
         index = self.index()
-        node = resolve_node(index, raw)
-        if node is None:
-            raise HTTPError(404, f"No node {raw!r} in this graph.")
+        node = self._node(raw)
         if hops not in ("1", "2", "3"):
             raise HTTPError(400, f"k must be 1, 2 or 3 (links from the node), got {hops!r}.")
         nodes, left_out = neighbourhood(index.graph, node, int(hops))
@@ -1035,16 +996,18 @@ class Running:
         self.app.close()
 
 
-def make_app(graph, *, host: str = "127.0.0.1", timeout: float = 10.0, max_results: int = 10_000) -> App:
-    """The application for ``graph``, answering only loopback host names when ``host`` is loopback."""
-    return App(graph, timeout=timeout, max_results=max_results, allowed_hosts=LOOPBACK if host in LOOPBACK else None)
+def make_app(graph, *, host: str = "127.0.0.1", **options) -> App:
+    """The application for ``graph`` (``options`` as for :class:`App`), answering only loopback
+    host names when ``host`` is loopback."""
+    return App(graph, allowed_hosts=LOOPBACK if host in LOOPBACK else None, **options)
 
 
 def start(app: App, *, host: str = "127.0.0.1", port: int = 0, quiet: bool = True) -> Running:
     """Serve ``app`` on ``host``:``port`` (0: a free port) in a background thread.
 
-    The graph index is built in another thread meanwhile, so the explorer's
-    first request does not wait for it.
+    The query workers start and the graph index is built in another thread
+    meanwhile, so that neither the first query nor the explorer's first
+    request waits for them.
     """
     handler = type("Handler", (_Handler,), {"quiet": quiet})
     try:
@@ -1054,7 +1017,7 @@ def start(app: App, *, host: str = "127.0.0.1", port: int = 0, quiet: bool = Tru
                       "or stop the program using it.") from None
     thread = threading.Thread(target=server.serve_forever, name="kg-serve", daemon=True)
     thread.start()
-    threading.Thread(target=app.index, name="kg-index", daemon=True).start()
+    threading.Thread(target=lambda: (app.pool, app.index()), name="kg-warm-up", daemon=True).start()
     return Running(app, server, thread)
 
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
+import sys
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -183,3 +185,127 @@ def _table(columns: list[str], rows: list[list[str]], width: int = 60) -> str:
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells]
     lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(lines)
+
+
+# ----------------------------------------------------- results for other programs
+
+
+RESULT_FORMATS = {  # media type -> format of SELECT and ASK results
+    "application/sparql-results+json": ox.QueryResultsFormat.JSON, "application/json": ox.QueryResultsFormat.JSON,
+    "application/sparql-results+xml": ox.QueryResultsFormat.XML, "application/xml": ox.QueryResultsFormat.XML,
+    "text/xml": ox.QueryResultsFormat.XML, "text/csv": ox.QueryResultsFormat.CSV,
+    "text/tab-separated-values": ox.QueryResultsFormat.TSV,
+}
+GRAPH_FORMATS = {  # media type -> format of CONSTRUCT and DESCRIBE results
+    "text/turtle": ox.RdfFormat.TURTLE, "application/turtle": ox.RdfFormat.TURTLE,
+    "application/x-turtle": ox.RdfFormat.TURTLE, "application/n-triples": ox.RdfFormat.N_TRIPLES,
+    "text/plain": ox.RdfFormat.N_TRIPLES, "application/ld+json": ox.RdfFormat.JSON_LD,
+    "application/json": ox.RdfFormat.JSON_LD, "application/rdf+xml": ox.RdfFormat.RDF_XML,
+    "application/xml": ox.RdfFormat.RDF_XML,
+}
+def negotiate(accept: str, offers: dict, default):
+    """The format of ``offers`` (media type -> format) that the Accept header ``accept`` prefers.
+
+    ``default`` for an empty header or ``*/*``; None when nothing offered is acceptable.
+
+    >>> negotiate("text/csv;q=0.5, application/json", RESULT_FORMATS, None).name
+    'SPARQL Results in JSON'
+    >>> negotiate("text/html, */*;q=0.8", GRAPH_FORMATS, ox.RdfFormat.TURTLE).name
+    'Turtle'
+    >>> negotiate("image/png", RESULT_FORMATS, None) is None
+    True
+    """
+    if not accept.strip():
+        return default
+    ranges = []
+    for order, item in enumerate(accept.split(",")):
+        media, *params = [part.strip() for part in item.split(";")]
+        weight = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        if weight > 0:
+            ranges.append((-weight, order, media.lower()))
+    for _, _, media in sorted(ranges):
+        if media in offers:
+            return offers[media]
+        if media == "*/*":
+            return default
+        if media.endswith("/*"):
+            for offered, fmt in offers.items():
+                if offered.startswith(media[:-1]):
+                    return fmt
+    return None
+
+
+class NotAcceptable(KGError):
+    """No format the client accepts can hold the result."""
+
+
+def _content_type(fmt) -> str:
+    media = fmt.media_type
+    return media + "; charset=utf-8" if media.startswith("text/") and "charset" not in media else media
+
+
+def serialize_results(result, accept: str = "", *, max_results: int | None = None) -> tuple[str, bytes, bool]:
+    """A query's ``result`` in the format the Accept header ``accept`` prefers, and capped.
+
+    Returns ``(content type, body, truncated)``; ``truncated`` is True when
+    more than ``max_results`` solutions or triples were left out. SELECT and
+    ASK results are written as SPARQL JSON (the default), XML, CSV or TSV;
+    CONSTRUCT and DESCRIBE as Turtle (the default), N-Triples, JSON-LD or
+    RDF/XML. Raises ``NotAcceptable`` when ``accept`` allows none of them.
+
+    >>> store = ox.Store()
+    >>> store.add(ox.Quad(ox.NamedNode("https://e.org/a"), ox.NamedNode("https://e.org/p"), ox.Literal("x")))
+    >>> serialize_results(store.query("SELECT ?o { ?s ?p ?o }"), "text/csv")
+    ('text/csv; charset=utf-8', b'o\\r\\nx\\r\\n', False)
+    >>> serialize_results(store.query("CONSTRUCT WHERE { ?s ?p ?o }"), "application/n-triples", max_results=0)
+    ('application/n-triples', b'', True)
+    """
+    limit = sys.maxsize if max_results is None else max_results
+    if isinstance(result, ox.QueryTriples):
+        fmt = negotiate(accept, GRAPH_FORMATS, ox.RdfFormat.TURTLE)
+        if fmt is None:
+            raise _not_acceptable(accept, GRAPH_FORMATS)
+        triples = list(itertools.islice(result, limit + 1 if limit < sys.maxsize else None))
+        body = ox.serialize(triples[:limit], format=fmt, prefixes=PREFIXES)
+        return _content_type(fmt), body, len(triples) > limit
+    fmt = negotiate(accept, RESULT_FORMATS, ox.QueryResultsFormat.JSON)
+    if fmt is None:
+        raise _not_acceptable(accept, RESULT_FORMATS)
+    if isinstance(result, ox.QueryBoolean):
+        return _content_type(fmt), result.serialize(format=fmt), False
+    body, truncated = _capped_solutions(result, fmt, limit)
+    return _content_type(fmt), body, truncated
+
+
+def _capped_solutions(solutions: ox.QuerySolutions, fmt, max_results: int) -> tuple[bytes, bool]:
+    """At most ``max_results`` solutions in ``fmt``.
+
+    pyoxigraph serializes a whole result set or nothing, so the first
+    ``max_results`` solutions are written as TSV (whose cells are the terms'
+    N-Triples syntax, which ``str`` gives, escapes included), parsed back into
+    a result set and serialized from there.
+    """
+    variables = solutions.variables
+    lines = ["\t".join(str(v) for v in variables)]
+    truncated = False
+    for count, solution in enumerate(solutions):
+        if count == max_results:
+            truncated = True
+            break
+        lines.append("\t".join("" if solution[v] is None else str(solution[v]) for v in variables))
+    tsv = ("\n".join(lines) + "\n").encode("utf-8")
+    if fmt == ox.QueryResultsFormat.TSV:
+        return tsv, truncated
+    return ox.parse_query_results(tsv, format=ox.QueryResultsFormat.TSV).serialize(format=fmt), truncated
+
+
+def _not_acceptable(accept: str, offers: dict) -> NotAcceptable:
+    return NotAcceptable(f"Cannot answer in any format of Accept: {accept!r}. "
+                         f"This result can be sent as: {', '.join(offers)}.")

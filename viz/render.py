@@ -120,22 +120,59 @@ def render_html(G: nx.MultiDiGraph, path, *, title: str = "kg", max_nodes: int =
     >>> page.name, "<title>demo</title>" in html, 'src="http' in html
     ('kg.html', True, False)
     """
+    path = Path(path)
+    _write_atomically(path, render_page(G, title=title, max_nodes=max_nodes))
+    return path
+
+
+def render_page(G: nx.MultiDiGraph, *, title: str = "kg", max_nodes: int = 400, served: bool = False) -> str:
+    """The explorer page of ``G`` as HTML text: the page :func:`render_html` writes or, with
+    ``served``, the one ``kg serve`` sends.
+
+    A served page may fetch from the server it came from (and nowhere else):
+    its side panel loads each node's evidence, related methods and SPARQL
+    query, its search box completes over the whole graph, and it can focus on
+    the neighbourhood of any node. Parameters and errors are those of
+    :func:`render_html`.
+
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_node("task/qa", kind="Task", label="QA", aliases=[], papers=0)
+    >>> html = render_page(G, title="demo", served=True)
+    >>> "connect-src &#39;self&#39;" in html, '"served":true' in html  # the CSP meta, HTML-escaped
+    (True, True)
+    """
     if max_nodes < 1:
         raise ValueError(f"max_nodes must be at least 1, got {max_nodes}.")
-    path = Path(path)
     H = induced(G, select_overview(G, max_nodes))
     positions = layout(H) if len(H) > LAYOUT_ABOVE else None
     net = _network(H, positions, title)
+    explorer = _explorer_data(G, H)
+    explorer["meta"]["served"] = served
     env = _environment()
     env.globals.update(
-        explorer=_explorer_data(G, H),
+        explorer=explorer,
         total_nodes=G.number_of_nodes(),
         hidden_nodes=G.number_of_nodes() - H.number_of_nodes(),
-        **_assets(),
+        **_assets(served=served),
     )
     net.templateEnv, net.path = env, "explorer.html"
-    _write_atomically(path, net.generate_html())
-    return path
+    return net.generate_html()
+
+
+def subgraph_data(G: nx.MultiDiGraph, nodes, *, title: str = "kg") -> dict:
+    """What the explorer draws when it focuses on ``nodes`` of ``G``: vis-network's nodes, edges and
+    options, and the side panel's details, laid out here (physics off) so the page draws at once.
+
+    >>> G = nx.MultiDiGraph([("paper/1", "task/a")])
+    >>> G.add_node("paper/1", kind="Paper", label="P1")
+    >>> G.add_node("task/a", kind="Task", label="a", aliases=[], papers=1)
+    >>> data = subgraph_data(G, ["paper/1", "task/a"])
+    >>> sorted(data), [n["id"] for n in data["nodes"]], data["options"]["physics"]
+    (['edges', 'explorer', 'nodes', 'options'], ['paper/1', 'task/a'], {'enabled': False})
+    """
+    H = induced(G, nodes)
+    net = _network(H, layout(H) if len(H) else None, title)
+    return {"nodes": net.nodes, "edges": net.edges, "options": net.options, "explorer": _explorer_data(G, H)}
 
 
 def select_overview(G: nx.MultiDiGraph, max_nodes: int) -> set:
@@ -458,14 +495,23 @@ def _csp_hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
 
 
-def _assets() -> dict:
-    """Inline CSS and JS, and a Content-Security-Policy that runs only these scripts and fetches nothing."""
+def page_csp(*, served: bool = False) -> str:
+    """The explorer's Content-Security-Policy: only its own inline scripts run, and it fetches
+    nothing, or, ``served``, only from the server that sent it (``connect-src 'self'``)."""
     vis_js = (VIS_NETWORK / "vis-network.min.js").read_text(encoding="utf-8")
     explorer_js = (ASSETS / "explorer.js").read_text(encoding="utf-8")
-    csp = ("default-src 'none'; "
-           f"script-src {_csp_hash(vis_js)} {_csp_hash(explorer_js)}; "
-           "style-src 'unsafe-inline'; img-src data:; font-src data:; "
-           "connect-src 'none'; form-action 'none'; base-uri 'none'")
+    connect = "'self'" if served else "'none'"
+    return ("default-src 'none'; "
+            f"script-src {_csp_hash(vis_js)} {_csp_hash(explorer_js)}; "
+            "style-src 'unsafe-inline'; img-src data:; font-src data:; "
+            f"connect-src {connect}; form-action 'none'; base-uri 'none'")
+
+
+def _assets(*, served: bool = False) -> dict:
+    """Inline CSS and JS, and a Content-Security-Policy that runs only these scripts."""
+    vis_js = (VIS_NETWORK / "vis-network.min.js").read_text(encoding="utf-8")
+    explorer_js = (ASSETS / "explorer.js").read_text(encoding="utf-8")
+    csp = page_csp(served=served)
     return {
         "vis_js": _inline(vis_js, "script"),
         "explorer_js": _inline(explorer_js, "script"),

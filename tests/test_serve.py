@@ -1,0 +1,563 @@
+"""kg serve over HTTP: the SPARQL 1.1 endpoint through real clients (SPARQLWrapper, rdflib's
+SPARQLStore), the time limit and result cap, the JSON twins, --get, and what must never get out."""
+from __future__ import annotations
+
+import contextlib
+import csv
+import http.client
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+import rdflib
+from click.testing import CliRunner
+from rdflib.plugins.stores.sparqlstore import SPARQLStore, SPARQLUpdateStore
+
+from kg import serve
+from kg.cli import main
+from kg.store import RESULT_FORMATS, examples, negotiate, open_graph, store_dir
+
+SPARQLWrapper = pytest.importorskip("SPARQLWrapper")
+from SPARQLWrapper import CSV, JSON, POST, TSV, TURTLE, XML  # noqa: E402
+
+FIXTURES = Path(__file__).parent / "fixtures"
+KG = "https://w3id.org/kg/ontology#"
+GRPO = "method/group-relative-policy-optimization"
+# Five copies of every triple joined: billions of rows on the sample; only the time limit ends it.
+RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o }"
+LIMIT = 1.5  # seconds, the tests' --timeout
+MAX_RESULTS = 50
+
+
+def build(source: Path, folder: Path) -> Path:
+    stem = folder / source.stem
+    result = CliRunner().invoke(main, ["build", "-q", str(source), "-o", str(stem)])
+    assert result.exit_code == 0, result.output
+    return stem
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> Path:
+    return build(FIXTURES / "sample.txt", tmp_path_factory.mktemp("graphs"))
+
+
+@pytest.fixture(scope="module")
+def count(sample) -> dict:
+    """Nodes per kind, read from the store directly (the extractor decides how many there are)."""
+    rows = open_graph(sample).query("SELECT ?c (COUNT(?x) AS ?n) WHERE { ?x a ?c } GROUP BY ?c")
+    return {row["c"].value.rsplit("#", 1)[-1]: int(row["n"].value) for row in rows}
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory) -> Path:
+    return build(FIXTURES / "hostile.txt", tmp_path_factory.mktemp("graphs"))
+
+
+@pytest.fixture(scope="module")
+def server(sample):
+    running = serve.start(serve.make_app(sample, timeout=LIMIT, max_results=MAX_RESULTS), port=0)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def hostile_server(hostile):
+    running = serve.start(serve.make_app(hostile, timeout=LIMIT), port=0)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def endpoint(server) -> str:
+    return server.url + "/sparql"
+
+
+def wrapper(endpoint: str, query: str, fmt) -> SPARQLWrapper.SPARQLWrapper:
+    client = SPARQLWrapper.SPARQLWrapper(endpoint)
+    client.setQuery(f"PREFIX kg: <{KG}>\n{query}")
+    client.setReturnFormat(fmt)
+    return client
+
+
+def fetch(url: str, *, data: bytes | None = None, headers: dict | None = None):
+    """(status, headers, body) of a request, whatever its status."""
+    request = urllib.request.Request(url, data=data, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def raw_get(server, path: str, host: str | None = None):
+    """A GET sent exactly as written: urllib would normalise ``/../`` away."""
+    address = server.server.server_address
+    connection = http.client.HTTPConnection(address[0], address[1], timeout=30)
+    connection.putrequest("GET", path, skip_host=True)
+    connection.putheader("Host", host or f"127.0.0.1:{address[1]}")
+    connection.endheaders()
+    response = connection.getresponse()
+    result = response.status, dict(response.getheaders()), response.read()
+    connection.close()
+    return result
+
+
+# ---------------------------------------------------------------- the store
+
+
+def test_build_fills_a_read_only_store_beside_the_files(sample):
+    folder = store_dir(sample)
+    assert folder == sample.with_name("sample.oxigraph") and folder.is_dir()
+    store = open_graph(sample)
+    assert len(store) == sum(1 for _ in ox.parse(path=str(sample.with_name("sample.nt")), format=ox.RdfFormat.N_TRIPLES))
+    with pytest.raises(RuntimeError):  # kg query and kg serve cannot change the graph
+        store.update("INSERT DATA { <https://e.org/a> <https://e.org/b> <https://e.org/c> }")
+
+
+def test_open_graph_falls_back_to_the_n_triples_without_a_store(sample, tmp_path):
+    copy = tmp_path / "sample.nt"
+    copy.write_bytes(sample.with_name("sample.nt").read_bytes())
+    assert store_dir(tmp_path / "sample") is None
+    assert len(open_graph(tmp_path / "sample")) == len(open_graph(sample))
+
+
+def test_a_rebuild_replaces_the_store(sample, tmp_path):
+    stem = tmp_path / "graph"
+    for source in ("papers.jsonl", "sample.txt"):
+        result = CliRunner().invoke(main, ["build", "-q", str(FIXTURES / source), "-o", str(stem)])
+        assert result.exit_code == 0, result.output
+        if source == "papers.jsonl":
+            before = len(open_graph(stem))
+    assert len(open_graph(stem)) == len(open_graph(sample)) != before
+    # The old store went away with the staging folder: nothing else is left behind.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".kg-cache", "graph.html", "graph.jsonld", "graph.nt", "graph.oxigraph", "graph.ttl"]
+
+
+# ---------------------------------------------------------------- SPARQL through real clients
+
+
+def test_select_as_json_with_sparqlwrapper(endpoint, count):
+    result = wrapper(endpoint, "SELECT ?d WHERE { ?d a kg:Dataset } ORDER BY ?d", JSON).queryAndConvert()
+    datasets = [b["d"]["value"] for b in result["results"]["bindings"]]
+    assert result["head"]["vars"] == ["d"] and len(datasets) == count["Dataset"] > 5
+    assert "https://w3id.org/kg/id/dataset/gsm8k" in datasets
+
+
+def test_select_as_xml_with_sparqlwrapper(endpoint, count):
+    document = wrapper(endpoint, "SELECT ?d WHERE { ?d a kg:Dataset }", XML).queryAndConvert()
+    assert len(document.getElementsByTagName("result")) == count["Dataset"]
+
+
+@pytest.mark.parametrize("fmt, delimiter", [(CSV, ","), (TSV, "\t")])
+def test_select_as_csv_and_tsv_with_sparqlwrapper(endpoint, count, fmt, delimiter):
+    client = wrapper(endpoint, 'SELECT ?label WHERE { ?d a kg:Dataset ; skos:prefLabel ?label } ORDER BY ?label', fmt)
+    rows = list(csv.reader(io.StringIO(client.queryAndConvert().decode("utf-8")), delimiter=delimiter))
+    assert rows[0] == (["label"] if fmt == CSV else ["?label"])
+    labels = [row[0] for row in rows[1:]]
+    assert len(labels) == count["Dataset"] and ("GSM8K" in labels or '"GSM8K"' in labels)
+
+
+def test_ask_with_sparqlwrapper(endpoint):
+    assert wrapper(endpoint, "ASK { ?p a kg:Paper }", JSON).queryAndConvert() == {"head": {}, "boolean": True}
+    assert wrapper(endpoint, "ASK { ?p a kg:Nothing }", JSON).queryAndConvert()["boolean"] is False
+
+
+def test_construct_as_turtle_with_sparqlwrapper(endpoint, count):
+    client = wrapper(endpoint, "CONSTRUCT { ?d a kg:Dataset } WHERE { ?d a kg:Dataset }", TURTLE)
+    graph = rdflib.Graph().parse(data=client.queryAndConvert(), format="turtle")
+    assert len(graph) == count["Dataset"]
+    assert (rdflib.URIRef("https://w3id.org/kg/id/dataset/gsm8k"), rdflib.RDF.type, rdflib.URIRef(KG + "Dataset")) in graph
+
+
+@pytest.mark.parametrize("accept, parse_as", [("application/n-triples", "nt"), ("application/ld+json", "json-ld"),
+                                              ("application/rdf+xml", "xml")])
+def test_construct_in_other_formats_by_accept(endpoint, count, accept, parse_as):
+    query = urllib.parse.urlencode({"query": "CONSTRUCT WHERE { ?d a kg:Metric }"})
+    status, headers, body = fetch(f"{endpoint}?{query}", headers={"Accept": accept})
+    assert status == 200 and headers["Content-Type"].startswith(accept)
+    assert len(rdflib.Graph().parse(data=body, format=parse_as)) == count["Metric"]
+
+
+def test_rdflib_sparqlstore_reads_the_endpoint(endpoint, count):
+    graph = rdflib.Graph(store=SPARQLStore(endpoint))
+    rows = list(graph.query(f"PREFIX kg: <{KG}> SELECT ?m WHERE {{ ?m a kg:Metric }}"))
+    assert len(rows) == count["Metric"] and all(isinstance(row[0], rdflib.URIRef) for row in rows)
+    assert graph.query(f"PREFIX kg: <{KG}> ASK {{ ?m a kg:Metric }}").askAnswer is True
+    constructed = graph.query(f"PREFIX kg: <{KG}> CONSTRUCT WHERE {{ ?m a kg:Metric }}").graph
+    assert len(constructed) == count["Metric"]
+
+
+def test_post_forms_and_sparql_query_bodies(endpoint):
+    form = urllib.parse.urlencode({"query": "ASK { ?s ?p ?o }"}).encode()
+    status, _, body = fetch(endpoint, data=form, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 200 and json.loads(body)["boolean"] is True
+    status, _, body = fetch(endpoint, data=b"ASK { ?s ?p ?o }", headers={"Content-Type": "application/sparql-query"})
+    assert status == 200 and json.loads(body)["boolean"] is True
+    status, _, body = fetch(endpoint, data=b"ASK {}", headers={"Content-Type": "text/plain"})
+    assert status == 415
+
+
+# ---------------------------------------------------------------- read-only
+
+
+def test_updates_are_refused_with_a_message(endpoint):
+    client = SPARQLWrapper.SPARQLWrapper(endpoint)
+    client.setQuery("INSERT DATA { <https://e.org/a> <https://e.org/b> <https://e.org/c> }")
+    client.setMethod(POST)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        client.query()
+    assert refused.value.code == 403 and b"read-only" in refused.value.read()
+
+    updater = SPARQLUpdateStore(query_endpoint=endpoint, update_endpoint=endpoint)
+    with pytest.raises(urllib.error.HTTPError, match="403"):
+        updater.update("DELETE WHERE { ?s ?p ?o }")
+
+    update = b"CLEAR ALL"
+    assert fetch(endpoint, data=update, headers={"Content-Type": "application/sparql-update"})[0] == 403
+    sneaky = urllib.parse.urlencode({"query": "PREFIX x: <https://e.org/>\n# a comment\nDROP ALL"})
+    status, _, body = fetch(f"{endpoint}?{sneaky}")
+    assert status == 403 and "read-only" in json.loads(body)["error"]
+    assert wrapper(endpoint, "ASK { <https://e.org/a> ?p ?o }", JSON).queryAndConvert()["boolean"] is False
+    assert wrapper(endpoint, "ASK { ?p a kg:Paper }", JSON).queryAndConvert()["boolean"] is True
+
+
+# ---------------------------------------------------------------- limits
+
+
+def test_a_runaway_query_is_stopped_within_its_time_limit(endpoint):
+    client = wrapper(endpoint, RUNAWAY, JSON)
+    started = time.monotonic()
+    with pytest.raises(urllib.error.HTTPError) as stopped:
+        client.query()
+    elapsed = time.monotonic() - started
+    assert stopped.value.code == 503 and b"time limit of 1.5 s" in stopped.value.read()
+    assert LIMIT <= elapsed < LIMIT + 2
+    # Its worker was killed and replaced: the next query is answered at once.
+    started = time.monotonic()
+    assert wrapper(endpoint, "ASK { ?p a kg:Paper }", JSON).queryAndConvert()["boolean"] is True
+    assert time.monotonic() - started < 5
+
+
+def test_two_runaway_queries_at_once_both_stop(endpoint):
+    """With every worker busy, a query waits for one only within its own deadline."""
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        started = time.monotonic()
+        codes = list(pool.map(lambda _: fetch(f"{endpoint}?{urllib.parse.urlencode({'query': RUNAWAY})}")[0], range(3)))
+    assert codes == [503, 503, 503] and time.monotonic() - started < 2 * LIMIT + 3
+
+
+def test_results_are_capped_and_the_cap_is_said(endpoint):
+    query = urllib.parse.urlencode({"query": "SELECT * WHERE { ?s ?p ?o }"})
+    status, headers, body = fetch(f"{endpoint}?{query}")
+    assert status == 200 and len(json.loads(body)["results"]["bindings"]) == MAX_RESULTS
+    assert headers["KG-Results-Truncated"] == f"first {MAX_RESULTS} results (kg serve --max-results)"
+    status, headers, body = fetch(f"{endpoint}?{urllib.parse.urlencode({'query': 'CONSTRUCT WHERE { ?s ?p ?o }'})}",
+                                  headers={"Accept": "application/n-triples"})
+    assert status == 200 and len(body.decode().splitlines()) == MAX_RESULTS and "KG-Results-Truncated" in headers
+    query = urllib.parse.urlencode({"query": "SELECT ?d WHERE { ?d a kg:Dataset }"})
+    assert "KG-Results-Truncated" not in fetch(f"{endpoint}?{query}")[1]
+
+
+# ---------------------------------------------------------------- protocol errors
+
+
+@pytest.mark.parametrize("query, status, message", [
+    ("SELECT ?x WHERE { ?x ", 400, "Invalid SPARQL"),
+    ("", 400, "Give exactly one SPARQL query"),
+])
+def test_bad_queries_get_a_json_error(endpoint, query, status, message):
+    code, headers, body = fetch(f"{endpoint}?{urllib.parse.urlencode({'query': query})}")
+    assert code == status and headers["Content-Type"] == "application/json"
+    assert message in json.loads(body)["error"] and b"Traceback" not in body
+
+
+def test_unacceptable_accept_gets_406_and_format_overrides_accept(endpoint):
+    query = urllib.parse.urlencode({"query": "SELECT ?d WHERE { ?d a kg:Dataset }"})
+    status, _, body = fetch(f"{endpoint}?{query}", headers={"Accept": "image/png"})
+    assert status == 406 and "text/csv" in json.loads(body)["error"]
+    status, headers, body = fetch(f"{endpoint}?{query}&format=csv", headers={"Accept": "image/png"})
+    assert status == 200 and headers["Content-Type"] == "text/csv; charset=utf-8"
+    assert headers["Content-Disposition"] == 'attachment; filename="results.csv"'
+
+
+@pytest.mark.parametrize("accept, expected", [
+    ("", ox.QueryResultsFormat.JSON),
+    ("text/html,application/xhtml+xml,*/*;q=0.8", ox.QueryResultsFormat.JSON),
+    ("application/sparql-results+xml", ox.QueryResultsFormat.XML),
+    ("text/csv;q=0.2, text/tab-separated-values;q=0.9", ox.QueryResultsFormat.TSV),
+    ("text/*", ox.QueryResultsFormat.XML),  # text/xml is the first text/ type offered
+    ("application/json;q=0, text/csv", ox.QueryResultsFormat.CSV),
+    ("image/png", None),
+])
+def test_negotiate(accept, expected):
+    assert negotiate(accept, RESULT_FORMATS, ox.QueryResultsFormat.JSON) == expected
+
+
+# ---------------------------------------------------------------- pages and their JSON twins
+
+
+def test_entity_json_twin_has_evidence_offsets_into_each_sentence(server):
+    for _ in range(3):  # related methods get the tests' short time limit: a busy machine may need another try
+        status, headers, body = fetch(server.url + f"/entity/{GRPO}.json")
+        view = json.loads(body)
+        if not view["related_note"]:
+            break
+    assert status == 200 and headers["Content-Type"] == "application/json"
+    assert (view["type"], view["label"], view["aliases"], view["paper_count"]) == (
+        "Method", "GRPO", ["Group Relative Policy Optimization"], 2)
+    marked = {item["sentence"][item["start"]:item["end"]] for item in view["evidence"]}
+    assert marked == {"GRPO", "Group Relative Policy Optimization"}
+    assert {item["role"] for item in view["evidence"]} == {"uses", "comparesWith"}
+    assert "C-GRPO" in [r["label"] for r in view["related"]]
+    assert all(r["id"] and r["id"].startswith("method/") for r in view["related"])
+    # The panel's SPARQL link runs the panel's own query.
+    assert view["urls"]["query"] == "/query?" + urllib.parse.urlencode({"query": view["sparql"]})
+    rows = wrapper(server.url + "/sparql", view["sparql"], JSON).queryAndConvert()["results"]["bindings"]
+    assert len(rows) == len(view["evidence"])
+
+
+def test_related_methods_run_under_the_time_limit(sample):
+    """kg.related reads every edge: on a large graph it can take minutes, so it gets the query time limit."""
+    app = serve.make_app(sample, timeout=0.01)
+    try:
+        status, _, body = serve.get(app, f"/related.json?id={GRPO}")
+        assert status == 200 and json.loads(body)["related"] == []
+        assert "took longer than 0.01 s" in json.loads(body)["related_note"]
+        view = json.loads(serve.get(app, f"/entity/{GRPO}.json?related=0")[2])
+        assert "related" not in view and view["evidence"]
+    finally:
+        app.close()
+
+
+@pytest.mark.parametrize("path", [f"/entity/{GRPO}", "/entity/method/grpo", "/entity/METHOD/Group%20Relative%20Policy%20Optimization",
+                                  "/entity/method/group%20relative%20policy%20optimization"])
+def test_entity_ids_as_node_ids_iri_tails_or_names(server, path):
+    status, _, body = fetch(server.url + path + ".json")
+    if "METHOD" in path:  # the type segment is a node id's, lower case
+        assert status == 404
+        return
+    assert status == 200 and json.loads(body)["id"] == GRPO
+
+
+def test_entity_page_marks_the_mention(server):
+    status, headers, body = fetch(server.url + f"/entity/{GRPO}")
+    html = body.decode()
+    assert status == 200 and headers["Content-Type"] == "text/html; charset=utf-8"
+    assert "<mark>GRPO</mark>" in html and "<h1>GRPO</h1>" in html
+
+
+def test_paper_page_and_json_twin(server):
+    paper = json.loads(fetch(server.url + f"/entity/{GRPO}.json")[2])["papers"][0]["id"]
+    view = json.loads(fetch(server.url + f"/{paper}.json")[2])
+    assert view["type"] == "Paper" and view["venue"] == "Sample Workshop 2025"
+    assert {view["abstract"][m["start"]:m["end"]] for m in view["mentions"] if m["entity"] == GRPO} == {
+        "GRPO", "Group Relative Policy Optimization"}
+    html = fetch(server.url + f"/{paper}")[2].decode()
+    assert "<mark>Group Relative Policy Optimization</mark>" in html
+
+
+def test_index_search_and_neighbourhood_json(server, count):
+    index = json.loads(fetch(server.url + "/index.json")[2])
+    assert index["nodes"] == {kind: n for kind, n in count.items() if kind in index["nodes"]} and index["triples"] > 1000
+    names = [r["name"] for r in json.loads(fetch(server.url + "/search.json?q=grp")[2])["results"]]
+    assert names[0] == "GRPO" and "C-GRPO" in names  # the exact name first, then prefixes, then the rest
+    assert all(names.index(n) < names.index("C-GRPO") for n in names if n.lower().startswith("grp"))
+    hood = json.loads(fetch(server.url + f"/neighbourhood.json?id={GRPO}&k=1")[2])
+    assert hood["center"] == GRPO and len(hood["nodes"]) == 3 and hood["options"]["physics"] == {"enabled": False}
+    assert fetch(server.url + f"/neighbourhood.json?id={GRPO}&k=9")[0] == 400
+
+
+@pytest.mark.parametrize("name", sorted(examples()))
+def test_every_example_on_the_query_page_runs_through_the_endpoint(server, name):
+    """Posted as the query page posts them (SPARQLWrapper mistakes a query opening with two comment lines
+    that mention "add..." for an update)."""
+    shipped = {e["name"]: e for e in json.loads(fetch(server.url + "/query.json")[2])["examples"]}
+    form = urllib.parse.urlencode({"query": shipped[name]["query"]}).encode()
+    status, _, body = fetch(server.url + "/sparql", data=form, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 200 and json.loads(body)["results"]["bindings"], f"{name} returned nothing"
+
+
+def test_query_page_prefills_the_editor_escaped(server):
+    query = "SELECT * { ?s ?p ?o } # </textarea><script>alert(1)</script>"
+    html = fetch(server.url + "/query?" + urllib.parse.urlencode({"query": query}))[2].decode()
+    assert "&lt;/textarea&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert" not in html
+    assert '<script src="/static/query.js"></script>' in html
+
+
+# ---------------------------------------------------------------- safety
+
+
+@pytest.mark.parametrize("path", [
+    "/static/../kg/store.py", "/static/%2e%2e/%2e%2e/pyproject.toml", "/static/..%2f..%2fpyproject.toml",
+    "/static/%2E%2E%5Crender.py", "/../pyproject.toml", "/static//etc/passwd", "/static/render.py",
+    "/static/explorer.html", "/entity/../../../etc/passwd",
+])
+def test_no_path_escapes_the_static_folder(server, path):
+    status, headers, body = raw_get(server, path)
+    assert status == 404
+    assert b"[build-system]" not in body and b"root:" not in body and b"import" not in body
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+
+
+def test_static_assets_are_served(server):
+    status, headers, body = raw_get(server, "/static/query.js")
+    assert status == 200 and headers["Content-Type"] == "text/javascript; charset=utf-8" and b"use strict" in body
+
+
+def test_every_response_sets_safe_headers(server):
+    for path in ["/", "/query", f"/entity/{GRPO}", f"/entity/{GRPO}.json", "/sparql?query=ASK%7B%7D", "/nope",
+                 "/static/page.css"]:
+        status, headers, _ = raw_get(server, path)
+        assert headers["X-Content-Type-Options"] == "nosniff", path
+        csp = headers["Content-Security-Policy"]
+        assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp, path
+        assert not re.search(r"https?:|\*", csp), f"{path}: a remote source in {csp}"
+
+
+def test_the_explorer_may_fetch_only_from_its_own_server(server):
+    status, headers, body = raw_get(server, "/")
+    assert status == 200 and "connect-src 'self'" in headers["Content-Security-Policy"]
+    assert not re.search(rb"""(src|href)\s*=\s*["']?(https?:)?//""", body)
+
+
+def test_requests_for_another_host_name_are_refused(server):
+    """A page elsewhere cannot reach the server through a DNS name rebound to 127.0.0.1."""
+    status, _, body = raw_get(server, "/index.json", host="attacker.example:80")
+    assert status == 400 and "Unexpected Host" in json.loads(body)["error"]
+    assert raw_get(server, "/index.json", host=f"localhost:{server.server.server_address[1]}")[0] == 200
+
+
+def test_errors_are_pages_never_tracebacks(server, monkeypatch):
+    def broken(*args):
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(server.app, "index_view", broken)
+    status, _, body = raw_get(server, "/index.json")
+    assert status == 500 and json.loads(body) == {"status": 500, "error": "Internal error; the server's log has the details."}
+
+
+def test_hostile_corpus_is_escaped_in_pages_and_exact_in_json(hostile_server):
+    found = json.loads(fetch(hostile_server.url + "/search.json?q=" + urllib.parse.quote("alert(1)"))[2])["results"]
+    entity = found[0]["id"]
+    view = json.loads(fetch(hostile_server.url + f"/entity/{entity}.json")[2])
+    assert "<script>" in json.loads(fetch(hostile_server.url + f"/{view['papers'][0]['id']}.json")[2])["abstract"]
+    for path in (f"/entity/{entity}", f"/{view['papers'][0]['id']}"):
+        html = fetch(hostile_server.url + path)[2].decode()
+        assert "<script>alert" not in html and "<img" not in html and "onerror=alert" not in html.replace("onerror=alert(2)&gt;", "")
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html or "alert(1)&lt;/script" in html
+
+
+# ---------------------------------------------------------------- the command
+
+
+def test_get_answers_one_request_in_process(sample):
+    result = subprocess.run([sys.executable, "-m", "kg.cli", "serve", str(sample), "--get", f"/entity/{GRPO}.json"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and json.loads(result.stdout)["label"] == "GRPO"
+    sparql = "/sparql?" + urllib.parse.urlencode({"query": "SELECT ?m WHERE { ?m a kg:Metric }", "format": "csv"})
+    result = subprocess.run([sys.executable, "-m", "kg.cli", "serve", str(sample), "--get", sparql],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.splitlines()[0] == "m" and len(result.stdout.splitlines()) == 5
+    missing = subprocess.run([sys.executable, "-m", "kg.cli", "serve", str(sample), "--get", "/entity/method/nope"],
+                             capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 1 and "No node &#39;method/nope&#39;" in missing.stdout
+    assert "Traceback" not in missing.stderr
+
+
+def test_serve_starts_in_well_under_a_second_on_loopback(sample):
+    process = subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", str(sample), "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        match = re.search(r"at (http://127\.0\.0\.1:\d+)/ .*ready in ([\d.]+) s", line)
+        assert match, line + process.stderr.read()
+        assert float(match.group(2)) < 1.0
+        assert json.loads(fetch(match.group(1) + "/index.json")[2])["title"] == "sample"
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, _ = process.communicate(timeout=30)
+    assert process.returncode == 0 and "Stopping." in out
+
+
+def test_help_says_why_the_default_host_is_loopback():
+    result = CliRunner().invoke(main, ["serve", "--help"])
+    assert result.exit_code == 0 and "127.0.0.1" in result.output and "no login" in " ".join(result.output.split())
+
+
+def test_a_graph_that_is_not_there_is_one_clear_line(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "kg.cli", "serve", str(tmp_path / "nope"), "--get", "/"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and "No graph at" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_serving_an_n_triples_file_loads_it_into_a_temporary_store(sample, tmp_path):
+    copy = tmp_path / "copy.nt"
+    copy.write_bytes(sample.with_name("sample.nt").read_bytes())
+    app = serve.make_app(copy)
+    try:
+        status, _, body = serve.get(app, "/index.json")
+        scratch = Path(app.store_path)
+        assert status == 200 and json.loads(body)["nodes"]["Paper"] == 8 and scratch.is_dir()
+    finally:
+        app.close()
+    assert not scratch.exists() and os.listdir(tmp_path) == ["copy.nt"]
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+def test_workers_end_with_a_killed_server_even_mid_query(sample):
+    process = subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", str(sample), "--port", "0", "--timeout", "120"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = re.search(r"at (http://\S+)/ ", process.stdout.readline()).group(1)
+
+        def runaway():
+            with contextlib.suppress(OSError):  # the server is killed before it answers
+                fetch(f"{url}/sparql?{urllib.parse.urlencode({'query': RUNAWAY})}")
+
+        threading.Thread(target=runaway, daemon=True).start()
+        deadline = time.monotonic() + 30
+        while len(workers := [p for p in _children(process.pid) if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text()]) < 2:
+            assert time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.2)
+        time.sleep(1)  # the runaway query is now being evaluated by one of them
+    finally:
+        process.kill()
+        process.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(worker) for worker in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(worker) for worker in workers)

@@ -1,0 +1,364 @@
+"""kg serve in a real browser (headless Chromium): the explorer's search, kind filters, node clicks,
+neighbourhoods and evidence panel, the query page, and a hostile corpus that stays text."""
+from __future__ import annotations
+
+import json
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kg import serve
+from kg.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures"
+GRPO = "method/group-relative-policy-optimization"
+GRPO_ALIAS = "Group Relative Policy Optimization"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+# Records every alert/confirm/prompt call before the page's own scripts run.
+RECORD_DIALOGS = """
+window.__kgDialogs = [];
+for (const name of ["alert", "confirm", "prompt"]) {
+  const original = window[name];
+  window[name] = function (...args) { window.__kgDialogs.push(name + ": " + String(args[0])); return original.apply(this, args); };
+}
+"""
+
+
+def build(source: Path, folder: Path) -> Path:
+    stem = folder / source.stem
+    result = CliRunner().invoke(main, ["build", "-q", str(source), "-o", str(stem)])
+    assert result.exit_code == 0, result.output
+    return stem
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> Path:
+    return build(FIXTURES / "sample.txt", tmp_path_factory.mktemp("graphs"))
+
+
+@pytest.fixture(scope="module")
+def server(sample):
+    running = serve.start(serve.make_app(sample, timeout=5), port=0)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def small_overview(sample):
+    """The sample opening on an overview of 10 of its 60 nodes, as a large graph would."""
+    running = serve.start(serve.make_app(sample, timeout=5, overview_nodes=10), port=0)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def hostile_server(tmp_path_factory):
+    running = serve.start(serve.make_app(build(FIXTURES / "hostile.txt", tmp_path_factory.mktemp("graphs")), timeout=5),
+                          port=0)
+    yield running
+    running.stop()
+
+
+class Session:
+    """A page that may reach its server only, recording anything else it tries and any dialog or error."""
+
+    def __init__(self, browser, server, *, bypass_csp=False):
+        self.origin = server.url
+        self.context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=bypass_csp)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(30_000)
+        self.elsewhere, self.dialogs, self.errors = [], [], []
+        self.page.route("**/*", self._route)
+        self.page.on("dialog", self._dialog)
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.add_init_script(RECORD_DIALOGS)
+
+    def _route(self, route):
+        url = route.request.url
+        if url.startswith((self.origin + "/", "data:")):
+            route.continue_()
+        else:
+            self.elsewhere.append(url)
+            route.abort()
+
+    def _dialog(self, dialog):
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self, path: str = "/"):
+        self.page.goto(self.origin + path)
+        if urllib.parse.urlsplit(path).path == "/":
+            self.page.wait_for_selector("#kg-graph canvas")
+            self.page.wait_for_selector("body[data-state=ready]", state="attached")
+        return self.page
+
+    def close(self):
+        self.context.close()
+
+    def assert_clean(self):
+        assert self.elsewhere == [], "the page tried to reach another server"
+        assert self.dialogs == [] and self.page.evaluate("() => window.__kgDialogs") == []
+        assert self.errors == []
+
+
+@pytest.fixture
+def session(browser, server):
+    opened = Session(browser, server)
+    yield opened
+    opened.close()
+
+
+def panel_shows(node_id, loaded=False):
+    """A selector for the side panel once it shows ``node_id`` (and, with ``loaded``, what the server adds)."""
+    selector = f"#kg-panel[data-node={json.dumps(node_id, ensure_ascii=False)}]"
+    return selector + " .kg-served[data-loaded=true]" if loaded else selector
+
+
+def texts(page, selector):
+    return page.eval_on_selector_all(selector, "nodes => nodes.map(n => n.textContent)")
+
+
+def click_node(page, node_id):
+    """Click ``node_id`` where it is drawn, after centring the view on it."""
+    at = page.evaluate("""(id) => {
+        const network = kgExplorer.network;
+        network.moveTo({position: network.getPositions([id])[id], scale: 1.5});
+        const dom = network.canvasToDOM(network.getPositions([id])[id]);
+        const box = document.getElementById("kg-graph").getBoundingClientRect();
+        return {x: box.left + dom.x, y: box.top + dom.y};
+    }""", node_id)
+    page.mouse.click(at["x"], at["y"])
+    page.wait_for_selector(panel_shows(node_id), state="attached")
+
+
+def marked(paper_view) -> list[str]:
+    """The mentions a paper's abstract marks: in order, overlapping ones left out (as kg.serve.segments does)."""
+    spans = [(m["start"], m["end"]) for m in paper_view["mentions"]]
+    return [text for text, is_mark in serve.segments(paper_view["abstract"], spans) if is_mark]
+
+
+def view_of(server, path):
+    with urllib.request.urlopen(server.url + path, timeout=30) as response:
+        return json.loads(response.read())
+
+
+# ---------------------------------------------------------------- the explorer
+
+
+def test_search_filter_click_and_read_the_evidence(session, server):
+    page = session.open("/")
+    page.fill("#kg-search", "group relative")  # the server completes over names and aliases
+    page.wait_for_selector(f"#kg-search-options option[value='{GRPO_ALIAS}']", state="attached")
+    page.press("#kg-search", "Enter")
+    page.wait_for_selector(panel_shows(GRPO, loaded=True), state="attached")
+    assert page.text_content("#kg-panel h2") == "GRPO"
+    assert page.text_content("#kg-panel .kg-kind") == "Method"
+    assert texts(page, "#kg-panel .kg-aliases li") == [GRPO_ALIAS]
+    # The evidence: each sentence as text, the mention in a <mark> at its offsets.
+    view = view_of(server, f"/entity/{GRPO}.json")
+    assert texts(page, "#kg-panel .kg-evidence .kg-sentence") == [e["sentence"] for e in view["evidence"]]
+    assert texts(page, "#kg-panel .kg-evidence mark") == [e["sentence"][e["start"]:e["end"]] for e in view["evidence"]]
+    assert set(texts(page, "#kg-panel .kg-evidence mark")) == {"GRPO", GRPO_ALIAS}
+    assert page.eval_on_selector("#kg-panel .kg-evidence .kg-sentence",
+                                 "p => Array.from(p.childNodes).map(n => n.nodeName)") == ["#text", "MARK", "#text"]
+    page.wait_for_selector("#kg-panel .kg-related-box[data-loaded=true]", state="attached")
+    assert "C-GRPO" in texts(page, "#kg-panel .kg-related .kg-node-button")
+
+    # A kind filter hides that kind only, and shows it again.
+    hidden = "() => kgExplorer.nodes.get().filter(n => Boolean(n.hidden)).map(n => n.kind)"
+    page.uncheck("#kg-legend input[data-kind='Dataset']")
+    datasets = view_of(server, "/index.json")["nodes"]["Dataset"]
+    assert set(page.evaluate(hidden)) == {"Dataset"} and len(page.evaluate(hidden)) == datasets
+    page.check("#kg-legend input[data-kind='Dataset']")
+    assert page.evaluate(hidden) == []
+
+    # A click on a node shows it, with its evidence.
+    click_node(page, "dataset/gsm8k")
+    page.wait_for_selector(panel_shows("dataset/gsm8k", loaded=True), state="attached")
+    assert page.text_content("#kg-panel h2") == "GSM8K"
+    assert set(texts(page, "#kg-panel .kg-evidence mark")) == {"GSM8K"}
+    session.assert_clean()
+
+
+def test_paper_panel_marks_every_mention_in_the_abstract(session, server):
+    paper = view_of(server, f"/entity/{GRPO}.json")["papers"][0]["id"]
+    view = view_of(server, f"/{paper}.json")
+    page = session.open("/?" + urllib.parse.urlencode({"node": paper}))  # as linked from /query
+    page.wait_for_selector(panel_shows(paper, loaded=True), state="attached")
+    assert page.text_content("#kg-panel .kg-abstract") == view["abstract"]
+    assert texts(page, "#kg-panel .kg-abstract mark") == marked(view)
+    session.assert_clean()
+
+
+def test_focus_on_a_neighbourhood_and_back(session, server):
+    everything = sum(view_of(server, "/index.json")["nodes"].values())
+    page = session.open("/?" + urllib.parse.urlencode({"node": GRPO}))
+    page.wait_for_selector(panel_shows(GRPO), state="attached")
+    assert page.evaluate("() => kgExplorer.nodes.length") == everything
+    page.click("#kg-panel .kg-focus[data-hops='1']")
+    page.wait_for_selector("body[data-view=focus]", state="attached")
+    assert page.evaluate("() => kgExplorer.nodes.getIds().sort()") == sorted(
+        [GRPO, "paper/a30dfc905c06e8bd", "paper/a7db03a50a5fa476"])
+    assert page.text_content("#kg-overview") == "Within 1 link of GRPO: 3 nodes."
+    assert page.text_content("#kg-legend input[data-kind='Paper'] ~ .kg-count") == "2"
+    page.click("#kg-panel .kg-focus[data-hops='2']")
+    page.wait_for_selector("#kg-overview:has-text('Within 2 links')", state="attached")
+    assert page.evaluate("() => kgExplorer.nodes.length") > 3
+    page.click("#kg-back")
+    page.wait_for_selector("body[data-view=overview]", state="attached")
+    assert page.evaluate("() => kgExplorer.nodes.length") == everything
+    assert page.get_attribute("#kg-panel", "data-node") == GRPO
+    session.assert_clean()
+
+
+def test_search_reaches_nodes_the_overview_leaves_out(browser, small_overview):
+    opened = Session(browser, small_overview)
+    try:
+        page = opened.open("/")
+        assert page.evaluate("() => kgExplorer.nodes.length") == 10
+        assert page.evaluate("(id) => kgExplorer.nodes.get(id)", "dataset/androidworld") is None
+        page.fill("#kg-search", "AndroidWorld")
+        page.press("#kg-search", "Enter")
+        page.wait_for_selector(panel_shows("dataset/androidworld", loaded=True), state="attached")
+        assert page.evaluate("() => kgExplorer.network.getSelectedNodes()") == ["dataset/androidworld"]
+        assert page.text_content("#kg-overview").startswith("Within 1 link of AndroidWorld")
+        opened.assert_clean()
+    finally:
+        opened.close()
+
+
+# ---------------------------------------------------------------- the query page
+
+
+def test_query_page_runs_an_example_links_into_the_explorer_and_downloads_csv(session):
+    page = session.open("/query")
+    page.wait_for_selector("body[data-state=idle]", state="attached")
+    page.select_option("#kg-examples-menu", "paper-proposes")
+    page.wait_for_selector("body[data-state=done]", state="attached")
+    assert texts(page, "#kg-results th") == ["paper", "label", "role", "entity", "type"]
+    rows = page.eval_on_selector_all("#kg-results tbody tr", "rows => rows.length")
+    assert rows > 0 and page.text_content("#kg-query-status").startswith(f"{rows} row")
+    href = page.get_attribute("#kg-download", "href")
+    download = page.request.get(session.origin + href)
+    assert download.status == 200 and download.headers["content-type"] == "text/csv; charset=utf-8"
+    assert download.text().splitlines()[0] == "paper,label,role,entity,type"
+    assert len(download.text().splitlines()) == rows + 1
+
+    first = page.get_attribute("#kg-results a.kg-node-link", "href")
+    assert first.startswith("/?node=paper%2F")
+    page.click("#kg-results a.kg-node-link")
+    node = urllib.parse.parse_qs(first[2:])["node"][0]
+    page.wait_for_selector(panel_shows(node, loaded=True), state="attached")
+    session.assert_clean()
+
+
+def test_the_panels_sparql_link_lists_what_the_panel_shows(session, server):
+    page = session.open("/?" + urllib.parse.urlencode({"node": GRPO}))
+    page.wait_for_selector(panel_shows(GRPO, loaded=True), state="attached")
+    evidence = len(texts(page, "#kg-panel .kg-evidence .kg-sentence"))
+    page.click("#kg-panel a[data-link=sparql]")
+    page.wait_for_selector("body[data-state=done]", state="attached")
+    assert texts(page, "#kg-results th") == ["paper", "title", "role", "sentence", "start", "end"]
+    assert page.eval_on_selector_all("#kg-results tbody tr", "rows => rows.length") == evidence
+    session.assert_clean()
+
+
+def test_a_query_error_is_shown_as_text(session):
+    page = session.open("/query?" + urllib.parse.urlencode({"query": "SELECT ?x WHERE { <script>alert(1)</script>"}))
+    page.wait_for_selector("body[data-state=error]", state="attached")
+    assert page.text_content("#kg-query-status").startswith("Invalid SPARQL")
+    assert page.input_value("#kg-query-text") == "SELECT ?x WHERE { <script>alert(1)</script>"
+    assert page.evaluate("() => document.scripts.length") == 2  # the examples' JSON and query.js
+    # (Chromium logs the 400 answer as a console error, so only dialogs and other servers are checked.)
+    assert session.dialogs == [] and session.elsewhere == []
+
+
+# ---------------------------------------------------------------- hostile corpus
+
+
+@pytest.mark.parametrize("bypass_csp", [False, True], ids=["with-csp", "escaping-alone"])
+def test_hostile_corpus_renders_as_text(browser, hostile_server, bypass_csp):
+    """With the CSP bypassed, escaping alone must still keep the hostile fixture inert."""
+    opened = Session(browser, hostile_server, bypass_csp=bypass_csp)
+    try:
+        page = opened.open("/")
+        page.fill("#kg-search", "alert(1)")
+        page.press("#kg-search", "Enter")
+        page.wait_for_selector("#kg-panel .kg-served[data-loaded=true]", state="attached")
+        entity = page.get_attribute("#kg-panel", "data-node")
+        view = view_of(hostile_server, f"/entity/{entity}.json")
+        assert page.text_content("#kg-panel h2") == view["label"] and "</script" in view["label"]
+        assert texts(page, "#kg-panel .kg-evidence .kg-sentence") == [e["sentence"] for e in view["evidence"]]
+
+        page.click("#kg-panel .kg-evidence .kg-node-button")  # its paper
+        paper = view["evidence"][0]["paper"]
+        page.wait_for_selector(panel_shows(paper, loaded=True), state="attached")
+        abstract = view_of(hostile_server, f"/{paper}.json")
+        assert "<script>alert(1)</script>" in abstract["abstract"] and "\U0001F600" in abstract["abstract"]
+        assert page.text_content("#kg-panel .kg-abstract") == abstract["abstract"]
+        # Offsets count code points: marks after the emoji still hold their mention.
+        assert texts(page, "#kg-panel .kg-abstract mark") == marked(abstract)
+
+        for path in (f"/entity/{entity}", f"/{paper}",
+                     "/query?" + urllib.parse.urlencode({"query": f"SELECT ?a WHERE {{ <{abstract['iri']}> dcterms:abstract ?a }}"})):
+            opened.open(path)
+            if path.startswith("/query"):
+                page.wait_for_selector("body[data-state=done]", state="attached")
+                assert texts(page, "#kg-results td") == [abstract["abstract"]]
+            assert page.evaluate("() => document.querySelectorAll('img, iframe, object, embed').length") == 0
+        assert page.evaluate("() => document.querySelectorAll('script:not([src]):not([type])').length") == 0
+        opened.assert_clean()
+    finally:
+        opened.close()
+
+
+# ---------------------------------------------------------------- the same page from disk
+
+
+def test_the_built_page_focuses_on_a_neighbourhood_offline(browser, sample):
+    """From disk the page fetches nothing; its neighbourhoods come from the graph it embeds."""
+    page_file = sample.with_name("sample.html")
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    reached = []
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "data:"))
+               else (reached.append(route.request.url), route.abort()))
+    try:
+        page.goto(page_file.resolve().as_uri())
+        page.wait_for_selector("body[data-state=ready]", state="attached")
+        node = page.evaluate("() => Object.keys(kgExplorer.details).find(id => kgExplorer.details[id].label === 'GRPO')")
+        links = page.evaluate("(id) => kgExplorer.details[id].links.length", node)
+        page.evaluate("(id) => kgExplorer.select(id)", node)
+        page.click("#kg-panel .kg-focus[data-hops='1']")
+        page.wait_for_selector("body[data-view=focus]", state="attached")
+        assert page.evaluate("() => kgExplorer.nodes.length") == links + 1
+        assert page.is_visible("#kg-back") and page.query_selector("#kg-panel .kg-served") is None
+        page.click("#kg-back")
+        assert page.evaluate("() => kgExplorer.nodes.length") == len(json.loads(
+            view_embedded(page_file))["nodes"])
+        assert reached == []
+    finally:
+        context.close()
+
+
+def view_embedded(page_file: Path) -> str:
+    html = page_file.read_text(encoding="utf-8")
+    start = html.index('<script id="kg-data" type="application/json">') + len('<script id="kg-data" type="application/json">')
+    return html[start:html.index("</script>", start)]

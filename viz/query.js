@@ -1,0 +1,143 @@
+/* kg serve's query page: runs the editor's SPARQL against /sparql and shows the results.
+ *
+ * SELECT results become a table whose kg IRIs link into the explorer (/?node=ID);
+ * ASK shows true or false; CONSTRUCT and DESCRIBE show Turtle. Every value from
+ * the graph enters the page through textContent, never innerHTML. A query in the
+ * page's URL (?query=...) runs on load, so a query can be shared as a link.
+ */
+(function () {
+  "use strict";
+
+  const examples = JSON.parse(document.getElementById("kg-examples").textContent);
+  const form = document.getElementById("kg-query-form");
+  const editor = document.getElementById("kg-query-text");
+  const menu = document.getElementById("kg-examples-menu");
+  const status = document.getElementById("kg-query-status");
+  const results = document.getElementById("kg-results");
+  const download = document.getElementById("kg-download");
+  // kg mints node IRIs ending in TYPE/KEY; that tail is the node's id in the explorer.
+  const NODE_TAIL = /(?:paper|task|method|dataset|metric|model)\/[^/#?]+$/;
+
+  function el(tag, text, className) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function setStatus(text, isError) {
+    status.textContent = text;
+    status.className = isError ? "kg-error" : "kg-muted";
+    document.body.dataset.state = isError ? "error" : "done";
+  }
+
+  /** One cell of a SPARQL JSON result: kg nodes link into the explorer, anything else is text. */
+  function cell(term) {
+    const td = el("td");
+    if (!term) return td;
+    if (term.type === "uri") {
+      const tail = term.value.match(NODE_TAIL);
+      if (tail) {
+        const link = el("a", term.value, "kg-node-link");
+        link.href = "/?node=" + encodeURIComponent(tail[0]);
+        td.append(link);
+      } else {
+        td.append(el("span", term.value));
+      }
+    } else if (term.type === "bnode") {
+      td.textContent = "_:" + term.value;
+    } else {
+      td.textContent = term.value;
+      if (term["xml:lang"]) td.append(el("span", " @" + term["xml:lang"], "kg-muted"));
+    }
+    return td;
+  }
+
+  function table(vars, bindings) {
+    const head = el("tr");
+    for (const name of vars) head.append(el("th", name));
+    const thead = el("thead");
+    thead.append(head);
+    const tbody = el("tbody");
+    for (const binding of bindings) {
+      const row = el("tr");
+      for (const name of vars) row.append(cell(binding[name]));
+      tbody.append(row);
+    }
+    const grid = el("table", null, "kg-table");
+    grid.append(thead, tbody);
+    return grid;
+  }
+
+  function offerDownload(query, format, label) {
+    download.href = "/sparql?" + new URLSearchParams({ query: query, format: format }).toString();
+    download.textContent = label;
+    download.hidden = false;
+  }
+
+  async function run() {
+    const query = editor.value;
+    if (!query.trim()) return;
+    history.replaceState(null, "", "?" + new URLSearchParams({ query: query }).toString());
+    results.replaceChildren();
+    download.hidden = true;
+    setStatus("Running…", false);
+    document.body.dataset.state = "running";
+    const started = performance.now();
+    let response;
+    try {
+      response = await fetch("/sparql", {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/sparql-results+json, text/turtle;q=0.9" },
+        body: new URLSearchParams({ query: query }),
+      });
+    } catch (error) {
+      setStatus("Could not reach the server: " + error, true);
+      return;
+    }
+    const seconds = ((performance.now() - started) / 1000).toFixed(2) + " s";
+    if (!response.ok) {
+      const problem = await response.json().catch(() => null);
+      setStatus((problem && problem.error) || response.status + " " + response.statusText, true);
+      return;
+    }
+    const truncated = response.headers.get("KG-Results-Truncated");
+    const type = response.headers.get("Content-Type") || "";
+    if (type.startsWith("application/sparql-results+json")) {
+      const data = await response.json();
+      if (Object.prototype.hasOwnProperty.call(data, "boolean")) {
+        results.append(el("p", String(data.boolean), "kg-boolean"));
+        setStatus("ASK answered in " + seconds, false);
+        return;
+      }
+      const rows = data.results.bindings;
+      results.append(table(data.head.vars, rows));
+      setStatus(rows.length + " row" + (rows.length === 1 ? "" : "s") + " in " + seconds + (truncated ? " — " + truncated : ""), false);
+      offerDownload(query, "csv", "Download CSV");
+    } else {
+      results.append(el("pre", await response.text(), "kg-graph-text"));
+      setStatus("Graph in " + seconds + (truncated ? " — " + truncated : ""), false);
+      offerDownload(query, "turtle", "Download Turtle");
+    }
+  }
+
+  menu.addEventListener("change", function () {
+    const example = examples.find((e) => e.name === menu.value);
+    if (!example) return;
+    editor.value = example.query;
+    run();
+  });
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    run();
+  });
+  editor.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      run();
+    }
+  });
+
+  document.body.dataset.state = "idle";
+  if (new URLSearchParams(location.search).get("query")) run();
+})();
