@@ -244,7 +244,7 @@ def test_a_runaway_query_is_stopped_within_its_time_limit(endpoint):
         client.query()
     elapsed = time.monotonic() - started
     assert stopped.value.code == 503 and b"time limit of 1.5 s" in stopped.value.read()
-    assert LIMIT <= elapsed < LIMIT + 2
+    assert LIMIT <= elapsed < LIMIT + 5  # a margin for a busy machine; unchecked, the join runs for minutes
     # Its worker was killed and replaced: the next query is answered at once.
     started = time.monotonic()
     assert wrapper(endpoint, "ASK { ?p a kg:Paper }", JSON).queryAndConvert()["boolean"] is True
@@ -258,7 +258,8 @@ def test_two_runaway_queries_at_once_both_stop(endpoint):
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
         started = time.monotonic()
         codes = list(pool.map(lambda _: fetch(f"{endpoint}?{urllib.parse.urlencode({'query': RUNAWAY})}")[0], range(3)))
-    assert codes == [503, 503, 503] and time.monotonic() - started < 2 * LIMIT + 3
+    # Without the limit these joins run for minutes; the bound is loose for a busy machine.
+    assert codes == [503, 503, 503] and time.monotonic() - started < 2 * LIMIT + 15
 
 
 def test_results_are_capped_and_the_cap_is_said(endpoint):
@@ -331,15 +332,24 @@ def test_entity_json_twin_has_evidence_offsets_into_each_sentence(server):
     assert len(rows) == len(view["evidence"])
 
 
-def test_related_methods_run_under_the_time_limit(sample):
-    """kg.related reads every edge: on a large graph it can take minutes, so it gets the query time limit."""
-    app = serve.make_app(sample, timeout=0.01)
+def test_related_methods_that_run_out_of_time_say_so(sample, monkeypatch):
+    """kg.related reads every edge: on a large graph it can take minutes, so it runs under the query
+    time limit. Running out of time is reported, and not remembered (it may have been a busy moment)."""
+    app = serve.make_app(sample, timeout=10)
+
+    def out_of_time(*args, **kwargs):
+        raise serve.QueryTimeout("Query stopped after the time limit of 10 s.")
+
     try:
+        monkeypatch.setattr(app.pool, "run", out_of_time)
         status, _, body = serve.get(app, f"/related.json?id={GRPO}")
         assert status == 200 and json.loads(body)["related"] == []
-        assert "took longer than 0.01 s" in json.loads(body)["related_note"]
+        assert "took longer than 10 s" in json.loads(body)["related_note"]
         view = json.loads(serve.get(app, f"/entity/{GRPO}.json?related=0")[2])
         assert "related" not in view and view["evidence"]
+        monkeypatch.undo()
+        status, _, body = serve.get(app, f"/related.json?id={GRPO}")
+        assert status == 200 and json.loads(body)["related"]  # answered once there is time
     finally:
         app.close()
 
