@@ -35,6 +35,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from kg import serve, vocab
+from kg.errors import KGError
 from kg.store import PREFIXES, STORE_SUFFIX, examples, fill_store, graph_file, open_graph, store_dir
 
 #: An example's parameter name -> the type of entity bound to it.
@@ -239,6 +240,10 @@ def main() -> None:
 
     graphs = []
     if args.graph:
+        try:
+            graph_file(args.graph)  # fail now, not after synthesising
+        except KGError as error:
+            sys.exit(f"Error: {error}")
         graphs.append((Path(args.graph).name, Path(args.graph)))
     scratch = tempfile.TemporaryDirectory(prefix="kg-serve-bench-")
     if args.papers:

@@ -42,7 +42,7 @@ def main():
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", default="graphs/graph", show_default=True,
-              help="Output path without extension: writes OUTPUT.ttl, .nt, .jsonld and .html.")
+              help="Output path without extension: writes OUTPUT.ttl, .nt, .jsonld, .html and the SPARQL store OUTPUT.oxigraph/.")
 @click.option("--format", "input_format", type=click.Choice(FORMATS),
               help="Input format for every file. Default: chosen by each file's extension.")
 @click.option("--base", default=DEFAULT_BASE, show_default=True,
