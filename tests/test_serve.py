@@ -27,6 +27,7 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore, SPARQLUpdateStore
 
 from kg import serve
 from kg.cli import main
+from support import build
 from kg.store import RESULT_FORMATS, examples, negotiate, open_graph, store_dir
 
 SPARQLWrapper = pytest.importorskip("SPARQLWrapper")
@@ -39,13 +40,6 @@ GRPO = "method/group-relative-policy-optimization"
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o }"
 LIMIT = 1.5  # seconds, the tests' --timeout
 MAX_RESULTS = 50
-
-
-def build(source: Path, folder: Path) -> Path:
-    stem = folder / source.stem
-    result = CliRunner().invoke(main, ["build", "-q", str(source), "-o", str(stem)])
-    assert result.exit_code == 0, result.output
-    return stem
 
 
 @pytest.fixture(scope="module")

@@ -8,43 +8,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from kg import serve
-from kg.cli import main
+from support import RECORD_DIALOGS, build
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GRPO = "method/group-relative-policy-optimization"
 GRPO_ALIAS = "Group Relative Policy Optimization"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-# Records every alert/confirm/prompt call before the page's own scripts run.
-RECORD_DIALOGS = """
-window.__kgDialogs = [];
-for (const name of ["alert", "confirm", "prompt"]) {
-  const original = window[name];
-  window[name] = function (...args) { window.__kgDialogs.push(name + ": " + String(args[0])); return original.apply(this, args); };
-}
-"""
-
-
-def build(source: Path, folder: Path) -> Path:
-    stem = folder / source.stem
-    result = CliRunner().invoke(main, ["build", "-q", str(source), "-o", str(stem)])
-    assert result.exit_code == 0, result.output
-    return stem
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")

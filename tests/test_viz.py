@@ -17,6 +17,7 @@ from kg.graph import build_graph
 from kg.model import Entity, Mention, Paper, PaperExtraction, Role
 from kg.viz import render
 from kg.viz.render import LAYOUT_ABOVE, render_html, select_overview
+from support import RECORD_DIALOGS
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(1)>'
@@ -271,30 +272,6 @@ def test_docstring_examples_run():
 
 
 # ---------------------------------------------------------------- the browser
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-# Records every alert/confirm/prompt call before the page's own scripts run.
-RECORD_DIALOGS = """
-window.__kgDialogs = [];
-for (const name of ["alert", "confirm", "prompt"]) {
-  const original = window[name];
-  window[name] = function (...args) { window.__kgDialogs.push(name + ": " + String(args[0])); return original.apply(this, args); };
-}
-"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
 
 class Offline:
     """A page that may load file: URLs only, recording anything else it tries and any dialog or error."""
