@@ -27,7 +27,7 @@ from .graph import build_graph
 from .ingest import read_papers
 from .model import Entity, Paper, PaperExtraction
 from .propagate import propagate
-from .relations import variant_relations
+from .relations import sentence_relations, variant_relations
 from .resolve import resolution_report, resolve
 from .store import STORE_SUFFIX, fill_store
 from .viz.render import render_html
@@ -122,7 +122,8 @@ def build(
     # Names found in some papers are looked up in all of them, then everything is resolved again.
     extractions = propagate(extractions, resolve(extractions))
     entities = resolve(extractions)
-    graph = build_graph(extractions, entities, variant_relations(entities, extractions))
+    relations = variant_relations(entities, extractions) + sentence_relations(entities, extractions)
+    graph = build_graph(extractions, entities, relations)
     extra = {"report.md": resolution_report(entities, extractions)} if report else {}
     outputs = write_outputs(graph, output, base=base, title=title or output.name, extra=extra)
     return BuildResult(graph, entities, extractions, outputs, skipped, duplicates, time.perf_counter() - started)

@@ -11,14 +11,22 @@ Nodes
 
 Edges
     entity -> entity, keyed by relation (one of ``vocab.RELATIONS``, e.g.
-    ``variantOf``), with ``confidence`` and ``evidence`` as below plus the
-    evidence's ``paper`` id.
+    ``variantOf``), with ``confidence``, ``papers`` (the support: how many
+    papers state it) and ``evidence`` as below plus each item's ``paper`` id.
 
     paper -> entity, keyed by role (one of ``vocab.ROLES``), with
     ``confidence`` (the best of its evidence) and ``evidence``: a list of
     ``{"text", "start", "end", "sentence", "confidence", "extractor"}`` where
     ``abstract[start:end]`` is the mention as written and ``sentence`` is the
     sentence it occurs in, as written in the abstract.
+
+Graph attribute
+    ``G.graph["results"]``: the scores papers report, each a dict with
+    ``paper`` (node), ``paper_id``, ``value``, ``unit``, ``previous`` (the
+    value before, in "from X to Y"), ``kind`` ("score" or "gain"),
+    ``metric``/``dataset``/``subject`` (entity nodes or None), and evidence
+    fields as above (``start``/``end`` of the value, ``text``, ``sentence``,
+    ``confidence``, ``extractor``).
 """
 from __future__ import annotations
 
@@ -100,15 +108,46 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
     node_of = {e.key: entity_node(e.type, e.key) for e in entities}
     for relation in relations:
         paper_id, index = relation.evidence
-        evidence = {**_evidence(by_paper[paper_id], index, relation.confidence), "paper": paper_id}
-        G.add_edge(node_of[relation.source], node_of[relation.target], key=relation.relation,
-                   role=relation.relation, confidence=relation.confidence, evidence=[evidence])
+        evidence = {**_evidence(by_paper[paper_id], index, relation.confidence, relation.sentence), "paper": paper_id}
+        source, target = node_of[relation.source], node_of[relation.target]
+        if G.has_edge(source, target, relation.relation):
+            data = G.edges[source, target, relation.relation]
+            data["evidence"].append(evidence)
+            data["confidence"] = max(data["confidence"], relation.confidence)
+            data["papers"] = len({item["paper"] for item in data["evidence"]})
+        else:
+            G.add_edge(source, target, key=relation.relation, role=relation.relation,
+                       confidence=relation.confidence, evidence=[evidence], papers=1)
+
+    G.graph["results"] = [result for ex in extractions for result in _results(ex, mention_entity)]
     return G
 
 
-def _evidence(extraction: PaperExtraction, index: int, confidence: float) -> dict:
+def _results(extraction: PaperExtraction, mention_entity: dict[tuple[str, int], Entity]) -> list[dict]:
+    """The paper's results whose dataset or metric resolved to an entity, as plain dicts (see module doc)."""
+    found = []
+    paper = extraction.paper
+    for result in extraction.results:
+        ends = {}
+        for part in ("metric", "dataset", "subject"):
+            index = getattr(result, part)
+            entity = mention_entity.get((paper.id, index)) if index is not None else None
+            ends[part] = entity_node(entity.type, entity.key) if entity else None
+        if ends["dataset"] is None and ends["metric"] is None:
+            continue
+        start, end = extraction.sentences[result.sentence]
+        found.append({"paper": paper_node(paper.id), "paper_id": paper.id, "value": result.value, "unit": result.unit,
+                      "previous": result.previous, "kind": result.kind, "start": result.start, "end": result.end,
+                      "text": paper.abstract[result.start:result.end], "sentence": paper.abstract[start:end],
+                      "confidence": result.confidence,
+                      "extractor": extraction.mentions[result.dataset if result.dataset is not None
+                                                       else result.metric].extractor, **ends})
+    return found
+
+
+def _evidence(extraction: PaperExtraction, index: int, confidence: float, sentence: int | None = None) -> dict:
     mention = extraction.mentions[index]
-    start, end = extraction.sentences[mention.sentence]
+    start, end = extraction.sentences[mention.sentence if sentence is None else sentence]
     return {"text": mention.text, "start": mention.start, "end": mention.end,
             "sentence": extraction.paper.abstract[start:end], "confidence": confidence,
             "extractor": mention.extractor}

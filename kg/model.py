@@ -1,7 +1,8 @@
 """The data that flows through the pipeline, one dataclass per stage's output.
 
-ingest -> ``Paper``; extract -> ``PaperExtraction`` (with ``Mention`` and
-``Role``); resolve -> ``Entity``. Every type is plain data that round-trips
+ingest -> ``Paper``; extract -> ``PaperExtraction`` (with ``Mention``,
+``Role``, ``Link`` and ``Result``); resolve -> ``Entity``; relations ->
+``Relation``. Every type is plain data that round-trips
 through JSON, so a ``PaperExtraction`` can be cached or computed in another
 process.
 """
@@ -71,6 +72,45 @@ class Role:
 
 
 @dataclass
+class Link:
+    """A relation between two mentions of one paper (``head`` usedFor ``tail``), read from one sentence.
+
+    ``sentence`` is the sentence that states it; it holds ``tail`` and
+    usually ``head``, which may instead be the paper's own proposal named
+    earlier ("Experiments ... show gains on RULER" after "we introduce LongFilter").
+    """
+
+    head: int  # index into PaperExtraction.mentions
+    relation: str  # one of vocab.RELATIONS
+    tail: int
+    sentence: int
+    confidence: float
+
+
+@dataclass
+class Result:
+    """A score an abstract reports: "MOBILERL-9B ... success rates ... AndroidWorld (80.2%)".
+
+    ``start``/``end`` point at the value as written; ``metric``, ``dataset``
+    and ``subject`` are indices into the paper's mentions (None when the
+    sentence does not say). ``previous`` is X in "from X to Y". ``kind`` is
+    "score" for a reached value, "gain" for an improvement ("by 12%").
+    """
+
+    start: int
+    end: int
+    value: float
+    unit: str
+    sentence: int
+    metric: int | None
+    dataset: int | None
+    subject: int | None
+    previous: float | None
+    kind: str
+    confidence: float
+
+
+@dataclass
 class PaperExtraction:
     """Everything the extract stage learned from one paper, with no corpus-wide state."""
 
@@ -79,6 +119,8 @@ class PaperExtraction:
     mentions: list[Mention]
     roles: list[Role]
     acronyms: dict[str, str]  # short form -> long form, as defined in this paper
+    links: list[Link] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -94,6 +136,8 @@ class PaperExtraction:
             mentions=[Mention(**m) for m in data["mentions"]],
             roles=[Role(**r) for r in data["roles"]],
             acronyms=dict(data["acronyms"]),
+            links=[Link(**link) for link in data.get("links", ())],
+            results=[Result(**result) for result in data.get("results", ())],
         )
 
 
@@ -110,10 +154,15 @@ class Entity:
 
 @dataclass
 class Relation:
-    """A typed link between two entities (e.g. ``variantOf``) and the mention that shows it."""
+    """A typed link between two entities (e.g. ``variantOf``) and the mention that shows it.
+
+    One per paper that states it: the graph merges them into one edge whose
+    support is the number of papers.
+    """
 
     source: str  # entity key
     relation: str
     target: str  # entity key
     confidence: float
     evidence: tuple[str, int]  # (paper id, index into that paper's mentions)
+    sentence: int | None = None  # the sentence that states it, when not the evidence mention's own

@@ -65,6 +65,9 @@ _POSITION_SELECTOR, _QUOTE_SELECTOR = str(OA.TextPositionSelector), str(OA.TextQ
 _CLASSES = {kind: str(vocab.class_iri(kind)) for kind in vocab.ENTITY_TYPES}
 _ROLES = {role: str(vocab.role_iri(role)) for role in vocab.ROLES}
 _RELATIONS = {relation: str(vocab.relation_iri(relation)) for relation in vocab.RELATIONS}
+_RESULT, _REPORTS, _VALUE, _PREVIOUS, _UNIT, _KIND = map(str, (
+    KG.Result, KG.reports, KG.value, KG.previousValue, KG.unit, KG.resultKind))
+_ON_DATASET, _OF_METRIC, _ACHIEVED_BY = str(KG.onDataset), str(KG.ofMetric), str(KG.achievedBy)
 _INTEGER, _DECIMAL, _GYEAR, _NON_NEGATIVE = map(str, (XSD.integer, XSD.decimal, XSD.gYear, XSD.nonNegativeInteger))
 _STRING = str(XSD.string)
 
@@ -210,9 +213,14 @@ def _blocks(G: nx.MultiDiGraph, base: str) -> Iterator[_Block]:
                 if relation not in _RELATIONS or G.nodes[target]["kind"] == "Paper":
                     raise ValueError(f"Edge {node!r} -> {target!r} ({relation}) starts at an entity; only "
                                      f"relations ({', '.join(vocab.RELATIONS)}) link two entities.")
+    results: dict[str, list[dict]] = defaultdict(list)
+    for result in G.graph.get("results", ()):
+        results[result["paper"]].append(result)
     extractors: dict[str, str] = {}
     for iri in sorted(papers):
-        yield from _paper_blocks(G, papers[iri], iri, iris, base, extractors)
+        reported = [r for node in papers[iri] for r in results.get(node, ())]
+        yield from _paper_blocks(G, papers[iri], iri, iris, base, extractors, reported)
+        yield from _result_blocks(reported, iri, iris, base, extractors)
     for iri in sorted(entities):
         yield iri, _pairs([pair for node in entities[iri] for pair in _entity_pairs(G.nodes[node])]
                           + [(_RELATIONS[relation], iris[target]) for node in entities[iri]
@@ -233,8 +241,8 @@ def _node_iri(node: str, data: dict, base: str) -> str:
 
 
 def _paper_blocks(G: nx.MultiDiGraph, nodes: list[str], paper: str, iris: dict[str, str], base: str,
-                  extractors: dict[str, str]) -> Iterator[_Block]:
-    """The paper's block (its fields and role edges), then each of its statements with their selectors."""
+                  extractors: dict[str, str], results: list[dict]) -> Iterator[_Block]:
+    """The paper's block (its fields, role edges and results), then each of its statements with their selectors."""
     pairs: list[tuple[str, _Term]] = []
     statements: dict[str, list[_Block]] = {}
     for node in nodes:
@@ -258,9 +266,45 @@ def _paper_blocks(G: nx.MultiDiGraph, nodes: list[str], paper: str, iris: dict[s
                 if iri in statements:  # the same IRI from two edges: one subject, all the triples
                     blocks = [(s, _pairs(old + new)) for (s, old), (_, new) in zip(statements[iri], blocks)]
                 statements[iri] = blocks
+    pairs += [(_REPORTS, str(vocab.result_iri(base, r["paper_id"], r["start"]))) for r in results]
     yield paper, _pairs(pairs)
     for iri in sorted(statements):
         yield from statements[iri]
+
+
+def _decimal(value: float) -> tuple[str, str, None]:
+    text = f"{value:.6f}".rstrip("0").rstrip(".")  # xsd:decimal has no exponent: never "1e-05"
+    return _typed(text if text not in ("", "-0") else "0", _DECIMAL)
+
+
+def _result_blocks(results: list[dict], paper: str, iris: dict[str, str], base: str,
+                   extractors: dict[str, str]) -> Iterator[_Block]:
+    """Each result the paper reports (``kg:Result``), with the selectors of its value in the abstract."""
+    blocks: dict[str, list[_Block]] = {}
+    for result in results:
+        iri = str(vocab.result_iri(base, result["paper_id"], result["start"]))
+        name = result["extractor"]
+        extractors.setdefault(name, str(vocab.extractor_iri(base, name)))
+        pairs = [(_TYPE, _RESULT), (_VALUE, _decimal(result["value"])), (_KIND, _plain(result["kind"])),
+                 (_DERIVED_FROM, paper), (_ATTRIBUTED_TO, extractors[name]),
+                 (_CONFIDENCE, _typed(f"{result['confidence']:.3f}", _DECIMAL)),
+                 (_SENTENCE, _plain(result["sentence"]))]
+        if result["unit"]:
+            pairs.append((_UNIT, _plain(result["unit"])))
+        if result["previous"] is not None:
+            pairs.append((_PREVIOUS, _decimal(result["previous"])))
+        for prop, part in ((_ON_DATASET, "dataset"), (_OF_METRIC, "metric"), (_ACHIEVED_BY, "subject")):
+            if result[part] is not None:
+                pairs.append((prop, iris[result[part]]))
+        position, quote_ = str(vocab.selector_iri(iri, "pos")), str(vocab.selector_iri(iri, "quote"))
+        pairs += [(_HAS_SELECTOR, position), (_HAS_SELECTOR, quote_)]
+        blocks[iri] = [(iri, _pairs(pairs)),
+                       (position, [(_TYPE, _POSITION_SELECTOR),
+                                   (_END, _typed(str(int(result["end"])), _NON_NEGATIVE)),
+                                   (_START, _typed(str(int(result["start"])), _NON_NEGATIVE))]),
+                       (quote_, [(_TYPE, _QUOTE_SELECTOR), (_EXACT, _plain(result["text"]))])]
+    for iri in sorted(blocks):
+        yield from blocks[iri]
 
 
 def _relation_statements(G: nx.MultiDiGraph, nodes: list[str], subject: str, iris: dict[str, str], base: str,

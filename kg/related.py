@@ -87,10 +87,10 @@ def _index(store: ox.Store) -> _Index:
     return index
 
 
-def find_entity(index: _Index, name: str) -> str:
-    """The entity named ``name`` (label or alias; case, hyphens and plurals ignored)."""
+def find_entity(index: _Index, name: str, type: str | None = None) -> str:
+    """The entity named ``name`` (label or alias; case, hyphens and plurals ignored), of ``type`` if given."""
     for key in (name.casefold(), resolution_key(name)):
-        matches = index.names.get(key)
+        matches = {e for e in index.names.get(key, ()) if type is None or index.type.get(e) == type}
         if matches:
             return max(matches, key=lambda e: len(index.papers_of.get(e, ())))
     suggestions = difflib.get_close_matches(name.casefold(), list(index.names), n=5, cutoff=0.6)

@@ -1,4 +1,9 @@
-"""Relations between entities, read from their names across the corpus.
+"""Relations between entities: read from their names across the corpus, and from the papers' sentences.
+
+The sentence relations (usedFor, evaluatedOn, evaluates, partOf, hyponymOf,
+comparedWith, outperforms) are the ``Link`` s each paper's extraction found,
+lifted from mentions to the resolved entities; the graph merges those of
+different papers into one edge and counts them as its support.
 
 ``variantOf``: a method or model whose name contains another's whole name is
 a variant of it: "E-GRPO" and "Difficulty-Adaptive GRPO (ADAGRPO)" of GRPO,
@@ -14,6 +19,7 @@ from collections import defaultdict
 from .extract import lexicon
 from .model import Entity, PaperExtraction, Relation
 from .resolve import resolution_key
+from .vocab import RELATION_TYPES
 
 VARIANT_TYPES = {"Method", "Model"}
 
@@ -82,3 +88,40 @@ def variant_relations(entities: list[Entity], extractions: list[PaperExtraction]
                 if bases:
                     break
     return sorted(relations.values(), key=lambda r: (r.source, r.target))
+
+
+def sentence_relations(entities: list[Entity], extractions: list[PaperExtraction]) -> list[Relation]:
+    """The links of every paper between resolved entities, one ``Relation`` per paper and link.
+
+    The evidence is the link's object mention, in the sentence that states
+    the link. Links whose ends resolve to one entity, or to no entity (a
+    generic phrase), or to types the relation does not join, are dropped.
+
+    Example
+    -------
+    >>> from kg.model import Paper, Mention, PaperExtraction, Link
+    >>> text = "LongFilter gains on RULER."
+    >>> ex = PaperExtraction(Paper("p", text), [(0, len(text))],
+    ...     [Mention(0, 10, "LongFilter", "Method", 0, 0.9, "t"), Mention(20, 25, "RULER", "Dataset", 0, 0.9, "t")],
+    ...     [], {}, links=[Link(0, "evaluatedOn", 1, 0, 0.7)])
+    >>> entities = [Entity("longfilter", "Method", "LongFilter", [], [("p", 0)]),
+    ...             Entity("ruler", "Dataset", "RULER", [], [("p", 1)])]
+    >>> [(r.source, r.relation, r.target, r.evidence) for r in sentence_relations(entities, [ex])]
+    [('longfilter', 'evaluatedOn', 'ruler', ('p', 1))]
+    """
+    entity_of = {ref: entity for entity in entities for ref in entity.mentions}
+    found: dict[tuple[str, str, str, str], Relation] = {}
+    for ex in extractions:
+        paper = ex.paper.id
+        for link in ex.links:
+            head, tail = entity_of.get((paper, link.head)), entity_of.get((paper, link.tail))
+            if head is None or tail is None or head.key == tail.key:
+                continue
+            heads, tails = RELATION_TYPES[link.relation]
+            if head.type not in heads or tail.type not in tails:
+                continue
+            key = (paper, head.key, link.relation, tail.key)
+            if key not in found or found[key].confidence < link.confidence:
+                found[key] = Relation(head.key, link.relation, tail.key, link.confidence, (paper, link.tail),
+                                      link.sentence)
+    return sorted(found.values(), key=lambda r: (r.source, r.relation, r.target, r.evidence))

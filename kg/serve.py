@@ -503,6 +503,26 @@ WHERE {
   BIND(STRAFTER(STR(?class), "#") AS ?type)
 }
 ORDER BY ?start ?label"""
+ENTITY_RELATIONS = """SELECT ?subject ?relation ?object ?subjectLabel ?objectLabel (COUNT(DISTINCT ?paper) AS ?papers)
+WHERE {
+  { ?statement rdf:subject ?entity } UNION { ?statement rdf:object ?entity }
+  ?statement a kg:Statement ; rdf:subject ?subject ; rdf:predicate ?property ; rdf:object ?object ;
+             prov:wasDerivedFrom ?paper .
+  ?subject skos:prefLabel ?subjectLabel .
+  ?object skos:prefLabel ?objectLabel .
+  BIND(STRAFTER(STR(?property), "#") AS ?relation)
+}
+GROUP BY ?subject ?relation ?object ?subjectLabel ?objectLabel
+ORDER BY DESC(?papers) ?relation ?subjectLabel ?objectLabel"""
+ENTITY_RESULTS = """SELECT ?paper ?value ?unit ?previous ?kind ?metric ?dataset ?subject ?sentence
+WHERE {
+  { ?result kg:onDataset ?entity } UNION { ?result kg:achievedBy ?entity } UNION { ?result kg:ofMetric ?entity }
+  ?result a kg:Result ; kg:value ?value ; kg:resultKind ?kind ; kg:sentence ?sentence ; prov:wasDerivedFrom ?paper .
+  OPTIONAL { ?result kg:unit ?unit } OPTIONAL { ?result kg:previousValue ?previous }
+  OPTIONAL { ?result kg:ofMetric/skos:prefLabel ?metric } OPTIONAL { ?result kg:onDataset/skos:prefLabel ?dataset }
+  OPTIONAL { ?result kg:achievedBy/skos:prefLabel ?subject }
+}
+ORDER BY ?dataset ?metric DESC(?value)"""
 PAPER_FIELDS = """SELECT ?paper ?label ?abstract ?title ?venue ?date ?url WHERE {
   ?paper rdfs:label ?label ; dcterms:abstract ?abstract .
   OPTIONAL { ?paper dcterms:title ?title } OPTIONAL { ?paper kg:venue ?venue }
@@ -863,7 +883,8 @@ class App:
 
     def entity_view(self, node: str, *, with_related: bool = True) -> dict:
         """An entity: type, names, papers with roles, evidence sentences (mention offsets within
-        each), related methods (unless ``with_related`` is false: the explorer's panel loads them
+        each), its relations with other entities (with their support in papers), the results
+        reported on it, by it or in it, related methods (unless ``with_related`` is false: the explorer's panel loads them
         apart, as they may take seconds), and the SPARQL query listing the evidence."""
         index = self.index()
         data, iri = index.graph.nodes[node], index.iri[node]
@@ -880,7 +901,19 @@ class App:
         for paper, _, role in index.graph.in_edges(node, keys=True):
             papers.setdefault(paper, []).append(role)
         listed = sorted(papers, key=lambda p: (min(vocab.ROLES.index(r) for r in papers[p]), index.graph.nodes[p]["label"]))
+        relations = [{"subject": node_id(row["subject"].value), "subject_label": row["subjectLabel"].value,
+                      "relation": row["relation"].value, "object": node_id(row["object"].value),
+                      "object_label": row["objectLabel"].value, "papers": int(row["papers"].value)}
+                     for row in itertools.islice(self.store.query(
+                         with_values(ENTITY_RELATIONS, "entity", ox.NamedNode(iri)), prefixes=PREFIXES), EVIDENCE_LIMIT)]
+        results = [{"paper": node_id(row["paper"].value), "value": float(row["value"].value),
+                    "unit": _value(row["unit"]), "previous": float(row["previous"].value) if row["previous"] else None,
+                    "kind": row["kind"].value, "metric": _value(row["metric"]), "dataset": _value(row["dataset"]),
+                    "subject": _value(row["subject"]), "sentence": row["sentence"].value}
+                   for row in itertools.islice(self.store.query(
+                       with_values(ENTITY_RESULTS, "entity", ox.NamedNode(iri)), prefixes=PREFIXES), EVIDENCE_LIMIT)]
         view = {"id": node, "iri": iri, "type": data["kind"], "label": data["label"], "aliases": data["aliases"],
+                "relations": relations, "results": results,
                 "paper_count": data.get("papers", 0),
                 "papers": [{"id": p, "title": index.graph.nodes[p]["label"],
                             "roles": sorted(papers[p], key=vocab.ROLES.index)} for p in listed[:PAPERS_LIMIT]],

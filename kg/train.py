@@ -237,3 +237,97 @@ def _train(nlp: Language, best_dir: Path, *, deadline: float, log: Callable[[str
             log(f"Stopping at step {step}: out of time.")
             break
     return best_step, step
+
+
+# ------------------------------------------------------------------ relations
+
+
+def relation_examples(docs: Iterable[SciercDoc], nlp: Language | None = None) -> tuple[list[list[str]], list[str]]:
+    """The features and gold class of every ordered pair of gold entities sharing a sentence.
+
+    The class is a SciERC relation type with its direction (``USED-FOR>``:
+    the first entity is used for the second) or ``NONE``; COMPARE and
+    CONJUNCTION, being symmetric, always point forward.
+    """
+    from .evaluate.scierc import SYMMETRIC
+    from .extract.pipeline import load_pipeline
+    from .extract.relation_model import NONE, candidate_pairs, pair_features
+
+    nlp = nlp or load_pipeline(ner=False)
+    features, classes = [], []
+    docs = list(docs)
+    for sciERC, doc in zip(docs, nlp.pipe(d.text for d in docs)):
+        mentions, chars = [], []
+        for start, end, label in sciERC.char_spans():
+            span = doc.char_span(start, end, alignment_mode="expand")
+            if span is not None and len(span):
+                mentions.append((span, label))
+                chars.append((start, end))
+        gold = {((hs, he), (ts, te)): label for hs, he, ts, te, label in sciERC.char_relations()}
+        for i, j, others in candidate_pairs(mentions):
+            forward, backward = gold.get((chars[i], chars[j])), gold.get((chars[j], chars[i]))
+            if forward:
+                name = forward + ">"
+            elif backward:
+                name = backward + (">" if backward in SYMMETRIC else "<")
+            else:
+                name = NONE
+            features.append(pair_features(mentions[i][0], mentions[i][1], mentions[j][0], mentions[j][1], others))
+            classes.append(name)
+    return features, classes
+
+
+def train_relations(train_path: str | Path, dev_path: str | Path, output: str | Path | None = None, *,
+                    strengths: Iterable[float] = (1.0, 3.0, 10.0, 30.0), min_count: int = 2,
+                    log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)):
+    """Train the relation classifier on SciERC ``train_path``, choose its regularisation on ``dev_path``, save it.
+
+    A multinomial logistic regression (scikit-learn, ``pip install 'kg[train]'``)
+    over :func:`kg.extract.relation_model.pair_features` of gold entity pairs;
+    features seen fewer than ``min_count`` times in train are dropped. Each
+    inverse regularisation strength in ``strengths`` is scored by relation F1
+    on dev with the gold entities; the best is saved (NumPy weights, loaded
+    by :func:`kg.extract.relation_model.load_relation_model`). Returns the
+    saved path and its dev scores.
+    """
+    try:
+        from scipy.sparse import csr_matrix
+        from sklearn.linear_model import LogisticRegression
+    except ImportError:
+        raise KGError("Training the relation model needs scikit-learn: pip install 'kg[train]'") from None
+    import numpy as np
+
+    from .evaluate.scierc import evaluate_relations
+    from .extract import predict_relations
+    from .extract.relation_model import MODEL_FILE, RelationModel
+
+    train_docs, dev_docs = read_scierc(train_path), read_scierc(dev_path)
+    features, classes = relation_examples(train_docs)
+    counts: dict[str, int] = {}
+    for row in features:
+        for f in row:
+            counts[f] = counts.get(f, 0) + 1
+    index = {f: i for i, f in enumerate(sorted(f for f, n in counts.items() if n >= min_count))}
+    rows, columns = [], []
+    for r, row in enumerate(features):
+        for f in set(row):
+            if f in index:
+                rows.append(r)
+                columns.append(index[f])
+    X = csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, columns)), shape=(len(features), len(index)))
+    log(f"{len(features)} training pairs, {sum(c != 'NONE' for c in classes)} related, {len(index)} features")
+    best = None
+    for strength in strengths:
+        fit = LogisticRegression(C=strength, max_iter=3000).fit(X, classes)
+        model = RelationModel(index, list(fit.classes_), fit.coef_.T.astype(np.float32),
+                              fit.intercept_.astype(np.float32))
+        scores = evaluate_relations(dev_docs, lambda d: predict_relations(d.text, d.char_spans(), model=model,
+                                                                          use_rules=False))
+        f1 = scores.micro().f1
+        log(f"C={strength:<5} dev relation F1 (gold entities) {f1:.3f}")
+        if best is None or f1 > best[0]:
+            best = (f1, strength, model, scores)
+    _, strength, model, scores = best
+    path = model.save(output or MODEL_FILE)
+    log(f"Saved {path} (C={strength}).")
+    return path, scores

@@ -42,6 +42,7 @@ class KG(DefinedNamespace):
     Metric: URIRef  # an evaluation measure ("accuracy")
     Model: URIRef  # a named (pre)trained model or family ("LLaMA-3-8B")
     Statement: URIRef  # an extracted edge with its evidence
+    Result: URIRef  # a score a paper reports, with its metric, dataset and subject
     Extractor: URIRef  # the software that made a statement
 
     # Paper -> entity roles
@@ -56,6 +57,23 @@ class KG(DefinedNamespace):
 
     # Entity -> entity relations
     variantOf: URIRef
+    usedFor: URIRef
+    evaluatedOn: URIRef
+    evaluates: URIRef
+    partOf: URIRef
+    hyponymOf: URIRef
+    comparedWith: URIRef
+    outperforms: URIRef
+
+    # Results
+    reports: URIRef  # paper -> result
+    value: URIRef
+    previousValue: URIRef
+    unit: URIRef
+    resultKind: URIRef
+    onDataset: URIRef
+    ofMetric: URIRef
+    achievedBy: URIRef
 
     # Data properties
     venue: URIRef
@@ -74,7 +92,19 @@ ENTITY_TYPES = ("Task", "Method", "Dataset", "Metric", "Model")
 ROLES = ("proposes", "introduces", "evaluatesOn", "comparesWith", "measures", "addresses", "uses")
 
 #: Entity -> entity relations.
-RELATIONS = ("variantOf",)
+RELATIONS = ("variantOf", "usedFor", "evaluatedOn", "evaluates", "partOf", "hyponymOf", "comparedWith", "outperforms")
+
+#: Which entity types each relation links (subject types, object types); the shapes say the same.
+RELATION_TYPES = {
+    "variantOf": ({"Method", "Model"}, {"Method", "Model"}),
+    "usedFor": ({"Method", "Model", "Dataset"}, {"Task", "Method"}),
+    "evaluatedOn": ({"Method", "Model"}, {"Dataset"}),
+    "evaluates": ({"Metric"}, {"Task", "Method", "Model"}),
+    "partOf": ({"Method", "Model"}, {"Method", "Model"}),
+    "hyponymOf": ({"Task", "Method", "Dataset", "Metric", "Model"}, {"Task", "Method", "Dataset", "Metric", "Model"}),
+    "comparedWith": ({"Method", "Model"}, {"Method", "Model"}),
+    "outperforms": ({"Method", "Model"}, {"Method", "Model"}),
+}
 
 NAMESPACES = {
     "kg": KG._NS,
@@ -135,6 +165,12 @@ def statement_iri(base: str, paper_id: str, role: str, key: str, start: int) -> 
     """The IRI of the evidence node behind one paper -> entity edge."""
     digest = hashlib.sha1(f"{paper_id}\x1f{role}\x1f{key}\x1f{start}".encode()).hexdigest()[:16]
     return URIRef(f"{base}statement/{digest}")
+
+
+def result_iri(base: str, paper_id: str, start: int) -> URIRef:
+    """The IRI of the result a paper reports with its value at character ``start`` of the abstract."""
+    digest = hashlib.sha1(f"{paper_id}\x1fresult\x1f{start}".encode()).hexdigest()[:16]
+    return URIRef(f"{base}result/{digest}")
 
 
 def extractor_iri(base: str, name: str) -> URIRef:

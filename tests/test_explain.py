@@ -9,6 +9,7 @@ from kg.cli import main
 from kg.explain import explain
 from kg.ingest import read_papers
 from kg.store import open_graph
+from kg.vocab import RELATIONS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -27,8 +28,10 @@ def test_every_evidence_offset_slices_the_abstract_to_the_mention(graph):
     for e in evidence:
         abstract = abstracts[e.paper.rsplit("/", 1)[1]]
         assert abstract[e.start:e.end] == e.mention
-        # A paper's mention of GRPO, or the name of a variant that contains it (C-GRPO's long form).
-        assert "GRPO" in e.mention or "Group Relative Policy Optimization" in e.mention
+        # A paper's mention of GRPO, the name of a variant that contains it (C-GRPO's long form),
+        # or the object of a relation GRPO is the subject of ("GRPO usedFor mathematical reasoning").
+        grpo = "GRPO" in e.mention or "Group Relative Policy Optimization" in e.mention
+        assert grpo or (e.subject.endswith("/group-relative-policy-optimization") and e.relation in RELATIONS)
         assert (e.before + e.mention + e.after) in abstract
 
 

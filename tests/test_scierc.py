@@ -14,9 +14,10 @@ from kg.cli import main
 from kg.errors import InputError
 from kg.evaluate import (
     KG_LABELS, KG_TO_SCIERC, PRF, SCIERC_LABELS, detokenize, entity_predictor, evaluate,
-    read_scierc, score,
+    evaluate_relations, read_scierc, score,
 )
-from kg.train import MODEL_DIR, outermost, to_doc, train_ner
+from kg.extract.relation_model import RelationModel
+from kg.train import MODEL_DIR, outermost, to_doc, train_ner, train_relations
 
 TINY = Path(__file__).parent / "fixtures" / "scierc_tiny.json"
 TEXT_1 = ('We present a graph-based parser (GBP) for semantic role labeling. '
@@ -237,3 +238,58 @@ def test_cli_train_ner_runs_and_saves_a_loadable_pipeline(tmp_path):
     assert result.exit_code == 0, result.output
     assert "Dev micro-F1" in result.output
     assert spacy.load(tmp_path / "ner").pipe_names == ["ner"]
+
+
+# ------------------------------------------------------------------ relations
+
+
+def test_gold_relations_are_read_as_character_spans(tiny):
+    doc = tiny[0]
+    relations = {(doc.text[hs:he], doc.text[ts:te], label) for hs, he, ts, te, label in doc.char_relations()}
+    assert relations == {("graph-based parser", "semantic role labeling", "USED-FOR"),
+                         ("F1", "tree kernel", "EVALUATE-FOR"), ("Penn Treebank", "tree kernel", "EVALUATE-FOR")}
+
+
+def test_relation_scoring_needs_both_spans_and_the_type(tiny):
+    doc = tiny[0]
+    at = lambda s: (doc.text.index(s), doc.text.index(s) + len(s))  # noqa: E731
+    predictions = [(*at("graph-based parser"), *at("semantic role labeling"), "USED-FOR"),  # right
+                   (*at("parser"), *at("semantic role labeling"), "USED-FOR"),  # wrong head boundary
+                   (*at("Penn Treebank"), *at("tree kernel"), "USED-FOR")]  # wrong type
+    scores = evaluate_relations([doc], lambda d: predictions)
+    assert scores.per_label["USED-FOR"] == PRF(tp=1, fp=2, fn=0)
+    assert scores.per_label["EVALUATE-FOR"] == PRF(tp=0, fp=0, fn=2)
+
+
+def test_train_relations_saves_a_model_that_predicts_without_scikit_learn(tmp_path):
+    path, scores = train_relations(TINY, TINY, tmp_path / "relations.npz", strengths=(30.0,), min_count=1,
+                                   log=lambda line: None)
+    model = RelationModel.load(path)
+    assert "USED-FOR>" in model.classes and "NONE" in model.classes
+    # Trained and scored on the same two abstracts, it must find most of their four relations.
+    assert scores.micro().tp >= 3
+    doc = read_scierc(TINY)[0]
+    found = extract.predict_relations(doc.text, doc.char_spans(), model=model, use_rules=False)
+    assert (*_at(doc, "graph-based parser"), *_at(doc, "semantic role labeling"), "USED-FOR") in found
+
+
+def _at(doc, needle):
+    start = doc.text.index(needle)
+    return start, start + len(needle)
+
+
+def test_cli_eval_scierc_prints_relation_tables():
+    result = CliRunner().invoke(main, ["eval", "scierc", str(TINY)])
+    assert result.exit_code == 0, result.output
+    for title in ("relations, end to end, on kg's own entities", "relations, on the gold entities",
+                  "relations, end to end, on the learned NER's entities"):
+        assert title in result.output
+    gold = result.output.split("relations, on the gold entities:")[1]
+    assert "EVALUATE-FOR" in gold and "micro (7 types)" in gold
+
+
+def test_the_shipped_relation_model_relates_a_method_to_its_task():
+    text = "We use conditional random fields for named entity recognition."
+    spans = [(text.index("conditional"), text.index(" for"), "Method"),
+             (text.index("named"), len(text) - 1, "Task")]
+    assert extract.predict_relations(text, spans, use_rules=False) == [(*spans[0][:2], *spans[1][:2], "USED-FOR")]

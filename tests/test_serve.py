@@ -365,6 +365,18 @@ def test_entity_page_marks_the_mention(server):
     assert "<mark>GRPO</mark>" in html and "<h1>GRPO</h1>" in html
 
 
+def test_entity_page_lists_its_relations_and_results(server):
+    status, _, body = fetch(server.url + "/entity/model/phonerl9b.json")
+    assert status == 200, body
+    view = json.loads(body)
+    assert {(r["relation"], r["object_label"], r["papers"]) for r in view["relations"]} >= {
+        ("evaluatedOn", "AndroidWorld", 1), ("variantOf", "PhoneRL", 1)}
+    assert [(r["value"], r["unit"], r["dataset"], r["metric"]) for r in view["results"]] == [
+        (61.3, "%", "AndroidWorld", "success rate")]
+    html = fetch(server.url + "/entity/model/phonerl9b")[2].decode()
+    assert "<h2>Relations (" in html and "<h2>Results (1)</h2>" in html and "61.3%" in html
+
+
 def test_paper_page_and_json_twin(server):
     paper = json.loads(fetch(server.url + f"/entity/{GRPO}.json")[2])["papers"][0]["id"]
     view = json.loads(fetch(server.url + f"/{paper}.json")[2])

@@ -105,3 +105,19 @@ def test_selector_iri_is_a_fragment_of_the_statement():
     assert vocab.selector_iri(statement, "quote") == URIRef(f"{statement}#quote")
     with pytest.raises(ValueError, match="'range'"):
         vocab.selector_iri(statement, "range")
+
+
+@pytest.mark.parametrize("relation", vocab.RELATIONS)
+def test_the_shapes_allow_the_entity_types_relation_types_names(relation):
+    shapes = Graph().parse(data=vocab.SHAPES_FILE.read_text(encoding="utf-8"), format="turtle")
+    [shape] = shapes.subjects(SH.targetSubjectsOf, KG[relation])
+    subjects, objects = set(), set()
+    for prop in shapes.objects(shape, SH.property):
+        path = shapes.value(prop, SH.path)
+        if path == RDF.type:
+            subjects = {str(t).rsplit("#", 1)[1] for t in shapes.items(shapes.value(prop, SH["in"]))}
+        elif path == KG[relation]:
+            classes = [shapes.value(prop, SH["class"])] if shapes.value(prop, SH["class"]) else [
+                shapes.value(member, SH["class"]) for member in shapes.items(shapes.value(prop, SH["or"]))]
+            objects = {str(c).rsplit("#", 1)[1] for c in classes}
+    assert (subjects, objects) == vocab.RELATION_TYPES[relation]

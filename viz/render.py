@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -425,10 +426,17 @@ def _explorer_data(G: nx.MultiDiGraph, H: nx.MultiDiGraph) -> dict:
     for node, data in H.nodes(data=True):
         kind = _kind(data)
         links = defaultdict(lambda: {"roles": [], "evidence": ""})
-        edges = H.out_edges(node, keys=True, data=True) if kind == PAPER else H.in_edges(node, keys=True, data=True)
+        if kind == PAPER:
+            edges = H.out_edges(node, keys=True, data=True)
+        else:  # papers' roles towards it, and its relations with other entities both ways
+            edges = itertools.chain(H.in_edges(node, keys=True, data=True), H.out_edges(node, keys=True, data=True))
         for source, target, key, edge in edges:
-            link = links[target if kind == PAPER else source]
-            link["roles"].append(str(edge.get("role", key)))
+            other = target if source == node else source
+            link = links[other]
+            role = str(edge.get("role", key))
+            if kind != PAPER and _kind(H.nodes[other]) != PAPER:
+                role = f"{role} →" if source == node else f"← {role}"  # "E-GRPO: variantOf → GRPO"
+            link["roles"].append(role)
             evidence = edge.get("evidence") or []
             if evidence and not link["evidence"]:
                 link["evidence"] = str(evidence[0].get("sentence", ""))
@@ -443,7 +451,7 @@ def _explorer_data(G: nx.MultiDiGraph, H: nx.MultiDiGraph) -> dict:
         else:
             item["aliases"] = [str(a) for a in data.get("aliases") or []]
             item["papers"] = int(data.get("papers", 0))
-            item["hidden_links"] = len(set(G.predecessors(node))) - len(links)
+            item["hidden_links"] = len(set(G.predecessors(node)) | set(G.successors(node))) - len(links)
         details[node] = item
     counts = Counter(item["kind"] for item in details.values())
     kinds = [{"name": kind, "colour": KIND_COLOURS.get(kind, OTHER_COLOUR), "count": counts[kind]}

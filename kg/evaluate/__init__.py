@@ -2,24 +2,27 @@
 
 Evaluation sits beside the pipeline, not in it: it reads a gold corpus, asks
 an extractor for ``(start_char, end_char, label)`` spans on each text, and
-counts exact matches. ``scierc`` reads SciERC (Luan et al. 2018).
+counts exact matches; relations likewise, by both arguments' spans and the
+type. ``scierc`` reads SciERC (Luan et al. 2018).
 """
 from .scierc import (
     KG_LABELS,
     KG_TO_SCIERC,
     PRF,
     SCIERC_LABELS,
+    SCIERC_RELATIONS,
     Scores,
     SciercDoc,
     ScierDoc,
     detokenize,
     entity_predictor,
     evaluate,
+    evaluate_relations,
     read_scierc,
     score,
 )
 
 __all__ = [
-    "KG_LABELS", "KG_TO_SCIERC", "PRF", "SCIERC_LABELS", "Scores", "SciercDoc", "ScierDoc",
-    "detokenize", "entity_predictor", "evaluate", "read_scierc", "score",
+    "KG_LABELS", "KG_TO_SCIERC", "PRF", "SCIERC_LABELS", "SCIERC_RELATIONS", "Scores", "SciercDoc", "ScierDoc",
+    "detokenize", "entity_predictor", "evaluate", "evaluate_relations", "read_scierc", "score",
 ]

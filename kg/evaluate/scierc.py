@@ -39,6 +39,12 @@ _NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", "%", "-RRB-", "-RSB-", "-RCB-"
 _NO_SPACE_AFTER = {"-LRB-", "-LSB-", "-LCB-", "(", "[", "{", "``", "`", "$"}
 
 Span = tuple[int, int, str]
+#: A relation: head (start, end), tail (start, end) and type.
+RelationSpan = tuple[int, int, int, int, str]
+
+#: SciERC's relation types. COMPARE and CONJUNCTION are symmetric.
+SCIERC_RELATIONS = ("USED-FOR", "EVALUATE-FOR", "HYPONYM-OF", "PART-OF", "COMPARE", "CONJUNCTION", "FEATURE-OF")
+SYMMETRIC = {"COMPARE", "CONJUNCTION"}
 
 
 def detokenize(words: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
@@ -91,6 +97,7 @@ class SciercDoc:
     spans: tuple[Span, ...]
     text: str
     offsets: tuple[tuple[int, int], ...]
+    relations: tuple[RelationSpan, ...] = ()
 
     def char_spans(self) -> list[Span]:
         """The gold spans as ``(start_char, end_char, label)`` in ``text``.
@@ -103,6 +110,17 @@ class SciercDoc:
         [(7, 11, 'Method')]
         """
         return [(self.offsets[start][0], self.offsets[end - 1][1], label) for start, end, label in self.spans]
+
+    def char_relations(self) -> list[RelationSpan]:
+        """The gold relations with both spans as character offsets in ``text``.
+
+        >>> doc = SciercDoc.from_json({"doc_key": "d", "sentences": [["CRFs", "for", "parsing", "."]],
+        ...     "ner": [[[0, 0, "Method"], [2, 2, "Task"]]], "relations": [[[0, 0, 2, 2, "USED-FOR"]]]})
+        >>> doc.char_relations()
+        [(0, 4, 9, 16, 'USED-FOR')]
+        """
+        return [(self.offsets[hs][0], self.offsets[he - 1][1], self.offsets[ts][0], self.offsets[te - 1][1], label)
+                for hs, he, ts, te, label in self.relations]
 
     @classmethod
     def from_json(cls, record: Mapping) -> SciercDoc:
@@ -127,8 +145,15 @@ class SciercDoc:
                     raise ValueError(f"{doc_key}: span [{start}, {last}, {label}] outside the document's "
                                      f"{len(words)} tokens (offsets are document-level and inclusive)")
                 spans.append((int(start), int(last) + 1, str(label)))
+        relations = []
+        for sentence_relations in record.get("relations") or ():
+            for hs, he, ts, te, label in sentence_relations:
+                if not all(0 <= i < len(words) for i in (hs, he, ts, te)):
+                    raise ValueError(f"{doc_key}: relation {[hs, he, ts, te, label]} outside the document's "
+                                     f"{len(words)} tokens")
+                relations.append((int(hs), int(he) + 1, int(ts), int(te) + 1, str(label)))
         text, offsets = detokenize(words)
-        return cls(doc_key, tuple(words), tuple(bounds), tuple(spans), text, tuple(offsets))
+        return cls(doc_key, tuple(words), tuple(bounds), tuple(spans), text, tuple(offsets), tuple(relations))
 
 
 #: The name the issue uses for a SciERC document.
@@ -358,3 +383,42 @@ def evaluate(docs: Sequence[SciercDoc], predict: Callable[[str], Iterable[Span]]
         predicted.append([(*_trim(doc.text, start, end), label_map.get(label, label))
                           for start, end, label in predict(doc.text)])
     return score(gold, predicted, labels=labels)
+
+
+def _canonical(relation: RelationSpan) -> RelationSpan:
+    hs, he, ts, te, label = relation
+    if label in SYMMETRIC and (ts, te) < (hs, he):
+        return (ts, te, hs, he, label)
+    return relation
+
+
+def evaluate_relations(docs: Sequence[SciercDoc], predict: Callable[[SciercDoc], Iterable[RelationSpan]], *,
+                       labels: Sequence[str] = SCIERC_RELATIONS) -> Scores:
+    """Score a relation extractor on SciERC by exact boundaries of both arguments and type.
+
+    ``predict(doc)`` returns ``(head_start, head_end, tail_start, tail_end, type)``
+    character spans on ``doc.text`` (it may read ``doc``'s gold entities, to
+    score relation classification alone). COMPARE and CONJUNCTION match in
+    either direction; a relation counts once however often it is predicted.
+
+    Examples
+    --------
+    >>> doc = SciercDoc.from_json({"doc_key": "d", "sentences": [["CRFs", "and", "HMMs", "for", "parsing", "."]],
+    ...     "ner": [[[0, 0, "Method"], [2, 2, "Method"], [4, 4, "Task"]]],
+    ...     "relations": [[[0, 0, 4, 4, "USED-FOR"], [0, 0, 2, 2, "CONJUNCTION"]]]})
+    >>> s = evaluate_relations([doc], lambda d: [(0, 4, 18, 25, "USED-FOR"), (9, 13, 0, 4, "COMPARE")])
+    >>> s.per_label["USED-FOR"], s.per_label["COMPARE"], s.per_label["CONJUNCTION"]
+    (PRF(tp=1, fp=0, fn=0), PRF(tp=0, fp=1, fn=0), PRF(tp=0, fp=0, fn=1))
+    """
+    counts = {label: [0, 0, 0] for label in labels}
+    for doc in docs:
+        gold = {_canonical(r) for r in doc.char_relations() if r[4] in counts}
+        predicted = set()
+        for hs, he, ts, te, label in predict(doc):
+            if label in counts:
+                predicted.add(_canonical((*_trim(doc.text, hs, he), *_trim(doc.text, ts, te), label)))
+        for relation in predicted:
+            counts[relation[4]][0 if relation in gold else 1] += 1
+        for relation in gold - predicted:
+            counts[relation[4]][2] += 1
+    return Scores({label: PRF(*c) for label, c in counts.items()})

@@ -2,8 +2,9 @@
 
 For each abstract: clean the markup (keeping an offset map), parse the clean
 text with spaCy, find candidate mentions (acronym definitions, names, noun
-phrases with telling heads, metrics), keep one per span, and give each the
-role the paper plays towards it. Offsets are mapped back to the original
+phrases with telling heads, metrics), keep one per span, give each the
+role the paper plays towards it, then read the relations between them
+(:mod:`.links`) and the results the abstract reports (:mod:`.results`). Offsets are mapped back to the original
 abstract, so ``paper.abstract[m.start:m.end]`` is always the mention as written.
 
 The step is pure and per paper, so it can be cached and run in parallel.
@@ -16,16 +17,19 @@ from collections.abc import Callable, Iterable, Iterator
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..model import Mention, Paper, PaperExtraction, Role
+from ..model import Mention, Paper, PaperExtraction, Result, Role
 from ..text import clean
 from . import rules
+from .links import MentionSpan, find_links
 from .pipeline import load_pipeline, version
+from .relation_model import SCIERC_LABEL, SCIERC_RELATION, learned_links, load_relation_model
+from .results import find_results
 
 #: Rules whose spans are names: a name nested in one ("GRPO" in "Difficulty-Adaptive GRPO") is used, not proposed.
 NAMED_RULES = {"abbreviation-long", "family", "name", "proposed-name"}
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "2"
+RULES_VERSION = "3"
 
 
 def extractor_name(nlp: Language) -> str:
@@ -74,7 +78,21 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
         roles.append(Role(mention=len(mentions) - 1, role=role, confidence=round(confidence, 3)))
         if candidate.rule == "abbreviation-short":
             acronyms[span.text] = candidate.acronym_of
-    return PaperExtraction(paper=paper, sentences=sentences, mentions=mentions, roles=roles, acronyms=acronyms)
+
+    spans = [MentionSpan(c.span, m.label, r.role) for c, m, r in zip(candidates, mentions, roles)]
+    results = []
+    for found in find_results(doc, spans):
+        start, end = offsets.original_span(found.value.start_char, found.value.end_char)
+        results.append(Result(start=start, end=end, value=found.number, unit=found.unit,
+                              sentence=sentence_of[found.value.start], metric=found.metric, dataset=found.dataset,
+                              subject=found.subject, previous=found.previous, kind=found.kind,
+                              confidence=found.confidence))
+    links = find_links(doc, spans)
+    model = load_relation_model()
+    if model is not None:
+        links += learned_links(spans, model, known=links)
+    return PaperExtraction(paper=paper, sentences=sentences, mentions=mentions, roles=roles, acronyms=acronyms,
+                           links=links, results=results)
 
 
 def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batch_size: int = 64) -> Iterator[PaperExtraction]:
@@ -145,8 +163,6 @@ def extract_all(
     return results  # type: ignore[return-value]
 
 
-#: Our types as SciERC labels, for scoring the extractor on SciERC.
-SCIERC_LABEL = {"Task": "Task", "Method": "Method", "Model": "Method", "Dataset": "Material", "Metric": "Metric"}
 
 
 def predict_entities(text: str) -> list[tuple[int, int, str]]:
@@ -157,3 +173,50 @@ def predict_entities(text: str) -> list[tuple[int, int, str]]:
     """
     [extraction] = extract_papers([Paper("scierc", text)])
     return [(m.start, m.end, SCIERC_LABEL[m.label]) for m in extraction.mentions]
+
+
+_FROM_SCIERC = {"Task": "Task", "Method": "Method", "Metric": "Metric", "Material": "Dataset"}
+
+
+def predict_relations(text: str, entities: list[tuple[int, int, str]] | None = None, *,
+                      model=None, use_rules: bool = True) -> list[tuple[int, int, int, int, str]]:
+    """The relations kg reads in ``text`` as ``(head_start, head_end, tail_start, tail_end, SciERC type)``.
+
+    With ``entities`` (character spans with SciERC labels, e.g. gold ones),
+    relations are read between those mentions instead of kg's own: by the
+    rules (with ``use_rules``, for the labels kg has) and by the learned ``model``
+    (default: the shipped one), which knows all of SciERC's labels and types.
+
+    >>> predict_relations("We propose E-GRPO for question answering.")
+    [(11, 17, 22, 40, 'USED-FOR')]
+    """
+    if entities is None:
+        [extraction] = extract_papers([Paper("scierc", text)])
+        spans = [(m.start, m.end) for m in extraction.mentions]
+        links = extraction.links
+    else:
+        doc = load_pipeline(ner=False)(text)
+        proposed = rules.proposed_tokens(doc)
+        mentions, spans, labels = [], [], []
+        for start, end, label in sorted(entities):
+            span = doc.char_span(start, end, alignment_mode="expand")
+            if span is None or not len(span):
+                continue
+            kg_label = _FROM_SCIERC.get(label, label)
+            role, _ = rules.role_of(rules.Candidate(span, kg_label, 0.8, "gold"), proposed)
+            mentions.append(MentionSpan(span, kg_label, role))
+            spans.append((start, end))
+            labels.append(label)
+        links = find_links(doc, mentions) if use_rules else []
+        model = model or load_relation_model()
+        learned = model.predict([(m.span, label) for m, label in zip(mentions, labels)]) if model else []
+    found = {}
+    if entities is not None:
+        for head, tail, label, _ in learned:
+            found[spans[head], spans[tail]] = label
+    for link in links:  # where the model relates a pair, it knows SciERC's conventions better
+        label, swap = SCIERC_RELATION[link.relation]
+        head, tail = (link.tail, link.head) if swap else (link.head, link.tail)
+        if (spans[head], spans[tail]) not in found and (spans[tail], spans[head]) not in found:
+            found[spans[head], spans[tail]] = label
+    return [(*head, *tail, label) for (head, tail), label in found.items()]

@@ -124,3 +124,17 @@ validate state-of-the-art sota rate report demonstrate show
 
 #: Nouns that turn "the problem of X" / "X task" into a task mention.
 TASK_CUES = frozenset("task problem challenge".split())
+
+#: Words of a metric's name that say which way is better ("test error rate": lower).
+LOWER_IS_BETTER = frozenset("""
+error errors loss perplexity fid wer cer mse mae rmse latency distance lpips bpc bpd regret cost time
+violation violations divergence kid ece
+""".split())
+HIGHER_IS_BETTER = frozenset("""
+accuracy success f1 precision recall bleu rouge rouge-l meteor cider auc auroc auprc map iou miou psnr ssim
+score win pass@1 pass@k match correlation reward return clipscore hit hits ndcg mrr coverage
+""".split())
+
+#: Two-word idioms whose second word the learned NER takes for a mention ("on average").
+IDIOMS = frozenset({("on", "average"), ("in", "general"), ("in", "practice"), ("in", "particular"),
+                    ("at", "scale"), ("in", "contrast")})

@@ -82,10 +82,14 @@ def load_pipeline(name: str | None = None, *, ner: bool = True) -> Language:
 
 
 def version(nlp: Language) -> str:
-    """A short id of the pipeline, part of every extractor's version (and so of the cache key)."""
+    """A short id of the pipeline and the models it runs with, part of every extractor's version
+    (and so of the cache key)."""
     ner = ""
     if NER_COMPONENT in nlp.pipe_names:
         digest = hashlib.sha1((NER_MODEL / "ner" / "model").read_bytes()).hexdigest()[:8]
         ner = f"+scierc-{digest}"
-    return f"{nlp.meta.get('name', '?')}-{nlp.meta.get('version', '?')}{ner}"
+    from .relation_model import MODEL_FILE
+
+    relations = f"+rel-{hashlib.sha1(MODEL_FILE.read_bytes()).hexdigest()[:8]}" if MODEL_FILE.exists() else ""
+    return f"{nlp.meta.get('name', '?')}-{nlp.meta.get('version', '?')}{ner}{relations}"
 

@@ -246,6 +246,8 @@ def find_ner_candidates(doc: Doc) -> list[Candidate]:
         # "flow matching and mirror maps" names two things, and neither whole.
         if label is None or span is None or is_generic(span) or any(t.pos_ == "CCONJ" for t in span):
             continue
+        if span.start > 0 and (span.doc[span.start - 1].lower_, span.text.lower()) in lexicon.IDIOMS:
+            continue  # "on average" is no metric
         head = _head_words(span.root)
         # The head noun overrules the network where it is unambiguous: "visual grounding" is a
         # task, "reinforcement learning" a method, whatever the sentence around them suggests.
@@ -341,7 +343,9 @@ def select(candidates: list[Candidate]) -> list[Candidate]:
             # A phrase inside a name or long form, crossing its edge, or wrapping it with only generic
             # words ("the resultant MOBILERL-9B model"), is that name.
             rest = [t for t in a if t.i < b.start or t.i >= b.end]
-            if inside or not wraps or b.root == a.root or is_generic(a.doc[rest[0].i : rest[0].i + 1]) and all(
+            # "an online agentic RL framework MOBILERL": a description ending in the name it describes.
+            described = wraps and b.end == a.end and b.root.dep_ in ("appos", "compound") and b.root.head in a
+            if inside or not wraps or described or b.root == a.root or is_generic(a.doc[rest[0].i : rest[0].i + 1]) and all(
                     is_generic(a.doc[t.i : t.i + 1]) for t in rest):
                 return True
         return False

@@ -1,0 +1,201 @@
+"""A learned classifier of the relation between two mentions of one sentence, trained on SciERC.
+
+For every ordered pair of mentions in a sentence (``a`` before ``b``) it
+predicts one of SciERC's relation types and its direction (``USED-FOR>``: a
+is used for b; ``USED-FOR<``: b for a), or ``NONE``. The features are the
+pair's types, the words between them and around them, their head words and
+the dependency path between their heads. The model is a multinomial
+logistic regression (``kg train-relations``, scikit-learn); what ships is
+its weights, so predicting needs only NumPy.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+from spacy.tokens import Span, Token
+
+#: Our relations as SciERC's, and whether the arguments swap: SciERC's EVALUATE-FOR goes from
+#: the dataset or metric to what it evaluates. variantOf is read from names across a corpus, not
+#: from one sentence; SciERC's CONJUNCTION and FEATURE-OF have no counterpart.
+SCIERC_RELATION = {"usedFor": ("USED-FOR", False), "evaluatedOn": ("EVALUATE-FOR", True),
+                   "evaluates": ("EVALUATE-FOR", False), "partOf": ("PART-OF", False),
+                   "hyponymOf": ("HYPONYM-OF", False), "comparedWith": ("COMPARE", False),
+                   "outperforms": ("COMPARE", False)}
+
+#: Our entity types as SciERC's (kg's Dataset is a SciERC Material, a Model a Method).
+SCIERC_LABEL = {"Task": "Task", "Method": "Method", "Model": "Method", "Dataset": "Material", "Metric": "Metric"}
+
+#: Where the trained model lives in the package.
+MODEL_FILE = Path(__file__).parent / "relations" / "model.npz"
+NONE = "NONE"
+
+
+def _distance(n: int) -> str:
+    return str(n) if n < 3 else "3-4" if n < 5 else "5-7" if n < 8 else "8-12" if n < 13 else "13+"
+
+
+def _path(a: Token, b: Token) -> tuple[str, str]:
+    """The dependency path from ``a`` up to the lowest common head and down to ``b``, and that head's lemma."""
+    up = [a, *a.ancestors]
+    down = [b, *b.ancestors]
+    common = next((t for t in up if t in down), None)
+    if common is None:
+        return "none", ""
+    rising = [t.dep_ for t in up[: up.index(common)]]
+    falling = [t.dep_ for t in down[: down.index(common)]]
+    return "^".join(rising) + "|" + "v".join(reversed(falling)), common.lemma_.lower()
+
+
+def pair_features(a: Span, a_label: str, b: Span, b_label: str, others: int = 0) -> list[str]:
+    """The features of the pair (``a`` before ``b`` in one sentence), as strings.
+
+    >>> from kg.extract.pipeline import load_pipeline
+    >>> doc = load_pipeline()("We use CRFs for parsing.")
+    >>> features = pair_features(doc[2:3], "Method", doc[4:5], "Task")
+    >>> "between=for" in features, "types=Method>Task" in features
+    (True, True)
+    """
+    doc = a.doc
+    between = doc[a.end : b.start]
+    path, common = _path(a.root, b.root)
+    words = [t.lower_ for t in between if not t.is_space]
+    features = [f"types={a_label}>{b_label}", f"a={a_label}", f"b={b_label}", f"distance={_distance(len(words))}",
+                f"others={min(others, 3)}", f"ahead={a.root.lemma_.lower()}", f"bhead={b.root.lemma_.lower()}",
+                f"path={path}", f"common={common}", f"path+types={path}|{a_label}>{b_label}",
+                f"before={doc[a.start - 1].lower_ if a.start > 0 else '<s>'}",
+                f"after={doc[b.end].lower_ if b.end < len(doc) else '</s>'}"]
+    features += [f"between={w}" for w in set(words)]
+    if words:
+        features += [f"first={words[0]}", f"last={words[-1]}", f"first+types={words[0]}|{a_label}>{b_label}"]
+        features += [f"bigram={x}_{y}" for x, y in zip(words, words[1:])]
+    else:
+        features.append("adjacent")
+    if len(words) <= 2:
+        features.append(f"short={'_'.join(words)}|{a_label}>{b_label}")
+    return features
+
+
+def candidate_pairs(mentions: Sequence[tuple[Span, str]]) -> Iterable[tuple[int, int, int]]:
+    """The ordered pairs (i, j) of mentions in one sentence that do not overlap, ``i`` first, and how
+    many mentions lie between them."""
+    order = sorted(range(len(mentions)), key=lambda i: (mentions[i][0].start, mentions[i][0].end))
+    for x, i in enumerate(order):
+        a = mentions[i][0]
+        for y in range(x + 1, len(order)):
+            j = order[y]
+            b = mentions[j][0]
+            if b.start < a.end or a.sent.start != b.sent.start:
+                continue
+            yield i, j, sum(1 for z in order[x + 1 : y] if mentions[z][0].start >= a.end and mentions[z][0].end <= b.start)
+
+
+class RelationModel:
+    """The weights of a trained classifier, with the feature index and the class names."""
+
+    def __init__(self, features: dict[str, int], classes: list[str], weights: np.ndarray, bias: np.ndarray):
+        self.features, self.classes, self.weights, self.bias = features, classes, weights, bias
+
+    def probabilities(self, feature_lists: list[list[str]]) -> np.ndarray:
+        """One row of class probabilities per list of features."""
+        scores = np.tile(self.bias, (len(feature_lists), 1)).astype(np.float32)
+        for row, features in enumerate(feature_lists):
+            columns = [self.features[f] for f in features if f in self.features]
+            if columns:
+                scores[row] += self.weights[columns].sum(axis=0)
+        scores -= scores.max(axis=1, keepdims=True)
+        exp = np.exp(scores)
+        return exp / exp.sum(axis=1, keepdims=True)
+
+    def predict(self, mentions: Sequence[tuple[Span, str]], *, threshold: float = 0.5) -> list[tuple[int, int, str, float]]:
+        """``(head, tail, SciERC type, probability)`` for each pair of ``mentions`` (span, SciERC label)
+        the model relates with at least ``threshold``."""
+        pairs = list(candidate_pairs(mentions))
+        if not pairs:
+            return []
+        probabilities = self.probabilities([pair_features(mentions[i][0], mentions[i][1], mentions[j][0],
+                                                          mentions[j][1], others) for i, j, others in pairs])
+        found = []
+        for (i, j, _), row in zip(pairs, probabilities):
+            best = int(row.argmax())
+            name = self.classes[best]
+            if name == NONE or row[best] < threshold:
+                continue
+            label, direction = name[:-1], name[-1]
+            head, tail = (i, j) if direction == ">" else (j, i)
+            found.append((head, tail, label, float(row[best])))
+        return found
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        names = sorted(self.features, key=self.features.get)
+        np.savez_compressed(path, weights=self.weights.astype(np.float16), bias=self.bias.astype(np.float32),
+                            meta=np.frombuffer(json.dumps({"features": names, "classes": self.classes}).encode(),
+                                               dtype=np.uint8))
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> RelationModel:
+        with np.load(path) as data:
+            meta = json.loads(data["meta"].tobytes().decode())
+            weights, bias = data["weights"].astype(np.float32), data["bias"].astype(np.float32)
+        return cls({f: i for i, f in enumerate(meta["features"])}, meta["classes"], weights, bias)
+
+
+@functools.lru_cache(maxsize=None)
+def load_relation_model(path: str | Path = MODEL_FILE) -> RelationModel | None:
+    """The shipped model, loaded once per process; None when there is none."""
+    return RelationModel.load(path) if Path(path).exists() else None
+
+
+def to_kg_relation(label: str, head_type: str) -> tuple[str, bool] | None:
+    """Our relation for a SciERC type between a head of ``head_type`` and its tail, and whether the
+    two swap; None for SciERC types we have no counterpart for.
+
+    >>> to_kg_relation("EVALUATE-FOR", "Dataset"), to_kg_relation("EVALUATE-FOR", "Metric")
+    (('evaluatedOn', True), ('evaluates', False))
+    """
+    for relation, (scierc, swap) in SCIERC_RELATION.items():
+        if scierc == label and relation not in ("evaluatedOn", "evaluates", "outperforms"):
+            return relation, swap
+    if label == "EVALUATE-FOR":
+        return ("evaluates", False) if head_type == "Metric" else ("evaluatedOn", True)
+    return None
+
+
+def learned_links(mentions, model: RelationModel, *, known: Iterable = (), threshold: float = 0.6) -> list:
+    """The model's links between ``mentions`` (``kg.extract.links.MentionSpan``) that ``known`` links
+    (the rules') do not already relate, in our relations and types.
+
+    Confidence is the model's probability, scaled by 0.8: the model was
+    trained on SciERC's abstracts, and kg's mentions are not SciERC's.
+    """
+    from ..model import Link
+    from ..vocab import RELATION_TYPES
+
+    related = {frozenset((link.head, link.tail)) for link in known}
+    sentence_of = {}
+    for n, sent in enumerate(mentions[0].span.doc.sents if mentions else ()):
+        sentence_of[sent.start] = n
+    usable = [i for i, m in enumerate(mentions) if m.label in SCIERC_LABEL]
+    found = []
+    predictions = model.predict([(mentions[i].span, SCIERC_LABEL[mentions[i].label]) for i in usable],
+                                threshold=threshold)
+    for head, tail, label, probability in predictions:
+        head, tail = usable[head], usable[tail]
+        mapped = to_kg_relation(label, mentions[head].label)
+        if mapped is None or frozenset((head, tail)) in related:
+            continue
+        relation, swap = mapped
+        if swap:
+            head, tail = tail, head
+        heads, tails = RELATION_TYPES[relation]
+        if mentions[head].label in heads and mentions[tail].label in tails:
+            related.add(frozenset((head, tail)))
+            found.append(Link(head, relation, tail, sentence_of[mentions[tail].span.sent.start],
+                              round(0.8 * probability, 3)))
+    return found
