@@ -129,10 +129,12 @@ def _results(extraction: PaperExtraction, mention_entity: dict[tuple[str, int], 
     paper = extraction.paper
     for result in extraction.results:
         ends = {}
-        for part in ("metric", "dataset", "subject"):
+        for part, types in (("metric", {"Metric"}), ("dataset", {"Dataset"}), ("subject", {"Method", "Model"})):
             index = getattr(result, part)
             entity = mention_entity.get((paper.id, index)) if index is not None else None
-            ends[part] = entity_node(entity.type, entity.key) if entity else None
+            # A mention resolved into an entity of another type ("VQA" the dataset, resolved as the task)
+            # cannot play this part.
+            ends[part] = entity_node(entity.type, entity.key) if entity and entity.type in types else None
         if ends["dataset"] is None and ends["metric"] is None:
             continue
         start, end = extraction.sentences[result.sentence]
@@ -148,6 +150,7 @@ def _results(extraction: PaperExtraction, mention_entity: dict[tuple[str, int], 
 def _evidence(extraction: PaperExtraction, index: int, confidence: float, sentence: int | None = None) -> dict:
     mention = extraction.mentions[index]
     start, end = extraction.sentences[mention.sentence if sentence is None else sentence]
-    return {"text": mention.text, "start": mention.start, "end": mention.end,
+    # As written in the abstract (markup included), so the quote selector and the position selector agree.
+    return {"text": extraction.paper.abstract[mention.start:mention.end], "start": mention.start, "end": mention.end,
             "sentence": extraction.paper.abstract[start:end], "confidence": confidence,
             "extractor": mention.extractor}

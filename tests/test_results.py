@@ -170,3 +170,21 @@ def test_leaderboard_of_an_unknown_dataset_suggests_names(sample):
     result = CliRunner().invoke(main, ["leaderboard", "AndroidWorlds2", "-g", str(sample)])
     assert result.exit_code == 1
     assert "No entity named 'AndroidWorlds2'" in result.output and "AndroidWorld" in result.output
+
+
+def test_every_selector_quotes_exactly_what_its_offsets_slice_markup_included(tmp_path):
+    """'N\\"uwa' is read as "Nüwa", but both selectors point at the abstract as stored."""
+    corpus = tmp_path / "markup.txt"
+    corpus.write_text('Markup Workshop 2025 Papers\n\nWe propose N\\"uwa, a token pruning framework for '
+                      '**visual question answering**. N\\"uwa outperforms FastV on VQAv2 (80.1\\%).\n',
+                      encoding="utf-8")
+    stem = build(corpus, tmp_path)
+    rows = list(run_query(open_graph(stem), """
+        SELECT ?abstract ?start ?end ?exact WHERE {
+          ?x oa:hasSelector ?p, ?q ; prov:wasDerivedFrom/dcterms:abstract ?abstract .
+          ?p a oa:TextPositionSelector ; oa:start ?start ; oa:end ?end .
+          ?q a oa:TextQuoteSelector ; oa:exact ?exact .
+        }"""))
+    assert len(rows) > 5
+    for row in rows:
+        assert row["abstract"].value[int(row["start"].value):int(row["end"].value)] == row["exact"].value
