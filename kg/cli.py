@@ -147,7 +147,7 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples):
 @main.command()
 @click.argument("graph")
 def stats(graph):
-    """Counts of papers, entities per type and edges per role in GRAPH, and its top entities.
+    """Counts of papers, entities per type, results, edges per role and relation in GRAPH, and its top entities.
 
     GRAPH is the -o path given to 'kg build' (e.g. graphs/sample) or an
     .nt/.ttl/.jsonld file.
@@ -156,20 +156,23 @@ def stats(graph):
     Example:
       kg stats graphs/sample
     """
+    from . import vocab
     from .store import format_results, open_graph, run_query
 
     store = open_graph(graph)
-    click.echo(format_results(run_query(store, """
-        SELECT ?type (COUNT(?x) AS ?count) WHERE {
-          VALUES ?class { kg:Paper kg:Task kg:Method kg:Dataset kg:Metric kg:Model kg:Statement }
+    classes = " ".join(f"kg:{name}" for name in ("Paper", *vocab.ENTITY_TYPES, "Statement", "Result"))
+    click.echo(format_results(run_query(store, f"""
+        SELECT ?type (COUNT(?x) AS ?count) WHERE {{
+          VALUES ?class {{ {classes} }}
           ?x a ?class . BIND(STRAFTER(STR(?class), "#") AS ?type)
-        } GROUP BY ?type ORDER BY DESC(?count)""")))
-    click.echo()
-    click.echo(format_results(run_query(store, """
-        SELECT ?role (COUNT(*) AS ?edges) WHERE {
-          VALUES ?p { kg:proposes kg:introduces kg:addresses kg:uses kg:evaluatesOn kg:measures kg:comparesWith }
-          ?paper ?p ?e . BIND(STRAFTER(STR(?p), "#") AS ?role)
-        } GROUP BY ?role ORDER BY DESC(?edges)""")))
+        }} GROUP BY ?type ORDER BY DESC(?count)""")))
+    for heading, names in (("role", vocab.ROLES), ("relation", vocab.RELATIONS)):
+        click.echo()
+        click.echo(format_results(run_query(store, f"""
+            SELECT ?{heading} (COUNT(*) AS ?edges) WHERE {{
+              VALUES ?p {{ {" ".join(f"kg:{name}" for name in names)} }}
+              ?s ?p ?o . BIND(STRAFTER(STR(?p), "#") AS ?{heading})
+            }} GROUP BY ?{heading} ORDER BY DESC(?edges)""")))
     click.echo()
     click.echo(format_results(run_query(store, """
         SELECT ?entity ?type ?papers WHERE {

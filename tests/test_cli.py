@@ -68,6 +68,8 @@ def test_stats_and_related(sample_graph):
     stem, _ = sample_graph
     stats = CliRunner().invoke(main, ["stats", str(stem)])
     assert "Paper" in stats.output and "evaluatesOn" in stats.output
+    relations = stats.output.split("relation ")[1]  # the relation table: counts per entity-to-entity relation
+    assert "evaluatedOn" in relations and "variantOf" in relations and "Result" in stats.output
     related = CliRunner().invoke(main, ["related", "group relative policy optimization", "-g", str(stem), "--format", "json"])
     data = json.loads(related.output)
     assert data["query"] == "GRPO"
