@@ -332,3 +332,20 @@ def view_embedded(page_file: Path) -> str:
     html = page_file.read_text(encoding="utf-8")
     start = html.index('<script id="kg-data" type="application/json">') + len('<script id="kg-data" type="application/json">')
     return html[start:html.index("</script>", start)]
+
+
+def test_an_entity_panel_lists_papers_and_relations_apart(browser, sample):
+    page_file = sample.with_name("sample.html")
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(page_file.resolve().as_uri())
+        page.wait_for_selector("body[data-state=ready]", state="attached")
+        node = page.evaluate("() => Object.keys(kgExplorer.details).find(id => kgExplorer.details[id].label === 'PhoneRL-9B')")
+        page.evaluate("(id) => kgExplorer.select(id)", node)
+        headings = page.locator("#kg-panel h3").all_inner_texts()
+        assert [h.split(" (")[0].upper() for h in headings] == ["LINKED PAPERS", "RELATIONS"]
+        relations = page.locator("#kg-panel ul").nth(1).inner_text()
+        assert "evaluatedOn →" in relations and "AndroidWorld" in relations and "variantOf →" in relations
+    finally:
+        context.close()

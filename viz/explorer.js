@@ -306,9 +306,15 @@
     panel.append(facts);
     panel.append(focusButtons(id));
     if (served) panel.append(servedSection(id));
-    panel.append(el("h3", "Linked papers (" + d.links.length + ")"));
-    panel.append(linkList(d.links, false));
-    if (d.hidden_links > 0) panel.append(el("p", plural(d.hidden_links, "more paper") + " not shown in this view.", "kg-muted"));
+    const papers = d.links.filter((link) => (details[link.id] || {}).kind === "Paper");
+    const relations = d.links.filter((link) => (details[link.id] || {}).kind !== "Paper");
+    panel.append(el("h3", "Linked papers (" + papers.length + ")"));
+    panel.append(linkList(papers, false));
+    if (relations.length) {
+      panel.append(el("h3", "Relations (" + relations.length + ")"));
+      panel.append(linkList(relations, false));
+    }
+    if (d.hidden_links > 0) panel.append(el("p", plural(d.hidden_links, "more link") + " not shown in this view.", "kg-muted"));
   }
 
   function paperPanel(id, d) {
