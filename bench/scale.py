@@ -8,7 +8,7 @@ same number of processes, peak RSS, output sizes, the time of an incremental
 re-run after adding 1% new abstracts (extraction cache warm), and the
 explorer's time to first render in headless Chromium.
 
-    python bench/scale.py 1000 20000 [100000] [--shared ../shared] [--jobs 2]
+    python bench/scale.py 1000 20000 [100000] [--shared ../shared] [--jobs 2] [--baseline-up-to 20000]
 """
 from __future__ import annotations
 
@@ -92,6 +92,8 @@ def main() -> None:
     parser.add_argument("sizes", nargs="*", type=int, default=[1000, 20000])
     parser.add_argument("--shared", type=Path, default=Path(__file__).resolve().parents[2] / "shared")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--baseline-up-to", type=int, default=None, metavar="N",
+                        help="run spaCy's nlp.pipe baseline only for sizes up to N (it takes as long as the build)")
     args = parser.parse_args()
     pool = sentence_pool(args.shared)
     kg = [sys.executable, "-m", "kg.cli"]
@@ -105,8 +107,10 @@ def main() -> None:
             synthesise(corpus, n, pool, seed=n)
             out = tmp / "graphs" / "g"
             build_s, peak = run(kg + ["build", "-q", "-j", str(args.jobs), str(corpus), "-o", str(out)])
-            spacy_s = float(subprocess.run([sys.executable, "-c", BASELINE, str(corpus), str(args.jobs)],
-                                           check=True, capture_output=True, text=True).stdout)
+            spacy_s = float("nan")
+            if args.baseline_up_to is None or n <= args.baseline_up_to:
+                spacy_s = float(subprocess.run([sys.executable, "-c", BASELINE, str(corpus), str(args.jobs)],
+                                               check=True, capture_output=True, text=True).stdout)
             extra = tmp / "extra.txt"
             synthesise(extra, max(1, n // 100), pool, seed=n + 1)
             incremental_s, _ = run(kg + ["build", "-q", "-j", str(args.jobs), str(corpus), str(extra), "-o", str(out)])

@@ -88,6 +88,9 @@ def open_graph(path: str | Path) -> ox.Store:
     return store
 
 
+_LOAD_CHUNK = 8_000_000  # bytes of N-Triples per bulk load
+
+
 def fill_store(rdf_file: str | Path, folder: str | Path) -> Path:
     """Load ``rdf_file`` into a new on-disk store at ``folder`` and close it.
 
@@ -100,7 +103,15 @@ def fill_store(rdf_file: str | Path, folder: str | Path) -> Path:
         raise KGError(f"{folder} already exists; fill_store writes a new store. Remove it first.")
     store = ox.Store(str(folder))
     try:
-        store.bulk_load(path=str(rdf_file), format=_FORMATS[rdf_file.suffix])
+        if rdf_file.suffix == ".nt":
+            # N-Triples is one triple per line, so it loads in chunks of whole lines: the bulk
+            # loader's memory grows with what it is given (a 470k-triple file at once: +350 MB;
+            # in 8 MB chunks: +60 MB, for a quarter more time).
+            with rdf_file.open("rb") as lines:
+                while chunk := lines.readlines(_LOAD_CHUNK):
+                    store.bulk_load(b"".join(chunk), format=ox.RdfFormat.N_TRIPLES)
+        else:
+            store.bulk_load(path=str(rdf_file), format=_FORMATS[rdf_file.suffix])
     except SyntaxError as error:
         raise KGError(f"{rdf_file}: not valid RDF ({error}). Rebuild it with 'kg build'.") from None
     store.optimize()

@@ -1,0 +1,14 @@
+"""kg.store: filling the on-disk store a build writes beside its files."""
+import pyoxigraph as ox
+
+from kg import store
+from support import FIXTURES, build
+
+
+def test_a_store_filled_in_chunks_holds_what_one_bulk_load_does(tmp_path, monkeypatch):
+    nt = build(FIXTURES / "sample.txt", tmp_path).with_name("sample.nt")
+    whole = set(ox.Store.read_only(str(store.fill_store(nt, tmp_path / "whole.oxigraph"))))
+    monkeypatch.setattr(store, "_LOAD_CHUNK", 500)  # many chunks, each of whole lines
+    chunked = set(ox.Store.read_only(str(store.fill_store(nt, tmp_path / "chunked.oxigraph"))))
+    assert chunked == whole
+    assert len(whole) == len(nt.read_text(encoding="utf-8").splitlines()) > 1000
