@@ -74,6 +74,7 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
     extractions, entities = list(extractions), list(entities)
     by_paper = {ex.paper.id: ex for ex in extractions}
     mention_entity: dict[tuple[str, int], Entity] = {}
+    texts: dict[str, list[str]] = {}
     G = nx.MultiDiGraph()
     for entity in entities:
         papers = {paper_id for paper_id, _ in entity.mentions}
@@ -95,7 +96,7 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
             if entity is None:
                 continue
             mention = ex.mentions[role.mention]
-            evidence = _evidence(ex, role.mention, role.confidence)
+            evidence = _evidence(ex, role.mention, role.confidence, sentences=_sentences(ex, texts))
             target = entity_node(entity.type, entity.key)
             if G.has_edge(node, target, role.role):
                 data = G.edges[node, target, role.role]
@@ -108,7 +109,9 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
     node_of = {e.key: entity_node(e.type, e.key) for e in entities}
     for relation in relations:
         paper_id, index = relation.evidence
-        evidence = {**_evidence(by_paper[paper_id], index, relation.confidence, relation.sentence), "paper": paper_id}
+        ex = by_paper[paper_id]
+        evidence = {**_evidence(ex, index, relation.confidence, relation.sentence, sentences=_sentences(ex, texts)),
+                    "paper": paper_id}
         source, target = node_of[relation.source], node_of[relation.target]
         if G.has_edge(source, target, relation.relation):
             data = G.edges[source, target, relation.relation]
@@ -147,10 +150,19 @@ def _results(extraction: PaperExtraction, mention_entity: dict[tuple[str, int], 
     return found
 
 
-def _evidence(extraction: PaperExtraction, index: int, confidence: float, sentence: int | None = None) -> dict:
+def _sentences(extraction: PaperExtraction, texts: dict[str, list[str]]) -> list[str]:
+    """The paper's sentences as written, sliced once: every piece of evidence in a sentence shares its
+    string (on 100k papers, copies per evidence would cost gigabytes)."""
+    found = texts.get(extraction.paper.id)
+    if found is None:
+        found = texts[extraction.paper.id] = [extraction.paper.abstract[s:e] for s, e in extraction.sentences]
+    return found
+
+
+def _evidence(extraction: PaperExtraction, index: int, confidence: float, sentence: int | None = None, *,
+              sentences: list[str]) -> dict:
     mention = extraction.mentions[index]
-    start, end = extraction.sentences[mention.sentence if sentence is None else sentence]
     # As written in the abstract (markup included), so the quote selector and the position selector agree.
     return {"text": extraction.paper.abstract[mention.start:mention.end], "start": mention.start, "end": mention.end,
-            "sentence": extraction.paper.abstract[start:end], "confidence": confidence,
+            "sentence": sentences[mention.sentence if sentence is None else sentence], "confidence": confidence,
             "extractor": mention.extractor}

@@ -9,6 +9,7 @@ process.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from sys import intern
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class Paper:
     source: Source | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Mention:
     """A span of a paper's abstract that names a task, method, dataset, metric or model.
 
@@ -62,7 +63,7 @@ class Mention:
     acronym_of: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class Role:
     """What a paper does with the thing a mention names (kg:proposes, kg:uses, ...)."""
 
@@ -71,7 +72,7 @@ class Role:
     confidence: float
 
 
-@dataclass
+@dataclass(slots=True)
 class Link:
     """A relation between two mentions of one paper (``head`` usedFor ``tail``), read from one sentence.
 
@@ -87,7 +88,7 @@ class Link:
     confidence: float
 
 
-@dataclass
+@dataclass(slots=True)
 class Result:
     """A score an abstract reports: "MOBILERL-9B ... success rates ... AndroidWorld (80.2%)".
 
@@ -130,11 +131,15 @@ class PaperExtraction:
         paper = dict(data["paper"])
         if paper.get("source"):
             paper["source"] = Source(**paper["source"])
+        # JSON gives every mention its own copy of strings that recur in every paper ("Method",
+        # the extractor's name): one shared copy keeps a 100k-paper corpus in memory.
+        mentions = [Mention(**{**m, "label": intern(m["label"]), "extractor": intern(m["extractor"])})
+                    for m in data["mentions"]]
         return cls(
             paper=Paper(**paper),
             sentences=[tuple(s) for s in data["sentences"]],
-            mentions=[Mention(**m) for m in data["mentions"]],
-            roles=[Role(**r) for r in data["roles"]],
+            mentions=mentions,
+            roles=[Role(r["mention"], intern(r["role"]), r["confidence"]) for r in data["roles"]],
             acronyms=dict(data["acronyms"]),
             links=[Link(**link) for link in data.get("links", ())],
             results=[Result(**result) for result in data.get("results", ())],
