@@ -69,6 +69,11 @@ def run(command: list[str]) -> tuple[float, float]:
     return seconds, max(peak, before) / 1024
 
 
+def size(path: Path) -> int:
+    """Bytes of a file, or of every file in a folder (the SPARQL store)."""
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else path.stat().st_size
+
+
 def first_render(html: Path) -> float | None:
     try:
         from playwright.sync_api import sync_playwright
@@ -114,7 +119,7 @@ def main() -> None:
             extra = tmp / "extra.txt"
             synthesise(extra, max(1, n // 100), pool, seed=n + 1)
             incremental_s, _ = run(kg + ["build", "-q", "-j", str(args.jobs), str(corpus), str(extra), "-o", str(out)])
-            sizes = ", ".join(f"{p.suffix[1:]} {p.stat().st_size / 1e6:.1f}MB" for p in sorted(out.parent.glob("g.*")))
+            sizes = ", ".join(f"{p.suffix[1:]} {size(p) / 1e6:.1f}MB" for p in sorted(out.parent.glob("g.*")))
             render = first_render(out.with_suffix(".html"))
             print(f"{n:>9} {build_s:>8.1f} {n / build_s:>7.1f} {spacy_s:>8.1f} {build_s / spacy_s:>6.2f} {peak:>8.0f} "
                   f"{incremental_s:>7.1f} {incremental_s / build_s:>8.2f} "
