@@ -344,8 +344,25 @@ def test_an_entity_panel_lists_papers_and_relations_apart(browser, sample):
         node = page.evaluate("() => Object.keys(kgExplorer.details).find(id => kgExplorer.details[id].label === 'PhoneRL-9B')")
         page.evaluate("(id) => kgExplorer.select(id)", node)
         headings = page.locator("#kg-panel h3").all_inner_texts()
-        assert [h.split(" (")[0].upper() for h in headings] == ["LINKED PAPERS", "RELATIONS"]
+        assert [h.split(" (")[0].upper() for h in headings] == ["LINKED PAPERS", "RELATIONS", "RESULTS"]
         relations = page.locator("#kg-panel ul").nth(1).inner_text()
         assert "evaluatedOn →" in relations and "AndroidWorld" in relations and "variantOf →" in relations
+    finally:
+        context.close()
+
+
+def test_a_dataset_panel_lists_the_results_reported_on_it(browser, sample):
+    page_file = sample.with_name("sample.html")
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(page_file.resolve().as_uri())
+        page.wait_for_selector("body[data-state=ready]", state="attached")
+        node = page.evaluate("() => Object.keys(kgExplorer.details).find(id => kgExplorer.details[id].label === 'AndroidWorld')")
+        page.evaluate("(id) => kgExplorer.select(id)", node)
+        result = page.locator("#kg-panel .kg-results li")
+        assert result.count() == 1
+        assert result.inner_text().split() == "61.3% success rate on AndroidWorld by PhoneRL-9B".split()
+        assert "reaches a success rate of 61.3% on AndroidWorld" in result.get_attribute("title")
     finally:
         context.close()

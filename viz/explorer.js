@@ -314,6 +314,10 @@
       panel.append(el("h3", "Relations (" + relations.length + ")"));
       panel.append(linkList(relations, false));
     }
+    if (d.results && d.results.length) {
+      panel.append(el("h3", "Results (" + d.results.length + ")"));
+      panel.append(resultList(d.results));
+    }
     if (d.hidden_links > 0) panel.append(el("p", plural(d.hidden_links, "more link") + " not shown in this view.", "kg-muted"));
   }
 
@@ -352,6 +356,20 @@
   }
 
   /** The linked nodes, each with its roles; a click selects it. Hover shows the evidence sentence. */
+  /** Reported results: the value as written, what reached it on which dataset; hover shows the sentence. */
+  function resultList(results) {
+    const list = el("ul", null, "kg-results");
+    for (const result of results) {
+      const item = el("li");
+      item.append(el("span", result.value + (result.kind === "gain" ? " gain" : ""), "kg-role"));
+      const about = [result.metric, result.dataset && "on " + result.dataset, result.subject && "by " + result.subject];
+      item.append(el("span", about.filter(Boolean).join(" ")));
+      item.title = result.sentence;
+      list.append(item);
+    }
+    return list;
+  }
+
   function linkList(links, withKind) {
     const list = el("ul", null, "kg-links");
     for (const link of links) {

@@ -423,6 +423,7 @@ def _options(H: nx.MultiDiGraph, *, physics: bool) -> dict:
 def _explorer_data(G: nx.MultiDiGraph, H: nx.MultiDiGraph) -> dict:
     """What the side panel, search box and legend need, beyond vis-network's nodes and edges."""
     details = {}
+    results = _results_by_entity(G)
     for node, data in H.nodes(data=True):
         kind = _kind(data)
         links = defaultdict(lambda: {"roles": [], "evidence": ""})
@@ -451,12 +452,30 @@ def _explorer_data(G: nx.MultiDiGraph, H: nx.MultiDiGraph) -> dict:
         else:
             item["aliases"] = [str(a) for a in data.get("aliases") or []]
             item["papers"] = int(data.get("papers", 0))
+            item["results"] = results.get(node, [])
             item["hidden_links"] = len(set(G.predecessors(node)) | set(G.successors(node))) - len(links)
         details[node] = item
     counts = Counter(item["kind"] for item in details.values())
     kinds = [{"name": kind, "colour": KIND_COLOURS.get(kind, OTHER_COLOUR), "count": counts[kind]}
              for kind in kinds_of(H)]
     return {"details": details, "meta": {"kinds": kinds}}
+
+
+def _results_by_entity(G: nx.MultiDiGraph) -> dict[str, list[dict]]:
+    """The results reported on each dataset and by each method or model, for their panels: the value
+    as written, the metric, the dataset and subject by name, and the sentence."""
+    def name(node):
+        return str(G.nodes[node]["label"]) if node else ""
+
+    found = defaultdict(list)
+    for result in G.graph.get("results", ()):
+        shown = {"value": str(result["text"]), "kind": result["kind"], "metric": name(result["metric"]),
+                 "dataset": name(result["dataset"]), "subject": name(result["subject"]),
+                 "sentence": str(result["sentence"])}
+        for part in ("dataset", "subject"):
+            if result[part]:
+                found[result[part]].append(shown)
+    return found
 
 
 def _link_order(H: nx.MultiDiGraph, link: dict) -> tuple:
