@@ -2,6 +2,7 @@
 neighbourhoods and evidence panel, the query page, and a hostile corpus that stays text."""
 from __future__ import annotations
 
+import contextlib
 import json
 import urllib.parse
 import urllib.request
@@ -334,35 +335,33 @@ def view_embedded(page_file: Path) -> str:
     return html[start:html.index("</script>", start)]
 
 
-def test_an_entity_panel_lists_papers_and_relations_apart(browser, sample):
-    page_file = sample.with_name("sample.html")
+@contextlib.contextmanager
+def offline_panel(browser, sample: Path, label: str):
+    """The built page opened from disk with the node labelled ``label`` selected."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     try:
-        page.goto(page_file.resolve().as_uri())
+        page.goto(sample.with_name("sample.html").resolve().as_uri())
         page.wait_for_selector("body[data-state=ready]", state="attached")
-        node = page.evaluate("() => Object.keys(kgExplorer.details).find(id => kgExplorer.details[id].label === 'PhoneRL-9B')")
+        node = page.evaluate("(label) => Object.keys(kgExplorer.details).find(id => kgExplorer.details[id].label === label)",
+                             label)
         page.evaluate("(id) => kgExplorer.select(id)", node)
+        yield page
+    finally:
+        context.close()
+
+
+def test_an_entity_panel_lists_papers_and_relations_apart(browser, sample):
+    with offline_panel(browser, sample, "PhoneRL-9B") as page:
         headings = page.locator("#kg-panel h3").all_inner_texts()
         assert [h.split(" (")[0].upper() for h in headings] == ["LINKED PAPERS", "RELATIONS", "RESULTS"]
         relations = page.locator("#kg-panel ul").nth(1).inner_text()
         assert "evaluatedOn →" in relations and "AndroidWorld" in relations and "variantOf →" in relations
-    finally:
-        context.close()
 
 
 def test_a_dataset_panel_lists_the_results_reported_on_it(browser, sample):
-    page_file = sample.with_name("sample.html")
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    try:
-        page.goto(page_file.resolve().as_uri())
-        page.wait_for_selector("body[data-state=ready]", state="attached")
-        node = page.evaluate("() => Object.keys(kgExplorer.details).find(id => kgExplorer.details[id].label === 'AndroidWorld')")
-        page.evaluate("(id) => kgExplorer.select(id)", node)
+    with offline_panel(browser, sample, "AndroidWorld") as page:
         result = page.locator("#kg-panel .kg-results li")
         assert result.count() == 1
         assert result.inner_text().split() == "61.3% success rate on AndroidWorld by PhoneRL-9B".split()
         assert "reaches a success rate of 61.3% on AndroidWorld" in result.get_attribute("title")
-    finally:
-        context.close()
