@@ -85,7 +85,7 @@ def find_results(doc: Doc, mentions: list[MentionSpan]) -> list[Found]:
         members = [j for j, m in enumerate(mentions) if sentence.start <= m.span.start < sentence.end]
         actor, sure = sentence_actor(sentence, members, mentions, main)
         values: list[tuple[int, int, float, str, float | None, str, int | None]] = []
-        previous_of: dict[int, float] = {}
+        pending: float | None = None
         for token in sentence:
             number = _number(token)
             if number is None or _inside(token.i, mentions):
@@ -109,14 +109,10 @@ def find_results(doc: Doc, mentions: list[MentionSpan]) -> list[Found]:
                 beside = (after or before or [None])[0]
             name, end = unit
             words = [t.lower_ for t in doc[max(sentence.start, token.i - 4) : token.i]]
-            if words[-2:-1] == ["from"] or (len(words) >= 1 and words[-1] == "from"):
-                previous_of[end] = number  # "from 57.5% to 64.0%": kept as the value before
+            if words[-1:] == ["from"]:
+                pending = number  # "from 57.5% to 64.0%": kept as the value before
                 continue
-            previous = None
-            if words and words[-1] == "to" and values and values[-1][1] in previous_of:
-                previous = previous_of.pop(values[-1][1])
-            elif words and words[-1] == "to":
-                previous = next((v for e, v in previous_of.items() if e == token.i - 1), None)
+            previous, pending = (pending, None) if words[-1:] == ["to"] else (None, pending)
             gain = name == "x" or (words and words[-1] in ("by", "of") and (words[-1] == "by" or any(
                 w in _GAIN_WORDS for w in words))) or (words[-2:] == ["up", "to"] and "by" in words)
             metric = mentions.index(beside) if beside is not None else None
