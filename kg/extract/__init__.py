@@ -175,9 +175,6 @@ def predict_entities(text: str) -> list[tuple[int, int, str]]:
     return [(m.start, m.end, SCIERC_LABEL[m.label]) for m in extraction.mentions]
 
 
-_FROM_SCIERC = {"Task": "Task", "Method": "Method", "Metric": "Metric", "Material": "Dataset"}
-
-
 def predict_relations(text: str, entities: list[tuple[int, int, str]] | None = None, *,
                       model=None, use_rules: bool = True) -> list[tuple[int, int, int, int, str]]:
     """The relations kg reads in ``text`` as ``(head_start, head_end, tail_start, tail_end, SciERC type)``.
@@ -202,7 +199,7 @@ def predict_relations(text: str, entities: list[tuple[int, int, str]] | None = N
             span = doc.char_span(start, end, alignment_mode="expand")
             if span is None or not len(span):
                 continue
-            kg_label = _FROM_SCIERC.get(label, label)
+            kg_label = rules.SCIERC_TO_KG.get(label, label)
             role, _ = rules.role_of(rules.Candidate(span, kg_label, 0.8, "gold"), proposed)
             mentions.append(MentionSpan(span, kg_label, role))
             spans.append((start, end))

@@ -18,6 +18,10 @@ from pathlib import Path
 import numpy as np
 from spacy.tokens import Span, Token
 
+from ..evaluate.scierc import KG_TO_SCIERC
+from ..model import Link
+from ..vocab import ENTITY_TYPES, RELATION_TYPES
+
 #: Our relations as SciERC's, and whether the arguments swap: SciERC's EVALUATE-FOR goes from
 #: the dataset or metric to what it evaluates. variantOf is read from names across a corpus, not
 #: from one sentence; SciERC's CONJUNCTION and FEATURE-OF have no counterpart.
@@ -27,7 +31,7 @@ SCIERC_RELATION = {"usedFor": ("USED-FOR", False), "evaluatedOn": ("EVALUATE-FOR
                    "outperforms": ("COMPARE", False)}
 
 #: Our entity types as SciERC's (kg's Dataset is a SciERC Material, a Model a Method).
-SCIERC_LABEL = {"Task": "Task", "Method": "Method", "Model": "Method", "Dataset": "Material", "Metric": "Metric"}
+SCIERC_LABEL = {kind: KG_TO_SCIERC.get(kind, kind) for kind in ENTITY_TYPES}
 
 #: Where the trained model lives in the package.
 MODEL_FILE = Path(__file__).parent / "relations" / "model.npz"
@@ -174,9 +178,6 @@ def learned_links(mentions, model: RelationModel, *, known: Iterable = (), thres
     Confidence is the model's probability, scaled by 0.8: the model was
     trained on SciERC's abstracts, and kg's mentions are not SciERC's.
     """
-    from ..model import Link
-    from ..vocab import RELATION_TYPES
-
     related = {frozenset((link.head, link.tail)) for link in known}
     sentence_of = {}
     for n, sent in enumerate(mentions[0].span.doc.sents if mentions else ()):

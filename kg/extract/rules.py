@@ -229,7 +229,7 @@ def find_phrase_candidates(doc: Doc) -> list[Candidate]:
 
 #: SciERC's labels as ours. Material is a Dataset only when named; OtherScientificTerm and
 #: Generic ("this method") are left out of the graph (see README: what becomes a node).
-_NER_LABELS = {"Task": "Task", "Method": "Method", "Metric": "Metric", "Material": "Dataset"}
+SCIERC_TO_KG = {"Task": "Task", "Method": "Method", "Metric": "Metric", "Material": "Dataset"}
 
 
 def find_ner_candidates(doc: Doc) -> list[Candidate]:
@@ -241,7 +241,7 @@ def find_ner_candidates(doc: Doc) -> list[Candidate]:
     """
     found = []
     for ent in doc.ents:
-        label = _NER_LABELS.get(ent.label_)
+        label = SCIERC_TO_KG.get(ent.label_)
         span = _trim(ent)
         # "flow matching and mirror maps" names two things, and neither whole.
         if label is None or span is None or is_generic(span) or any(t.pos_ == "CCONJ" for t in span):
