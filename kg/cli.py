@@ -236,10 +236,13 @@ def related(name, graph, k, entity_type, fmt):
 @click.option("--max-results", default=10_000, show_default=True, type=click.IntRange(min=1),
               help="The most solutions or triples one query returns; the rest are left out and the "
                    "KG-Results-Truncated header says so.")
+@click.option("--worker-memory", default=2048, show_default=True, type=click.IntRange(min=0), metavar="MB",
+              help="Memory each query worker may use, in MB (0: no cap); a query that needs more is answered "
+                   "with an error (503), so one query cannot take the machine's memory.")
 @click.option("--get", "get_path", metavar="PATH",
               help="Answer one GET request for PATH in-process, print the body and exit (status 1 unless "
                    "the answer is 2xx). For scripts and tests; nothing listens.")
-def serve(graph, host, port, timeout, max_results, get_path):
+def serve(graph, host, port, timeout, max_results, worker_memory, get_path):
     """Serve GRAPH read-only: a SPARQL endpoint, a query page and the explorer.
 
     GRAPH is the -o path given to 'kg build' (its .oxigraph store opens in
@@ -266,7 +269,8 @@ def serve(graph, host, port, timeout, max_results, get_path):
     from .serve import get, make_app, start
 
     started = time.perf_counter()
-    app = make_app(graph, host=host, timeout=timeout, max_results=max_results)
+    app = make_app(graph, host=host, timeout=timeout, max_results=max_results,
+                   worker_memory=worker_memory << 20 if worker_memory else None)
     if get_path is not None:
         try:
             status, _, body = get(app, get_path)

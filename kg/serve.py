@@ -41,8 +41,8 @@ import itertools
 import json
 import multiprocessing
 import os
-import queue
 import re
+import resource
 import signal
 import socket
 import socketserver
@@ -62,12 +62,19 @@ import pyoxigraph as ox
 
 from . import vocab
 from .errors import KGError
-from .store import (PREFIXES, STORE_SUFFIX, NotAcceptable, examples, fill_store, graph_file,
-                    serialize_results, store_dir)
+from .store import (PREFIXES, STORE_SUFFIX, NotAcceptable, QueryRefused, examples, fill_store, graph_file,
+                    refuse_federation, serialize_results, store_dir)
 
-#: Worker processes answering SPARQL. Each may run one query at a time; a
-#: request waits for a free one within its own deadline.
+#: Worker processes answering SPARQL. Each may run one query at a time.
 POOL_SIZE = 2
+#: Workers kept for short queries while the others are busy, and the seconds a query may run on one.
+SPARE_WORKERS = 1
+BUSY_LIMIT = 1.0
+#: Seconds a request waits for a free worker before it is told the server is busy.
+QUEUE_WAIT = 2.0
+#: Address space a worker may use (kg serve --worker-memory): its engine and spaCy take about
+#: 0.8 GB of it before any query runs (bench/serve_latency.py prints the figure).
+WORKER_MEMORY = 2048 << 20
 #: Seconds a new worker may take to start (import kg and spaCy, open its engine: about 3 s). Not
 #: counted in a query's time limit, which is about evaluating it.
 STARTUP_LIMIT = 60.0
@@ -92,14 +99,21 @@ _UPDATE = re.compile(r"^(?:\s|#[^\n]*(?:\n|$))*(?:(?:PREFIX\s*[\w.-]*:\s*<[^>]*>
 class HTTPError(KGError):
     """An error answered to the client with ``status`` and a message meant for its user."""
 
-    def __init__(self, status: int, message: str):
-        self.status = status
+    def __init__(self, status: int, message: str, *, headers: dict | None = None):
+        self.status, self.headers = status, headers or {}
         super().__init__(message)
 
 
 class QueryTimeout(HTTPError):
     def __init__(self, message: str):
         super().__init__(503, message)
+
+
+class ServerBusy(HTTPError):
+    """Every query worker is taken: the client should try again (the reply says when)."""
+
+    def __init__(self, message: str):
+        super().__init__(503, message, headers={"Retry-After": "2"})
 
 
 # ------------------------------------------------------------------- results
@@ -159,10 +173,13 @@ def oxigraph_engine(path: str):
         graphs = {key: [ox.NamedNode(iri) for iri in request[key]] for key in ("default_graph", "named_graphs")
                   if request.get(key)}
         try:
+            refuse_federation(request["query"])  # the server checks too: this worker never reaches out either
             result = store.query(request["query"], prefixes=PREFIXES, **graphs)
             return result_reply(result, request)
         except NotAcceptable as error:
             return _error_reply(406, str(error))
+        except QueryRefused as error:
+            return _error_reply(403, str(error))
         except SyntaxError as error:
             return _error_reply(400, f"Invalid SPARQL: {error}")
         except (ValueError, RuntimeError, OSError) as error:  # bad IRIs, evaluation errors
@@ -174,11 +191,17 @@ def oxigraph_engine(path: str):
 # --------------------------------------------------------------- worker pool
 
 
-def _worker(conn, engine, args) -> None:
-    """A worker process: make the engine, say whether it is ready, then answer requests until the pipe closes."""
+def _worker(conn, engine, args, memory_limit: int | None) -> None:
+    """A worker process: cap its memory, make the engine, say whether it is ready, then answer
+    requests until the pipe closes."""
     # Ctrl-C in a terminal reaches the whole process group; the server stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    if memory_limit is not None:
+        # One query (a cross join under ORDER BY, say) could otherwise take the machine's memory.
+        # Past the cap an allocation fails and the worker dies; the server answers 503 and replaces it.
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+        os.environ["RUST_BACKTRACE"] = "0"  # the engine's failed allocation: one line in the log, not a backtrace
     try:
         answer = engine(*args)
     except Exception as error:  # noqa: BLE001 - reported to the server, which says what failed
@@ -192,9 +215,19 @@ def _worker(conn, engine, args) -> None:
             return
         try:
             reply = answer(request)
+        except MemoryError:
+            reply = _error_reply(503, _OUT_OF_MEMORY.format(limit=_megabytes(memory_limit)))
         except Exception as error:  # noqa: BLE001 - one bad query must not stop the worker
             reply = _error_reply(500, f"Query failed: {type(error).__name__}: {error}")
         conn.send(reply)
+
+
+_OUT_OF_MEMORY = ("The query worker stopped: the query needed more than the {limit} of memory a worker may use "
+                  "(kg serve --worker-memory). Narrow its patterns, add a LIMIT, or avoid ORDER BY over a large join.")
+
+
+def _megabytes(limit: int | None) -> str:
+    return "unlimited amount" if limit is None else f"{limit // (1 << 20)} MB"
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -209,6 +242,7 @@ def _exit_with_parent(parent: int) -> None:
 class _Worker:
     process: multiprocessing.Process
     conn: object
+    spare: bool  # kept for short queries while the others are busy
     ready: bool = False
 
 
@@ -223,38 +257,48 @@ class QueryPool:
     with any spawned process, a script that starts a pool (or a server) must
     do so under ``if __name__ == "__main__":``.
 
+    Long queries cannot starve short ones: besides its ``size`` workers the
+    pool keeps ``spare`` workers that take a query only while all the others
+    are busy, and then give it at most ``busy_limit`` seconds. A request that
+    finds every worker busy waits at most ``queue_wait`` seconds for one, then
+    is told the server is busy (:class:`ServerBusy`). Each worker's memory is
+    capped at ``memory_limit`` bytes (None: no cap).
+
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     nt = Path(folder) / "g.nt"
     ...     _ = nt.write_text('<https://e.org/a> <https://e.org/p> "x" .\\n', encoding="utf-8")
     ...     store = fill_store(nt, Path(folder) / "g.oxigraph")
-    ...     pool = QueryPool(oxigraph_engine, str(store), size=1, timeout=30)
+    ...     pool = QueryPool(oxigraph_engine, str(store), size=1, spare=0, timeout=30)
     ...     reply = pool.run({"query": "SELECT ?o { ?s ?p ?o }", "accept": "text/csv", "max_results": 10})
     ...     pool.close()
     >>> reply["body"]
     b'o\\r\\nx\\r\\n'
     """
 
-    def __init__(self, engine, *args, size: int = POOL_SIZE, timeout: float = 10.0):
-        if size < 1:
-            raise ValueError(f"A pool needs at least one worker, got size={size}.")
-        self.engine, self.args, self.size, self.timeout = engine, args, size, timeout
+    def __init__(self, engine, *args, size: int = POOL_SIZE, spare: int = SPARE_WORKERS, timeout: float = 10.0,
+                 busy_limit: float = BUSY_LIMIT, queue_wait: float = QUEUE_WAIT,
+                 memory_limit: int | None = WORKER_MEMORY):
+        if size < 1 or spare < 0:
+            raise ValueError(f"A pool needs at least one worker and no negative spares, got size={size}, spare={spare}.")
+        self.engine, self.args, self.size, self.spare = engine, args, size, spare
+        self.timeout, self.busy_limit, self.queue_wait, self.memory_limit = timeout, busy_limit, queue_wait, memory_limit
         self._context = multiprocessing.get_context("spawn")
-        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._free: list[_Worker] = []  # idle workers, spares among them
         self._workers: set[_Worker] = set()
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
         self._closed = False
-        for _ in range(size):
-            self._idle.put(self._start())
+        for number in range(size + spare):
+            self._release(self._start(spare=number >= size))
 
-    def _start(self) -> _Worker:
+    def _start(self, *, spare: bool) -> _Worker:
         ours, theirs = self._context.Pipe()
-        process = self._context.Process(target=_worker, args=(theirs, self.engine, self.args),
+        process = self._context.Process(target=_worker, args=(theirs, self.engine, self.args, self.memory_limit),
                                         name="kg-query-worker", daemon=True)
         process.start()
         theirs.close()
-        worker = _Worker(process, ours)
-        with self._lock:
+        worker = _Worker(process, ours, spare)
+        with self._changed:
             self._workers.add(worker)
         return worker
 
@@ -262,19 +306,40 @@ class QueryPool:
         worker.process.kill()
         worker.process.join(timeout=5)
         worker.conn.close()
-        with self._lock:
+        with self._changed:
             self._workers.discard(worker)
+
+    def _release(self, worker: _Worker) -> None:
+        with self._changed:
+            self._free.append(worker)
+            self._changed.notify_all()
+
+    def _acquire(self, wait: float) -> _Worker:
+        """A free worker, a regular one if any is free; waits at most ``wait`` seconds."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: self._free, timeout=wait):
+                raise ServerBusy(f"All {self.size + self.spare} query workers are busy with long queries "
+                                 f"(each may run {self.timeout:g} s, kg serve --timeout); try again shortly.")
+            worker = min(self._free, key=lambda w: w.spare)
+            self._free.remove(worker)
+            return worker
+
+    @property
+    def busy(self) -> int:
+        """How many workers are answering a request now."""
+        with self._changed:
+            return len(self._workers) - len(self._free)
 
     def wait_ready(self, timeout: float) -> None:
         """Wait until every worker has opened its engine (a benchmark's warm-up)."""
         deadline = time.monotonic() + timeout
-        workers = [self._idle.get(timeout=timeout) for _ in range(self.size)]
+        workers = [self._acquire(max(0.0, deadline - time.monotonic())) for _ in range(self.size + self.spare)]
         try:
             for worker in workers:
                 self._ensure_ready(worker, deadline)
         finally:
             for worker in workers:
-                self._idle.put(worker)
+                self._release(worker)
 
     def _ensure_ready(self, worker: _Worker, deadline: float) -> None:
         if worker.ready:
@@ -290,40 +355,42 @@ class QueryPool:
         """Answer ``request`` in a worker within ``timeout`` seconds (default: the pool's).
 
         The time counts from when a worker gets the request: a worker still
-        starting has up to :data:`STARTUP_LIMIT` more. Raises ``QueryTimeout``
-        when no worker is free or none answers in time.
+        starting has up to :data:`STARTUP_LIMIT` more. A spare worker gives it
+        at most ``busy_limit`` seconds. Raises ``QueryTimeout`` when the worker
+        does not answer in time, ``ServerBusy`` when no worker is free within
+        ``queue_wait`` seconds or the query outgrew a spare's limit.
         """
         timeout = self.timeout if timeout is None else timeout
-        try:
-            worker = self._idle.get(timeout=timeout)
-        except queue.Empty:
-            raise QueryTimeout(f"All {self.size} query workers stayed busy for {timeout:g} s; "
-                               "try again when the running queries are done.") from None
+        worker = self._acquire(min(timeout, self.queue_wait))
+        limit = min(timeout, self.busy_limit) if worker.spare else timeout
         healthy = False
         try:
             self._ensure_ready(worker, time.monotonic() + STARTUP_LIMIT)
-            deadline = time.monotonic() + timeout
+            deadline = time.monotonic() + limit
             worker.conn.send(request)
             if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
+                if limit < timeout:
+                    raise ServerBusy(f"All {self.size} query workers are busy with long queries, and while they are, "
+                                     f"a query may run {limit:g} s only; this one took longer. Try again shortly.")
                 raise QueryTimeout(f"Query stopped after the time limit of {timeout:g} s (kg serve --timeout). "
                                    "Narrow its patterns or add a LIMIT.")
             reply = worker.conn.recv()
             healthy = True
             return reply
-        except (EOFError, OSError):  # the worker died: killed by the system, out of memory...
-            raise HTTPError(500, "The query worker stopped while answering; the query may need too much memory.") from None
+        except (EOFError, OSError):  # the worker died: over its memory cap, or killed by the system
+            raise HTTPError(503, _OUT_OF_MEMORY.format(limit=_megabytes(self.memory_limit))) from None
         finally:
             if healthy:
-                self._idle.put(worker)
+                self._release(worker)
             else:  # killing the process is what stops a query pyoxigraph is still evaluating
                 self._stop(worker)
                 if not self._closed:
-                    self._idle.put(self._start())
+                    self._release(self._start(spare=worker.spare))
 
     def close(self) -> None:
         """Stop every worker, busy or not."""
         self._closed = True
-        with self._lock:
+        with self._changed:
             workers = list(self._workers)
         for worker in workers:
             self._stop(worker)
@@ -633,6 +700,9 @@ class App:
     overview_nodes : int, keyword-only
         The most nodes the explorer opens on (its overview); search and
         neighbourhoods reach the others.
+    worker_memory : int or None, keyword-only
+        Bytes of address space each query worker may use (None: no cap); a
+        query that needs more is answered with a 503.
     allowed_hosts : set of str, optional, keyword-only
         Host names requests may be addressed to (None: any). A server bound to a
         loopback address only answers requests for a loopback name, so that a web
@@ -646,10 +716,12 @@ class App:
     """
 
     def __init__(self, graph, *, timeout: float = 10.0, max_results: int = 10_000, pool: QueryPool | None = None,
-                 overview_nodes: int = 400, allowed_hosts: set[str] | None = None):
+                 overview_nodes: int = 400, allowed_hosts: set[str] | None = None,
+                 worker_memory: int | None = WORKER_MEMORY):
         if timeout <= 0 or max_results < 1:
             raise KGError(f"--timeout must be positive and --max-results at least 1 (got {timeout}, {max_results}).")
         self.timeout, self.max_results, self.allowed_hosts = timeout, max_results, allowed_hosts
+        self.worker_memory = worker_memory
         self.overview_nodes = overview_nodes
         self._scratch = None
         folder = store_dir(graph)
@@ -679,7 +751,8 @@ class App:
     def pool(self) -> QueryPool:
         with self._pool_lock:
             if self._pool is None:
-                self._pool = QueryPool(oxigraph_engine, self.store_path, timeout=self.timeout)
+                self._pool = QueryPool(oxigraph_engine, self.store_path, timeout=self.timeout,
+                                       memory_limit=self.worker_memory)
             return self._pool
 
     def index(self) -> GraphIndex:
@@ -718,7 +791,9 @@ class App:
             self._check_host(environ)
             return self.route(environ, path)
         except HTTPError as error:
-            return self._error(error.status, str(error), wants_json)
+            response = self._error(error.status, str(error), wants_json)
+            response.headers.update(error.headers)
+            return response
         except KGError as error:
             return self._error(400, str(error), wants_json)
         except Exception:  # noqa: BLE001 - logged for the operator; the client gets a plain message
@@ -806,6 +881,10 @@ class App:
         if _UPDATE.match(query):
             raise HTTPError(403, "This endpoint is read-only: SPARQL Update (INSERT, DELETE, LOAD, CLEAR, DROP...) "
                                  "is refused. To change the graph, rebuild it with 'kg build'.")
+        try:
+            refuse_federation(query)
+        except QueryRefused as error:
+            raise HTTPError(403, str(error)) from None
         fmt = params.get("format", [""])[0]
         if fmt and fmt not in FORMAT_NAMES:
             raise HTTPError(400, f"Unknown format {fmt!r}; choose one of {', '.join(FORMAT_NAMES)}.")
@@ -1003,6 +1082,9 @@ class _Handler(WSGIRequestHandler):
 
 class _Server(socketserver.ThreadingMixIn, WSGIServer):
     daemon_threads = True  # a slow client does not keep the process alive at exit
+    # Connections the kernel holds while every thread is taking one: socketserver's 5 made a
+    # burst of 16 clients wait for TCP's retransmission, a second (bench/serve_latency.py --clients).
+    request_queue_size = 128
 
 
 class _Server6(_Server):

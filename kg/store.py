@@ -144,12 +144,47 @@ def examples() -> dict[str, Example]:
     return found
 
 
+class QueryRefused(KGError):
+    """A query kg will not run: it would make the engine reach another server."""
+
+
+# What can hold any text in a SPARQL query: comments, string literals (long ones first) and IRIs.
+# Blanked out before looking for keywords, so "SERVICE" in a label or an IRI is no keyword.
+_TEXT_IN_QUERY = re.compile("|".join([
+    r"#[^\n\r]*",
+    r'"""(?:[^"\\]|\\.|"(?!""))*"""', r"'''(?:[^'\\]|\\.|'(?!''))*'''",
+    r'"(?:[^"\\\n\r]|\\.)*"', r"'(?:[^'\\\n\r]|\\.)*'",
+    r'<[^<>"{}|^`\\\x00-\x20]*>',
+]), re.S)
+# SERVICE as a keyword: not part of a prefixed name (ex:SERVICE, service:x) or a variable (?service).
+_SERVICE = re.compile(r"(?<![\w:?$.-])SERVICE(?![\w:.-])", re.I)
+
+
+def refuse_federation(query: str) -> None:
+    """Raise ``QueryRefused`` when ``query`` uses ``SERVICE`` (SPARQL 1.1 Federated Query).
+
+    The engine would otherwise send an HTTP request to any address the query
+    names, from the machine serving the graph (server-side request forgery):
+    a graph's endpoint answers from its own data only.
+
+    >>> refuse_federation('SELECT ?s WHERE { ?s rdfs:label "SERVICE" } # SERVICE in a comment')
+    >>> refuse_federation("SELECT * WHERE { service silent <http://127.0.0.1:9/> { ?s ?p ?o } }")
+    Traceback (most recent call last):
+    kg.store.QueryRefused: SERVICE (federated query) is refused: kg answers from this graph only and never contacts other servers.
+    """
+    if _SERVICE.search(_TEXT_IN_QUERY.sub(" ", query)):
+        raise QueryRefused("SERVICE (federated query) is refused: kg answers from this graph only "
+                           "and never contacts other servers.")
+
+
 def run_query(store: ox.Store, query: str, bindings: dict[str, str] | None = None):
     """Run ``query``; each binding replaces the variable of that name by a plain literal.
 
     Returns ``QuerySolutions``, ``QueryBoolean`` or ``QueryTriples`` (see pyoxigraph).
-    Raises ``KGError`` with the engine's message when the query is not valid SPARQL.
+    Raises ``KGError`` with the engine's message when the query is not valid SPARQL,
+    ``QueryRefused`` when it names another endpoint (:func:`refuse_federation`).
     """
+    refuse_federation(query)
     substitutions = {ox.Variable(name): ox.Literal(value) for name, value in (bindings or {}).items()}
     try:
         return store.query(query, prefixes=PREFIXES, substitutions=substitutions or None)

@@ -25,3 +25,23 @@ def build(source: Path, folder: Path) -> Path:
     result = CliRunner().invoke(main, ["build", "-q", str(source), "-o", str(stem)])
     assert result.exit_code == 0, result.output
     return stem
+
+
+def sleepy_engine():
+    """A query-pool engine for tests: it answers ``{"sleep": seconds}`` after sleeping that long,
+    standing in for a query of that length."""
+    import json
+    import time
+
+    def answer(request: dict) -> dict:
+        time.sleep(request.get("sleep", 0))
+        return {"status": 200, "type": "application/json", "body": json.dumps(request).encode(), "truncated": False}
+
+    return answer
+
+
+def never_ready_engine():
+    """A query-pool engine that never finishes starting."""
+    import threading
+
+    threading.Event().wait()

@@ -231,29 +231,123 @@ def test_updates_are_refused_with_a_message(endpoint):
 # ---------------------------------------------------------------- limits
 
 
-def test_a_runaway_query_is_stopped_within_its_time_limit(endpoint):
+def test_a_runaway_query_is_stopped_at_its_time_limit_and_its_worker_replaced(endpoint):
     client = wrapper(endpoint, RUNAWAY, JSON)
-    started = time.monotonic()
     with pytest.raises(urllib.error.HTTPError) as stopped:
-        client.query()
-    elapsed = time.monotonic() - started
+        client.query()  # unchecked, the join runs for minutes
     assert stopped.value.code == 503 and b"time limit of 1.5 s" in stopped.value.read()
-    assert LIMIT <= elapsed < LIMIT + 5  # a margin for a busy machine; unchecked, the join runs for minutes
-    # Its worker was killed and replaced: the next query is answered at once.
-    started = time.monotonic()
     assert wrapper(endpoint, "ASK { ?p a kg:Paper }", JSON).queryAndConvert()["boolean"] is True
-    assert time.monotonic() - started < 5
 
 
-def test_two_runaway_queries_at_once_both_stop(endpoint):
-    """With every worker busy, a query waits for one only within its own deadline."""
+def test_three_runaway_queries_at_once_all_stop(endpoint):
+    """Two hold the regular workers to their time limit; the third gets the spare's shorter one."""
     import concurrent.futures
 
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
-        started = time.monotonic()
-        codes = list(pool.map(lambda _: fetch(f"{endpoint}?{urllib.parse.urlencode({'query': RUNAWAY})}")[0], range(3)))
-    # Without the limit these joins run for minutes; the bound is loose for a busy machine.
-    assert codes == [503, 503, 503] and time.monotonic() - started < 2 * LIMIT + 15
+        answers = list(pool.map(lambda _: fetch(f"{endpoint}?{urllib.parse.urlencode({'query': RUNAWAY})}"), range(3)))
+    assert [status for status, _, _ in answers] == [503, 503, 503]
+    messages = sorted(json.loads(body)["error"] for _, _, body in answers)
+    assert sum("time limit" in m for m in messages) >= 2 and wrapper(endpoint, "ASK { ?p a kg:Paper }", JSON).query()
+
+
+@contextlib.contextmanager
+def listener():
+    """A TCP server on loopback that records every connection made to it."""
+    import socket
+
+    connections, sock = [], socket.create_server(("127.0.0.1", 0))
+    sock.settimeout(0.2)
+    stop = threading.Event()
+
+    def accept():
+        while not stop.is_set():
+            try:
+                connection, _ = sock.accept()
+            except OSError:
+                continue
+            connections.append(connection.recv(4096))
+            connection.close()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield sock.getsockname()[1], connections
+    finally:
+        stop.set()
+        thread.join()
+        sock.close()
+
+
+@pytest.mark.parametrize("keyword", ["SERVICE", "service SILENT"])
+def test_federated_queries_are_refused_and_nothing_is_contacted(endpoint, keyword):
+    with listener() as (port, connections):
+        query = f"SELECT * WHERE {{ ?paper a kg:Paper {keyword} <http://127.0.0.1:{port}/sparql> {{ ?s ?p ?o }} }}"
+        status, _, body = fetch(f"{endpoint}?{urllib.parse.urlencode({'query': query})}")
+        posted = fetch(endpoint, data=query.encode(), headers={"Content-Type": "application/sparql-query"})
+    assert status == posted[0] == 403 and "SERVICE (federated query) is refused" in json.loads(body)["error"]
+    assert connections == []
+
+
+def test_kg_query_refuses_federated_queries_too(sample):
+    with listener() as (port, connections):
+        result = CliRunner().invoke(main, ["query", str(sample),
+                                           f"SELECT * WHERE {{ SERVICE <http://127.0.0.1:{port}/> {{ ?s ?p ?o }} }}"])
+    assert result.exit_code == 1 and "SERVICE (federated query) is refused" in result.output
+    assert connections == []
+
+
+def test_a_query_over_the_memory_cap_gets_a_503_and_the_worker_is_replaced(sample):
+    """An ORDER BY over a cross join holds every row: without the cap it grows until the machine swaps."""
+    app = serve.make_app(sample, timeout=120, worker_memory=1536 << 20)
+    try:
+        sort_all = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i LIMIT 1"
+        status, _, body = serve.get(app, "/sparql?" + urllib.parse.urlencode({"query": sort_all}))
+        assert status == 503 and "--worker-memory" in json.loads(body)["error"]
+        status, _, body = serve.get(app, "/sparql?" + urllib.parse.urlencode({"query": "ASK { ?p a kg:Paper }"}))
+        assert status == 200 and json.loads(body)["boolean"] is True
+    finally:
+        app.close()
+
+
+def test_short_queries_are_answered_while_long_ones_hold_every_regular_worker():
+    """The spare worker takes a query only while the two regular ones are busy, and then for at
+    most busy_limit seconds: a short query gets through, a long one is told the server is busy."""
+    from support import sleepy_engine
+
+    pool = serve.QueryPool(sleepy_engine, size=2, spare=1, timeout=4, busy_limit=0.5, queue_wait=30)
+    pool.wait_ready(timeout=120)
+    try:
+        long_ones = [threading.Thread(target=lambda: pytest.raises(serve.QueryTimeout, pool.run, {"sleep": 600}))
+                     for _ in range(2)]
+        for thread in long_ones:
+            thread.start()
+        while pool.busy < 2:  # both regular workers are now sleeping through their 600 s
+            time.sleep(0.05)
+        assert json.loads(pool.run({"sleep": 0, "n": 1})["body"]) == {"sleep": 0, "n": 1}
+        with pytest.raises(serve.ServerBusy, match="busy with long queries"):
+            pool.run({"sleep": 600})
+        for thread in long_ones:
+            thread.join()
+    finally:
+        pool.close()
+
+
+def test_a_request_that_finds_every_worker_busy_waits_a_bounded_time_and_is_told_to_retry():
+    from support import sleepy_engine
+
+    pool = serve.QueryPool(sleepy_engine, size=1, spare=0, timeout=3, queue_wait=0.2)
+    pool.wait_ready(timeout=120)
+    try:
+        long_one = threading.Thread(target=lambda: pytest.raises(serve.QueryTimeout, pool.run, {"sleep": 600}))
+        long_one.start()
+        while pool.busy < 1:
+            time.sleep(0.05)
+        with pytest.raises(serve.ServerBusy) as busy:
+            pool.run({"sleep": 0})
+        assert busy.value.status == 503 and busy.value.headers == {"Retry-After": "2"}
+        long_one.join()
+    finally:
+        pool.close()
 
 
 def test_results_are_capped_and_the_cap_is_said(endpoint):
@@ -495,14 +589,29 @@ def test_get_answers_one_request_in_process(sample):
     assert "Traceback" not in missing.stderr
 
 
-def test_serve_starts_in_well_under_a_second_on_loopback(sample):
+def test_serve_answers_before_its_query_workers_have_started(sample):
+    """Start-up does not wait for the workers (seconds on a large graph): with workers that never
+    get ready, the server still listens and answers its pages."""
+    from support import never_ready_engine
+
+    never_ready = serve.QueryPool(never_ready_engine, size=1, spare=0, timeout=1)
+    app = serve.make_app(sample, pool=never_ready)
+    running = serve.start(app, port=0)
+    try:
+        status, _, body = fetch(running.url + "/index.json")
+        assert status == 200 and json.loads(body)["title"] == "sample"
+        assert never_ready.busy == 0  # nothing was sent to a worker
+    finally:
+        running.stop()
+
+
+def test_kg_serve_says_where_it_listens_and_stops_on_ctrl_c(sample):
     process = subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", str(sample), "--port", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = process.stdout.readline()
-        match = re.search(r"at (http://127\.0\.0\.1:\d+)/ .*ready in ([\d.]+) s", line)
+        match = re.search(r"at (http://127\.0\.0\.1:\d+)/ ", line)
         assert match, line + process.stderr.read()
-        assert float(match.group(2)) < 1.0
         assert json.loads(fetch(match.group(1) + "/index.json")[2])["title"] == "sample"
     finally:
         process.send_signal(signal.SIGINT)
