@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kg import serve
+from kg.viz import render
 from support import RECORD_DIALOGS, build
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -32,8 +33,13 @@ def server(sample):
 
 @pytest.fixture(scope="module")
 def small_overview(sample):
-    """The sample opening on an overview of 10 of its 60 nodes, as a large graph would."""
-    running = serve.start(serve.make_app(sample, timeout=5, overview_nodes=10), port=0)
+    """The sample opening on an overview of 10 of its 60 nodes, as a large graph would: laid out in
+    Python (so the page draws at once, with physics off) and leaving most nodes out."""
+    app = serve.make_app(sample, timeout=5, overview_nodes=10)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(render, "LAYOUT_ABOVE", 5)
+        app.explorer_page()  # rendered once, then kept
+    running = serve.start(app, port=0)
     yield running
     running.stop()
 
@@ -210,6 +216,39 @@ def test_search_reaches_nodes_the_overview_leaves_out(browser, small_overview):
         page.wait_for_selector(panel_shows("dataset/androidworld", loaded=True), state="attached")
         assert page.evaluate("() => kgExplorer.network.getSelectedNodes()") == ["dataset/androidworld"]
         assert page.text_content("#kg-overview").startswith("Within 1 link of AndroidWorld")
+        opened.assert_clean()
+    finally:
+        opened.close()
+
+
+def test_a_deep_link_opens_a_node_the_overview_leaves_out(browser, small_overview):
+    """/?node=ID for a node outside the overview: its neighbourhood is drawn and its panel filled."""
+    opened = Session(browser, small_overview)
+    try:
+        node = "dataset/androidworld"
+        view = view_of(small_overview, f"/entity/{node}.json")
+        page = opened.open("/?" + urllib.parse.urlencode({"node": node}))
+        page.wait_for_selector(panel_shows(node, loaded=True), state="attached")
+        assert page.evaluate("(id) => kgExplorer.network.getSelectedNodes()") == [node]
+        assert page.text_content("#kg-panel h2") == "AndroidWorld"
+        assert sorted(texts(page, "#kg-panel .kg-links .kg-link")) == sorted(p["title"] for p in view["papers"])
+        assert {"Dataset", "Paper"} <= {box.get_attribute("data-kind") for box in page.query_selector_all("#kg-legend input")}
+        opened.assert_clean()  # no page error: the panel and legend were not left blank
+    finally:
+        opened.close()
+
+
+def test_a_query_result_opens_in_the_explorer_beyond_the_overview(browser, small_overview):
+    opened = Session(browser, small_overview)
+    try:
+        page = opened.open("/query?" + urllib.parse.urlencode(
+            {"query": 'SELECT ?dataset WHERE { ?dataset skos:prefLabel "AndroidWorld" }'}))
+        page.wait_for_selector("body[data-state=done]", state="attached")
+        assert page.get_attribute("#kg-results a.kg-node-link", "href") == "/?node=dataset%2Fandroidworld"
+        page.click("#kg-results a.kg-node-link")
+        page.wait_for_selector(panel_shows("dataset/androidworld", loaded=True), state="attached")
+        assert page.text_content("#kg-panel h2") == "AndroidWorld"
+        assert page.query_selector_all("#kg-legend input")
         opened.assert_clean()
     finally:
         opened.close()

@@ -151,15 +151,6 @@
     settled = true;
     network.redraw();
   });
-  network.on("afterDrawing", function onFirstSettledDraw() {
-    if (!settled) return;
-    network.off("afterDrawing", onFirstSettledDraw);
-    api.ready = true;
-    document.body.dataset.state = "ready";
-    const wanted = new URLSearchParams(location.search).get("node"); // a link from /query or a node's page
-    if (wanted) goTo(wanted);
-  });
-  network.redraw();
 
   network.on("click", function (params) {
     if (params.nodes.length) showPanel(params.nodes[0]);
@@ -636,4 +627,18 @@
   for (const kind of kinds) addToggle(kind.name, kind.count);
 
   showEmptyPanel();
+
+  // ---------------------------------------------------------------- start
+
+  // Last, once every binding above exists: vis-network may draw (and so run this
+  // handler, deep link and all) synchronously inside redraw().
+  network.on("afterDrawing", function onFirstSettledDraw() {
+    if (!settled) return;
+    network.off("afterDrawing", onFirstSettledDraw);
+    api.ready = true;
+    document.body.dataset.state = "ready";
+    const wanted = new URLSearchParams(location.search).get("node"); // a link from /query or a node's page
+    if (wanted) goTo(wanted);
+  });
+  network.redraw();
 })();
