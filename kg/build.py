@@ -7,7 +7,9 @@ leaves the previous graph files exactly as they were.
 """
 from __future__ import annotations
 
+import glob
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -50,13 +52,10 @@ class BuildResult:
         """A few lines for the terminal: what was read, what the graph holds, where it went."""
         kinds = Counter(data["kind"] for _, data in self.graph.nodes(data=True))
         edges = Counter(role for _, _, role in self.graph.edges(keys=True))
-        lines = [f"Read {len(self.extractions)} papers in {self.seconds:.1f}s"
+        lines = [f"Built the graph of {len(self.extractions)} papers in {self.seconds:.1f} s"
                  + (f" ({self.duplicates} duplicates merged)" if self.duplicates else "")
-                 + (f"; skipped {len(self.skipped)} records" if self.skipped else "")]
-        for error in self.skipped[:10]:
-            lines.append(f"  skipped {error}")
-        if len(self.skipped) > 10:
-            lines.append(f"  ... and {len(self.skipped) - 10} more")
+                 + (f"; skipped {len(self.skipped)} records:" if self.skipped else "")]
+        lines += skipped_lines(self.skipped)
         lines.append("Nodes: " + ", ".join(f"{kinds[k]} {k}" for k in ["Paper", "Task", "Method", "Dataset", "Metric", "Model"] if kinds[k]))
         lines.append("Edges: " + ", ".join(f"{n} {r}" for r, n in edges.most_common()))
         entities = sorted((d for n, d in self.graph.nodes(data=True) if d["kind"] != "Paper"),
@@ -65,6 +64,18 @@ class BuildResult:
             lines.append("Top entities: " + ", ".join(f"{d['label']} ({d['kind']}, {d['papers']})" for d in entities[:top]))
         lines += [f"Wrote {path}" for path in self.outputs.values()]
         return "\n".join(lines)
+
+
+def skipped_lines(skipped: list[InputError], *, limit: int = 20) -> list[str]:
+    """One line per skipped record, ``file:line: reason``, at most ``limit`` of them and a count of the rest.
+
+    >>> skipped_lines([InputError("a.csv", 3, "record has no abstract; skipped")] * 3, limit=2)
+    ['  a.csv:3: record has no abstract; skipped', '  a.csv:3: record has no abstract; skipped', '  ... and 1 more']
+    """
+    lines = [f"  {error}" for error in skipped[:limit]]
+    if len(skipped) > limit:
+        lines.append(f"  ... and {len(skipped) - limit} more")
+    return lines
 
 
 def unique_papers(papers: Iterable[Paper]) -> tuple[list[Paper], int]:
@@ -108,8 +119,10 @@ def build(
     skipped: list[InputError] = []
     papers, duplicates = unique_papers(read_papers(inputs, format=format, strict=strict, on_skip=skipped.append))
     if not papers:
-        raise KGError("No abstracts found in the input" + (f" ({len(skipped)} records skipped)" if skipped else "") + ".")
+        raise KGError("\n".join([f"No abstracts found in the input" + (f"; skipped {len(skipped)} records:" if skipped else ".")]
+                                 + skipped_lines(skipped)))
     output = Path(output)
+    remove_stale_staging(output)
     store = None
     if cache is not None:
         path = output.parent / ".kg-cache" / "extractions.sqlite" if cache == "default" else Path(cache)
@@ -135,7 +148,7 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
 
     ``extra`` maps further suffixes (``"report.md"``) to text written alongside."""
     stem.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{stem.name}.", dir=stem.parent))
+    staging = Path(tempfile.mkdtemp(prefix=f".{stem.name}.staging-{os.getpid()}-", dir=stem.parent))
     try:
         staged = rdf.write_rdf(graph, staging / stem.name, base=base)
         # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing the .nt.
@@ -152,6 +165,36 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
         return outputs
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def remove_stale_staging(stem: Path) -> list[Path]:
+    """Remove the staging folders that killed builds of ``stem`` left beside it; return them.
+
+    A build stages its outputs in ``.NAME.staging-PID-XXXX`` (:func:`write_outputs`) and removes
+    it when done, unless it is killed. Only folders of this ``NAME`` whose build process is gone
+    are removed: another graph's, or a build of the same name still running, are left alone.
+    Folders named ``.NAME.XXXXXXXX`` are staging folders of earlier kg versions.
+    """
+    removed = []
+    for folder in stem.parent.glob(f".{glob.escape(stem.name)}.*"):
+        staged = _STAGING.fullmatch(folder.name[len(stem.name) + 2:])
+        if folder.is_dir() and staged and not (staged.group(1) and _running(int(staged.group(1)))):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+_STAGING = re.compile(r"staging-(\d+)-\w{8}|\w{8}")  # what follows ".NAME." in a staging folder's name
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
 
 
 def _move_into_place(path: Path, target: Path, staging: Path) -> None:

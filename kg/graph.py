@@ -3,7 +3,7 @@
 Nodes
     ``paper/<paper id>`` with ``kind="Paper"``, ``label``, ``title``,
     ``abstract``, ``venue``, ``year``, ``authors``, ``keywords``, ``url``,
-    ``source_file``, ``source_line``, ``paper_id``.
+    ``source_file`` (see :func:`published_path`), ``source_line``, ``paper_id``.
 
     ``<type>/<key>`` (e.g. ``method/grpo``) with ``kind`` one of
     ``vocab.ENTITY_TYPES``, ``label``, ``aliases`` (other surface forms),
@@ -30,11 +30,14 @@ Graph attribute
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from pathlib import Path
 
 import networkx as nx
 
 from .model import Entity, PaperExtraction, Relation
+from .text import plain_label
 
 
 def paper_node(paper_id: str) -> str:
@@ -45,11 +48,29 @@ def entity_node(type_name: str, key: str) -> str:
     return f"{type_name.lower()}/{key}"
 
 
+def published_path(file: str, *, folder: str | Path | None = None) -> str:
+    """How a graph names an input file: relative to ``folder`` (default: the working folder) when
+    the file is inside it, else by its name alone, so a published graph never holds a machine's
+    absolute paths.
+
+    >>> published_path("/home/ada/corpus/iclr.csv", folder="/home/ada")
+    'corpus/iclr.csv'
+    >>> published_path("/mnt/data/iclr.csv", folder="/home/ada")
+    'iclr.csv'
+    """
+    path = Path(os.path.abspath(file))
+    try:
+        return path.relative_to(os.path.abspath(folder or os.getcwd())).as_posix()
+    except ValueError:
+        return path.name
+
+
 def _paper_label(extraction: PaperExtraction, limit: int = 60) -> str:
     paper = extraction.paper
     if paper.title:
         return paper.title
     first = extraction.paper.abstract[: extraction.sentences[0][1]] if extraction.sentences else paper.abstract
+    first = plain_label(first)
     return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
 
 
@@ -89,7 +110,7 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
         G.add_node(node, kind="Paper", label=_paper_label(ex), title=paper.title, abstract=paper.abstract,
                    venue=paper.venue, year=paper.year, authors=list(paper.authors),
                    keywords=list(paper.keywords), url=paper.url, paper_id=paper.id,
-                   source_file=paper.source.file if paper.source else "",
+                   source_file=published_path(paper.source.file) if paper.source else "",
                    source_line=paper.source.line if paper.source else 0)
         for role in ex.roles:
             entity = mention_entity.get((paper.id, role.mention))

@@ -24,6 +24,7 @@ import ast
 import csv
 import glob
 import hashlib
+import io
 import json
 import re
 import time
@@ -32,10 +33,11 @@ from pathlib import Path
 
 from .errors import InputError
 from .model import Paper, Source
-from .text import clean, normalize_for_id
+from .text import clean, normalize_for_id, plain_label
 
 #: Longer "abstracts" are whole papers or broken records; spaCy would also refuse texts past 1M characters.
 MAX_ABSTRACT_CHARS = 100_000
+_LINE_END = re.compile(r"\r\n|\r|\n")  # what ends a line in a text file; a form feed does not
 
 FORMATS = ("txt", "csv", "jsonl", "openreview", "bibtex")
 _EXTENSIONS = {".txt": "txt", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "openreview",
@@ -139,7 +141,7 @@ def _read_text(path: Path) -> str:
 
 
 def _read_corpus_txt(path: Path) -> Iterator[Paper | InputError]:
-    lines = _read_text(path).splitlines()
+    lines = _LINE_END.split(_read_text(path))
     if not any(line.strip() for line in lines):
         raise InputError(str(path), None, "empty file")
     header_index = next(i for i, line in enumerate(lines) if line.strip())
@@ -160,20 +162,22 @@ def _read_corpus_txt(path: Path) -> Iterator[Paper | InputError]:
 
 def _keywords(value) -> list[str]:
     if isinstance(value, list):
-        return [str(v).strip() for v in value if str(v).strip()]
+        return _names(value)
     text = str(value or "").strip()
     if text.startswith("["):
         try:
-            return [str(v).strip() for v in ast.literal_eval(text) if str(v).strip()]
+            return _names(ast.literal_eval(text))
         except (ValueError, SyntaxError):
             pass
-    return [part.strip() for part in re.split(r"[;,]", text) if part.strip()]
+    return _names(re.split(r"[;,]", text))
 
 
 def _authors(value) -> list[str]:
-    if isinstance(value, list):
-        return [str(a).strip() for a in value if str(a).strip()]
-    return [a.strip() for a in re.split(r";|\band\b|,", str(value or "")) if a.strip()]
+    return _names(value if isinstance(value, list) else re.split(r";|\band\b|,", str(value or "")))
+
+
+def _names(values) -> list[str]:
+    return [name for name in (plain_label(str(v)) for v in values) if name]
 
 
 def _openreview_fields(note: dict) -> dict:
@@ -217,7 +221,7 @@ def _paper_from_record(record: dict, source: Source) -> Paper | InputError:
     return Paper(
         id=source_id or paper_id(abstract),
         abstract=abstract,
-        title=" ".join(str(fields.get("title") or "").split()),
+        title=plain_label(str(fields.get("title") or "")),
         venue=venue,
         year=year,
         authors=_authors(fields.get("authors")),
@@ -229,7 +233,9 @@ def _paper_from_record(record: dict, source: Source) -> Paper | InputError:
 
 def _read_csv(path: Path) -> Iterator[Paper | InputError]:
     text = _read_text(path)
-    reader = csv.DictReader(text.splitlines(keepends=True))
+    # Rows end at \n, \r or \r\n only: str.splitlines would also end one at a form feed or
+    # \x1c inside a cell, and every line number after it would be off.
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     columns = {name.strip().lower() for name in reader.fieldnames or []}
     if "abstract" not in columns:
         raise InputError(str(path), 1, f"no 'abstract' column (columns: {', '.join(reader.fieldnames or [])})")
@@ -246,7 +252,7 @@ def _read_jsonl(path: Path) -> Iterator[Paper | InputError]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
-            yield InputError(str(path), number, f"invalid JSON ({error.msg} at column {error.colno}); skipped")
+            yield InputError(str(path), number, f"invalid JSON ({error.msg}: column {error.colno}); skipped")
             continue
         if not isinstance(record, dict):
             yield InputError(str(path), number, "expected a JSON object per line; skipped")
@@ -259,7 +265,7 @@ def _read_openreview(path: Path) -> Iterator[Paper | InputError]:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
-        raise InputError(str(path), error.lineno, f"invalid JSON ({error.msg} at column {error.colno})") from None
+        raise InputError(str(path), error.lineno, f"invalid JSON ({error.msg}: column {error.colno})") from None
     notes = document.get("notes") if isinstance(document, dict) else document
     if not isinstance(notes, list):
         raise InputError(str(path), 1, "expected OpenReview notes: a list, or an object with a 'notes' list")

@@ -117,6 +117,9 @@ def fill_store(rdf_file: str | Path, folder: str | Path) -> Path:
     store.optimize()
     store.flush()
     del store  # pyoxigraph closes the database when the Store is freed (CPython frees it here)
+    # RocksDB's diagnostic log names the folder the store was written in: a machine's absolute path.
+    for log in folder.glob("LOG*"):
+        log.unlink()
     return folder
 
 

@@ -31,12 +31,18 @@ _WORD_COMMANDS = {
 _TEXT_COMMANDS = {"textit", "textbf", "emph", "texttt", "textsc", "text", "mathrm", "mathbf",
                   "mathit", "mathcal", "mathbb", "textrm", "textsf", "underline", "operatorname"}
 
+#: Characters that change how text around them is shown without being seen: bidirectional
+#: overrides, embeddings and isolates (an RTL override turns "override" into "edirrevo"), and
+#: zero-width spaces and joiners ("Z\u200bero\u200dNet" looks like ZeroNet but is another string).
+INVISIBLE = "\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+_INVISIBLE = re.compile(f"[{INVISIBLE}]")
+
 _TOKEN = re.compile(
     r"""\\(?P<accent>["'`^~=]|c(?=\{))\s*(?:\{(?P<acc_braced>[A-Za-z])\}|(?P<acc_bare>[A-Za-z]))"""
     r"""|\\(?P<cmd>[A-Za-z]+|[%&_#$])(?:\s*(?P<open>\{))?"""
     r"""|(?P<md>\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|`)"""
     r"""|(?P<entity>&(?:[A-Za-z][A-Za-z0-9]{1,31}|\#[0-9]{1,7}|\#[xX][0-9A-Fa-f]{1,6});)"""
-    r"""|(?P<control>[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff])"""
+    r"""|(?P<control>[\x00-\x08\x0b\x0c\x0e-\x1f\x7f""" + INVISIBLE + "])"
     r"""|(?P<dollar>\$)"""
     r"""|(?P<brace>[{}])"""
     r"""|(?P<space>\s{2,}|[^\S ])"""  # single spaces are plain text: no match per word
@@ -65,8 +71,9 @@ def clean(original: str) -> CleanText:
     """Strip LaTeX and Markdown markup, keeping an offset map into ``original``.
 
     Math (``$...$``) keeps its content, since names such as ``$K$`` or
-    ``$\\pi_0$`` are text. HTML entities (``&amp;``) are decoded, control
-    characters dropped, and whitespace runs (newlines included) become one space.
+    ``$\\pi_0$`` are text. HTML entities (``&amp;``) are decoded, control and
+    invisible format characters (:data:`INVISIBLE`) dropped, and whitespace runs
+    (newlines included) become one space.
     """
     pieces: list[str] = []
     offsets: list[int] = []
@@ -108,6 +115,15 @@ def clean(original: str) -> CleanText:
     # Trim spaces left at either end by removed markup.
     start, stop = len(text) - len(text.lstrip(" ")), len(text.rstrip(" "))
     return CleanText(text[start:stop], offsets[start:stop], ends[start:stop], original)
+
+
+def plain_label(text: str) -> str:
+    r"""``text`` as a name to show: invisible format characters removed, whitespace runs made one space.
+
+    >>> plain_label("LTR \u202eoverride\u202c and Z\u200bero\u200dNet\n")
+    'LTR override and ZeroNet'
+    """
+    return " ".join(_INVISIBLE.sub("", text).split())
 
 
 def normalize_for_id(text: str) -> str:

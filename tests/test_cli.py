@@ -29,7 +29,7 @@ def test_build_writes_every_output_and_summarises(sample_graph):
     stem, output = sample_graph
     for suffix in (".ttl", ".nt", ".jsonld", ".html"):
         assert stem.with_name(stem.name + suffix).stat().st_size > 0
-    assert "Read 8 papers" in output
+    assert "Built the graph of 8 papers in" in output
     assert "Nodes: 8 Paper" in output and "Top entities:" in output
 
 
@@ -126,3 +126,52 @@ def test_rebuilds_write_identical_rdf_files(tmp_path):
                        check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed})
     for suffix in (".ttl", ".nt", ".jsonld"):
         assert (tmp_path / f"a{suffix}").read_bytes() == (tmp_path / f"b{suffix}").read_bytes(), suffix
+
+
+def test_no_output_of_a_build_holds_an_absolute_path(tmp_path):
+    corpus, out = tmp_path / "corpus", tmp_path / "out"
+    corpus.mkdir()
+    (corpus / "sample.txt").write_bytes((FIXTURES / "sample.txt").read_bytes())
+    result = CliRunner().invoke(main, ["build", "-q", "--report", str(corpus / "sample.txt"), "-o", str(out / "g")])
+    assert result.exit_code == 0, result.output
+    files = [path for path in out.rglob("*") if path.is_file()]
+    assert {path.suffix for path in files} >= {".nt", ".ttl", ".jsonld", ".html", ".md"}
+    for path in files:
+        assert str(tmp_path).encode() not in path.read_bytes(), path
+    assert b'<https://w3id.org/kg/ontology#sourceFile> "sample.txt"' in (out / "g.nt").read_bytes()
+
+
+def test_a_build_removes_the_staging_folders_killed_builds_of_its_graph_left(tmp_path):
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(gone.stdout)  # a process that has exited
+    stale = [tmp_path / f".g.staging-{dead}-a1b2c3d4", tmp_path / ".g.x1y2z3w4"]  # the second: an older kg's
+    kept = [tmp_path / f".g.staging-{os.getpid()}-a1b2c3d4",  # a build still running
+            tmp_path / f".other.staging-{dead}-a1b2c3d4", tmp_path / ".g.notes"]
+    for folder in stale + kept:
+        folder.mkdir()
+        (folder / "g.nt").write_text("half-written")
+    result = CliRunner().invoke(main, ["build", "-q", str(FIXTURES / "papers.csv"), "-o", str(tmp_path / "g")])
+    assert result.exit_code == 0, result.output
+    assert [folder.exists() for folder in stale + kept] == [False, False, True, True, True]
+
+
+def test_a_build_of_unreadable_files_alone_says_why_for_each(tmp_path):
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "binary.txt").write_bytes(b"\x00\x01binary")
+    (tmp_path / "latin1.txt").write_bytes(b"Header\n\ncaf\xe9\n")
+    (tmp_path / "no-abstract.csv").write_text("title,summary\nA,B\n")
+    result = CliRunner().invoke(main, ["build", "-q", str(tmp_path / "*.*"), "-o", str(tmp_path / "out" / "g")])
+    assert result.exit_code == 1
+    assert "No abstracts found in the input; skipped 4 records:" in result.output
+    for line in ["binary.txt: binary file", "empty.txt: empty file", "latin1.txt:3: not valid UTF-8",
+                 "no-abstract.csv:1: no 'abstract' column (columns: title, summary)"]:
+        assert line in result.output
+
+
+def test_skipped_records_are_listed_up_to_twenty_with_a_count_of_the_rest(tmp_path):
+    path = tmp_path / "gaps.csv"
+    path.write_text("title,abstract\nok,We propose X.\n" + "".join(f"t{i},\n" for i in range(25)), encoding="utf-8")
+    result = CliRunner().invoke(main, ["build", "-q", str(path), "-o", str(tmp_path / "g")])
+    assert result.exit_code == 0 and "skipped 25 records:" in result.output
+    assert "gaps.csv:22: record has no abstract" in result.output and "gaps.csv:23:" not in result.output
+    assert "... and 5 more" in result.output

@@ -1,4 +1,5 @@
 """Ingest reads the corpus text format, CSV and JSON Lines into Papers, and names bad records."""
+import json
 from pathlib import Path
 
 import pytest
@@ -6,6 +7,7 @@ import pytest
 from kg.build import unique_papers
 from kg.errors import InputError
 from kg.ingest import expand_inputs, read_papers
+from kg.text import clean
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -94,3 +96,31 @@ def test_html_entities_and_control_characters_are_read_and_kept(tmp_path):
     path.write_text('{"abstract": "Robustness &amp; accuracy of caf\\u00e9 models\\u0007 on ImageNet."}\n')
     [paper] = read_papers([path])
     assert paper.abstract == "Robustness &amp; accuracy of café models\x07 on ImageNet."
+
+
+def test_a_form_feed_in_a_csv_cell_does_not_shift_the_line_numbers_after_it(tmp_path):
+    path = tmp_path / "ff.csv"
+    path.write_text('title,abstract\n"Page\x0cbreak","We propose X."\nEmpty,\n"Last","We propose Y."\n', encoding="utf-8")
+    skipped = []
+    papers = list(read_papers([path], on_skip=skipped.append))
+    assert [p.source.line for p in papers] == [2, 4]  # the file's own line numbers (a form feed ends no line)
+    assert str(skipped[0]).endswith("ff.csv:3: record has no abstract; skipped")
+
+
+def test_an_unterminated_json_string_is_reported_once_with_its_column(tmp_path):
+    path = tmp_path / "cut.jsonl"
+    path.write_text('{"abstract": "We propose X.", "title": "cut off\n', encoding="utf-8")
+    skipped = []
+    assert list(read_papers([path], on_skip=skipped.append)) == []
+    assert str(skipped[0]).endswith("cut.jsonl:1: invalid JSON (Unterminated string starting at: column 40); skipped")
+
+
+def test_titles_authors_and_keywords_lose_bidi_overrides_and_zero_width_characters(tmp_path):
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps({"abstract": "We propose Z\u200bero\u200dNet.", "title": "LTR \u202eoverride\u202c here",
+                                "authors": ["Ada\u2066 Lovelace\u2069"], "keywords": ["zero\u200b-shot"]}) + "\n",
+                    encoding="utf-8")
+    [paper] = read_papers([path])
+    assert (paper.title, paper.authors, paper.keywords) == ("LTR override here", ["Ada Lovelace"], ["zero-shot"])
+    assert paper.abstract == "We propose Z\u200bero\u200dNet."  # kept as written: evidence offsets point into it
+    assert clean(paper.abstract).text == "We propose ZeroNet."
