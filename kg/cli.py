@@ -24,6 +24,33 @@ class _Group(click.Group):
             sys.exit(1)
 
 
+#: Where 'kg build' writes graphs by default, and where the other commands look for one.
+GRAPHS = Path("graphs")
+_RDF_SUFFIXES = (".nt", ".ttl", ".jsonld", ".oxigraph")
+
+
+def _only_graph(ctx, param, value):
+    """The graph a command reads: the one given, or else the only graph under graphs/."""
+    if value is not None:
+        return value
+    stems = sorted({path.with_suffix("") for path in GRAPHS.glob("*")
+                    if path.suffix in _RDF_SUFFIXES and not path.name.startswith(".")})
+    if len(stems) == 1:
+        click.echo(f"Using {stems[0]}, the only graph under {GRAPHS}/ (-g GRAPH to choose another).", err=True)
+        return str(stems[0])
+    if not stems:
+        raise click.UsageError(f"No graph given and none under {GRAPHS}/: build one with "
+                               f"'kg build ABSTRACTS -o {GRAPHS}/NAME', or name one with -g GRAPH.")
+    raise click.UsageError(f"Several graphs under {GRAPHS}/ ({', '.join(stem.name for stem in stems)}); "
+                           f"choose one with -g, e.g. -g {stems[0]}.")
+
+
+graph_option = click.option(
+    "--graph", "-g", metavar="GRAPH", callback=_only_graph,
+    help="The graph: the -o path given to 'kg build' (graphs/NAME) or an .nt/.ttl/.jsonld file. "
+         "Default: the only graph under graphs/.")
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="kg")
 def main():
@@ -35,7 +62,7 @@ def main():
     Examples:
       kg build tests/fixtures/sample.txt -o graphs/sample
       open graphs/sample.html
-      kg query graphs/sample --example top-datasets
+      kg query -g graphs/sample --example top-datasets
     """
 
 
@@ -96,7 +123,7 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, qu
 
 
 @main.command()
-@click.argument("graph")
+@graph_option
 @click.argument("sparql", required=False)
 @click.option("--file", "query_file", type=click.Path(exists=True, dir_okay=False), help="Read the query from a .rq file.")
 @click.option("--example", help="Run a shipped example query by name (see --list).")
@@ -104,23 +131,26 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, qu
               help="Bind a query variable to a literal (repeatable), e.g. --bind benchmark=RULER.")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
 @click.option("--list", "list_examples", is_flag=True, help="List the example queries and exit.")
-def query(graph, sparql, query_file, example, bindings, fmt, list_examples):
-    """Run a SPARQL query against GRAPH (the -o path given to 'kg build', or an .nt/.ttl/.jsonld file).
+@click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Seconds the query may run; a longer one is stopped with an error (as in 'kg serve').")
+def query(graph, sparql, query_file, example, bindings, fmt, list_examples, timeout):
+    """Run a SPARQL query against a graph (-g GRAPH; by default the only one under graphs/).
 
     Prefixes kg:, skos:, dcterms:, prov:, oa:, rdfs:, schema: and others are
     predeclared.
 
     \b
     Examples:
-      kg query graphs/sample 'SELECT ?m WHERE { ?m a kg:Method } LIMIT 5'
-      kg query graphs/sample --example methods-on-benchmark --bind benchmark=RULER
+      kg query -g graphs/sample 'SELECT ?m WHERE { ?m a kg:Method } LIMIT 5'
+      kg query -g graphs/sample --example methods-on-benchmark --bind benchmark=RULER
     """
-    from .store import examples, format_results, open_graph, run_query
+    from .serve import query_within
+    from .store import examples, format_results
 
     shipped = examples()
     if list_examples:
         for name, ex in shipped.items():
-            params = " ".join(f"--bind {k}={v}" for k, v in ex.params.items())
+            params = " ".join(f"--bind {k}=VALUE (e.g. {v})" for k, v in ex.params.items())
             click.echo(f"{name}\n    {ex.description}\n" + (f"    parameters: {params}\n" if params else ""))
         return
     values = {}
@@ -133,19 +163,22 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples):
         if example not in shipped:
             raise KGError(f"No example query {example!r}; choose one of: {', '.join(shipped)}.")
         text = shipped[example].text
-        values = {**shipped[example].params, **values}
+        missing = [name for name in shipped[example].params if name not in values]
+        if missing:
+            raise click.UsageError(f"The example {example!r} needs " + " and ".join(
+                f"--bind {name}=VALUE (for instance --bind {name}={shipped[example].params[name]!r})" for name in missing)
+                + ".")
     elif query_file:
         text = Path(query_file).read_text(encoding="utf-8")
     elif sparql:
         text = sparql
     else:
         raise click.UsageError("Give a query, --file FILE or --example NAME.")
-    store = open_graph(graph)
-    click.echo(format_results(run_query(store, text, values), fmt))
+    click.echo(format_results(query_within(graph, text, values, timeout=timeout), fmt))
 
 
 @main.command()
-@click.argument("graph")
+@graph_option
 def stats(graph):
     """Counts of papers, entities per type, results, edges per role and relation in GRAPH, and its top entities.
 
@@ -154,7 +187,7 @@ def stats(graph):
 
     
     Example:
-      kg stats graphs/sample
+      kg stats -g graphs/sample
     """
     from . import vocab
     from .store import format_results, open_graph, run_query
@@ -184,7 +217,7 @@ def stats(graph):
 
 @main.command()
 @click.argument("name")
-@click.option("--graph", "-g", default="graphs/graph", show_default=True, help="The graph to search (the -o of 'kg build').")
+@graph_option
 @click.option("--k", default=10, show_default=True, help="How many results.")
 @click.option("--type", "entity_type", type=click.Choice(["Method", "Model", "Dataset", "Task", "Metric"]),
               default="Method", show_default=True, help="Type of the entities to rank.")
@@ -224,7 +257,7 @@ def related(name, graph, k, entity_type, fmt):
 
 
 @main.command()
-@click.argument("graph")
+@graph_option
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. The default answers this computer only: the server has no "
                    "login, so 0.0.0.0 lets anyone who can reach your machine read the graph and run queries.")
@@ -259,8 +292,8 @@ def serve(graph, host, port, timeout, max_results, worker_memory, get_path):
 
     \b
     Examples:
-      kg serve graphs/sample
-      kg serve graphs/sample --get /entity/method/grpo.json
+      kg serve -g graphs/sample
+      kg serve -g graphs/sample --get /entity/method/grpo.json
       curl -H 'Accept: text/csv' http://127.0.0.1:8000/sparql --data-urlencode 'query=ASK { ?s ?p ?o }'
     """
     import signal
@@ -489,7 +522,7 @@ def fetch_openreview_command(venue, output, invitation, api, page_size, retries)
 @main.command()
 @click.argument("name")
 @click.argument("other", required=False)
-@click.option("--graph", "-g", default="graphs/graph", show_default=True, help="The graph (the -o of 'kg build').")
+@graph_option
 def explain(name, other, graph):
     """The sentences behind NAME (a label or alias), or behind the links between NAME and OTHER.
 
@@ -522,7 +555,7 @@ def explain(name, other, graph):
 
 @main.command()
 @click.argument("dataset")
-@click.option("--graph", "-g", default="graphs/graph", show_default=True, help="The graph (the -o of 'kg build').")
+@graph_option
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def leaderboard(dataset, graph, fmt):
     """The results papers report on DATASET (a label or alias), best first.

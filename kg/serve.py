@@ -63,7 +63,7 @@ import pyoxigraph as ox
 from . import vocab
 from .errors import KGError
 from .store import (PREFIXES, STORE_SUFFIX, NotAcceptable, QueryRefused, examples, fill_store, graph_file,
-                    refuse_federation, serialize_results, store_dir)
+                    open_graph, refuse_federation, serialize_results, store_dir)
 
 #: Worker processes answering SPARQL. Each may run one query at a time.
 POOL_SIZE = 2
@@ -153,28 +153,32 @@ def _related_reply(store: ox.Store, request: dict) -> dict:
     return {"status": 200, "type": "application/json", "body": body.encode("utf-8"), "truncated": False}
 
 
-def oxigraph_engine(path: str):
-    """A function answering query requests from the store at ``path``, opened read-only.
+def oxigraph_engine(path: str, related: bool = True):
+    """A function answering query requests from the graph at ``path`` (its store opened
+    read-only, or its RDF file loaded: :func:`kg.store.open_graph`).
 
     It runs in a :class:`QueryPool` worker process: a request is a dict with
-    ``query``, ``accept``, ``max_results`` and optionally ``default_graph`` and
+    ``query``, ``accept``, ``max_results`` and optionally ``bindings`` (variable
+    name -> a literal's text, substituted), ``default_graph`` and
     ``named_graphs`` (lists of IRIs); the answer is a reply of :func:`result_reply`.
-    A request ``{"task": "related", "label": ..., "k": ...}`` asks for
-    :func:`kg.related.related` instead, under the same time limit.
+    With ``related``, a request ``{"task": "related", "label": ..., "k": ...}``
+    asks for :func:`kg.related.related` instead, under the same time limit.
     """
-    store = ox.Store.read_only(path)
-    # kg.related imports spaCy, which takes seconds: while the worker starts (not counted in any
-    # query's time limit) rather than within a related request's.
-    importlib.import_module("kg.related")
+    store = open_graph(path)
+    if related:
+        # kg.related imports spaCy, which takes seconds: while the worker starts (not counted in any
+        # query's time limit) rather than within a related request's.
+        importlib.import_module("kg.related")
 
     def answer(request: dict) -> dict:
-        if request.get("task") == "related":
+        if related and request.get("task") == "related":
             return _related_reply(store, request)
         graphs = {key: [ox.NamedNode(iri) for iri in request[key]] for key in ("default_graph", "named_graphs")
                   if request.get(key)}
+        substitutions = {ox.Variable(name): ox.Literal(value) for name, value in request.get("bindings", {}).items()}
         try:
             refuse_federation(request["query"])  # the server checks too: this worker never reaches out either
-            result = store.query(request["query"], prefixes=PREFIXES, **graphs)
+            result = store.query(request["query"], prefixes=PREFIXES, substitutions=substitutions or None, **graphs)
             return result_reply(result, request)
         except NotAcceptable as error:
             return _error_reply(406, str(error))
@@ -186,6 +190,32 @@ def oxigraph_engine(path: str):
             return _error_reply(400, f"Query failed: {error}")
 
     return answer
+
+
+def query_within(graph, query: str, bindings: dict[str, str] | None = None, *, timeout: float = 10.0):
+    """Run ``query`` on ``graph`` (as :func:`kg.store.open_graph` takes it) in a worker process
+    stopped after ``timeout`` seconds: ``kg query``'s engine.
+
+    Returns what :func:`kg.store.run_query` returns, with the same ``bindings``;
+    raises ``KGError`` with the reason when the query is refused, invalid, or
+    out of time or memory.
+    """
+    refuse_federation(query)
+    if store_dir(graph) is None:
+        graph_file(graph)  # raises GraphNotFound before a worker is started
+    pool = QueryPool(oxigraph_engine, str(graph), False, size=1, spare=0, timeout=timeout)
+    try:
+        reply = pool.run({"query": query, "bindings": bindings or {}, "max_results": None,
+                          "accept": "application/sparql-results+json, application/n-triples"})
+    except HTTPError as error:
+        raise KGError(str(error).replace("(kg serve --timeout)", "(kg query --timeout)")) from None
+    finally:
+        pool.close()
+    if reply["status"] != 200:
+        raise KGError(json.loads(reply["body"])["error"])
+    if reply["type"].startswith("application/n-triples"):  # CONSTRUCT, DESCRIBE
+        return list(ox.parse(reply["body"], format=ox.RdfFormat.N_TRIPLES))
+    return ox.parse_query_results(reply["body"], format=ox.QueryResultsFormat.JSON)
 
 
 # --------------------------------------------------------------- worker pool

@@ -208,7 +208,7 @@ def format_results(result, fmt: str = "table") -> str:
     CONSTRUCT/DESCRIBE, N-Triples."""
     if isinstance(result, ox.QueryBoolean):
         return json.dumps({"head": {}, "boolean": bool(result)}) if fmt == "json" else str(bool(result)).lower()
-    if isinstance(result, ox.QueryTriples):
+    if isinstance(result, (ox.QueryTriples, list)):  # a list: of triples or quads read back from N-Triples
         return ox.serialize(result, format=ox.RdfFormat.N_TRIPLES).decode()
     if fmt == "json":
         return result.serialize(format=ox.QueryResultsFormat.JSON).decode()

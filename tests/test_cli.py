@@ -43,7 +43,7 @@ def test_every_example_query_answers_on_the_sample(sample_graph, name):
 
 def test_methods_on_benchmark_finds_what_papers_evaluated_on_it_propose(sample_graph):
     stem, _ = sample_graph
-    result = CliRunner().invoke(main, ["query", str(stem), "--example", "methods-on-benchmark",
+    result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", "methods-on-benchmark",
                                        "--bind", "benchmark=RULER", "--format", "csv"])
     assert result.exit_code == 0, result.output
     methods = {row["method"] for row in csv.DictReader(io.StringIO(result.output))}
@@ -52,7 +52,7 @@ def test_methods_on_benchmark_finds_what_papers_evaluated_on_it_propose(sample_g
 
 def test_query_json_is_sparql_results_json(sample_graph):
     stem, _ = sample_graph
-    result = CliRunner().invoke(main, ["query", str(stem), "SELECT ?d WHERE { ?d a kg:Dataset }", "--format", "json"])
+    result = CliRunner().invoke(main, ["query", "-g", str(stem), "SELECT ?d WHERE { ?d a kg:Dataset }", "--format", "json"])
     data = json.loads(result.output)
     assert data["head"]["vars"] == ["d"] and len(data["results"]["bindings"]) >= 5
 
@@ -60,13 +60,13 @@ def test_query_json_is_sparql_results_json(sample_graph):
 def test_bound_values_are_not_spliced_into_the_query(sample_graph):
     stem, _ = sample_graph
     hostile = 'RULER" } } ; DROP ALL ; SELECT * { ?s ?p ?o'
-    result = CliRunner().invoke(main, ["query", str(stem), "--example", "methods-on-benchmark", "--bind", f"benchmark={hostile}"])
+    result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", "methods-on-benchmark", "--bind", f"benchmark={hostile}"])
     assert result.exit_code == 0 and "(0 rows)" in result.output
 
 
 def test_stats_and_related(sample_graph):
     stem, _ = sample_graph
-    stats = CliRunner().invoke(main, ["stats", str(stem)])
+    stats = CliRunner().invoke(main, ["stats", "-g", str(stem)])
     assert "Paper" in stats.output and "evaluatesOn" in stats.output
     relations = stats.output.split("relation ")[1]  # the relation table: counts per entity-to-entity relation
     assert "evaluatedOn" in relations and "variantOf" in relations and "Result" in stats.output
@@ -84,7 +84,7 @@ def test_related_suggests_names_on_a_miss(sample_graph):
 
 
 def test_missing_graph_is_one_clear_line_not_a_traceback(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "kg.cli", "query", str(tmp_path / "nope"), "ASK {}"],
+    result = subprocess.run([sys.executable, "-m", "kg.cli", "query", "-g", str(tmp_path / "nope"), "ASK {}"],
                             capture_output=True, text=True)
     assert result.returncode == 1
     assert "No graph at" in result.stderr and "Traceback" not in result.stderr
@@ -175,3 +175,64 @@ def test_skipped_records_are_listed_up_to_twenty_with_a_count_of_the_rest(tmp_pa
     assert result.exit_code == 0 and "skipped 25 records:" in result.output
     assert "gaps.csv:22: record has no abstract" in result.output and "gaps.csv:23:" not in result.output
     assert "... and 5 more" in result.output
+
+
+def test_an_example_asks_for_its_parameters_instead_of_using_the_samples(sample_graph):
+    stem, _ = sample_graph
+    result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", "methods-on-benchmark"])
+    assert result.exit_code == 2
+    assert "needs --bind benchmark=VALUE (for instance --bind benchmark='RULER')" in result.output
+
+
+def test_kg_query_stops_a_runaway_query_at_its_time_limit(sample_graph):
+    stem, _ = sample_graph
+    runaway = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"  # minutes, unchecked
+    result = CliRunner().invoke(main, ["query", "-g", str(stem), runaway, "--timeout", "1"])
+    assert result.exit_code == 1 and "time limit of 1 s (kg query --timeout)" in result.output
+
+
+def test_entity_evidence_names_papers_in_its_paper_column_and_the_subject_apart(sample_graph):
+    stem, _ = sample_graph
+    result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", "entity-evidence",
+                                       "--bind", "entity=GRPO", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(result.output)))
+    assert rows and all("/paper/" in row["paper"] for row in rows)
+    assert {"the paper", "C-GRPO"} <= {row["subject"] for row in rows}  # C-GRPO variantOf GRPO
+
+
+@pytest.mark.parametrize("name", ["evaluations", "entity-evidence", "relations-of"])
+def test_examples_print_no_row_twice(sample_graph, name):
+    stem, _ = sample_graph
+    [param] = examples()[name].params.items()
+    result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", name, "--bind", "=".join(param),
+                                       "--format", "csv"])
+    lines = result.output.splitlines()
+    assert len(lines) > 1 and len(lines) == len(set(lines))
+
+
+@pytest.mark.parametrize("command", [["stats"], ["query", "ASK { ?p a kg:Paper }"], ["related", "GRPO"],
+                                     ["explain", "GRPO"], ["leaderboard", "AndroidWorld"],
+                                     ["serve", "--get", "/index.json"]])
+def test_every_command_takes_the_graph_as_g_or_uses_the_only_one_under_graphs(sample_graph, tmp_path, monkeypatch,
+                                                                            command):
+    stem, _ = sample_graph
+    given = CliRunner().invoke(main, [*command, "-g", str(stem)])
+    assert given.exit_code == 0, given.output + given.stderr
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "graphs").mkdir()
+    for path in stem.parent.glob(stem.name + ".*"):
+        os.symlink(path, tmp_path / "graphs" / path.name)
+    alone = CliRunner().invoke(main, command)
+    assert alone.exit_code == 0 and alone.stdout == given.stdout
+    assert "Using graphs/sample, the only graph under graphs/" in alone.stderr
+
+
+def test_without_g_several_graphs_or_none_under_graphs_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    none = CliRunner().invoke(main, ["stats"])
+    assert none.exit_code == 2 and "No graph given and none under graphs/" in none.output
+    (tmp_path / "graphs").mkdir()
+    for name in ("a.nt", "b.nt", ".b.staging-1-abcdefgh", "b.html"):
+        (tmp_path / "graphs" / name).write_text("")
+    several = CliRunner().invoke(main, ["stats"])
+    assert several.exit_code == 2 and "Several graphs under graphs/ (a, b); choose one with -g" in several.output

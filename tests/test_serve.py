@@ -290,7 +290,7 @@ def test_federated_queries_are_refused_and_nothing_is_contacted(endpoint, keywor
 
 def test_kg_query_refuses_federated_queries_too(sample):
     with listener() as (port, connections):
-        result = CliRunner().invoke(main, ["query", str(sample),
+        result = CliRunner().invoke(main, ["query", "-g", str(sample),
                                            f"SELECT * WHERE {{ SERVICE <http://127.0.0.1:{port}/> {{ ?s ?p ?o }} }}"])
     assert result.exit_code == 1 and "SERVICE (federated query) is refused" in result.output
     assert connections == []
@@ -576,14 +576,14 @@ def test_hostile_corpus_is_escaped_in_pages_and_exact_in_json(hostile_server):
 
 
 def test_get_answers_one_request_in_process(sample):
-    result = subprocess.run([sys.executable, "-m", "kg.cli", "serve", str(sample), "--get", f"/entity/{GRPO}.json"],
+    result = subprocess.run([sys.executable, "-m", "kg.cli", "serve", "-g", str(sample), "--get", f"/entity/{GRPO}.json"],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and json.loads(result.stdout)["label"] == "GRPO"
     sparql = "/sparql?" + urllib.parse.urlencode({"query": "SELECT ?m WHERE { ?m a kg:Metric }", "format": "csv"})
-    result = subprocess.run([sys.executable, "-m", "kg.cli", "serve", str(sample), "--get", sparql],
+    result = subprocess.run([sys.executable, "-m", "kg.cli", "serve", "-g", str(sample), "--get", sparql],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and result.stdout.splitlines()[0] == "m" and len(result.stdout.splitlines()) == 5
-    missing = subprocess.run([sys.executable, "-m", "kg.cli", "serve", str(sample), "--get", "/entity/method/nope"],
+    missing = subprocess.run([sys.executable, "-m", "kg.cli", "serve", "-g", str(sample), "--get", "/entity/method/nope"],
                              capture_output=True, text=True, timeout=120)
     assert missing.returncode == 1 and "No node &#39;method/nope&#39;" in missing.stdout
     assert "Traceback" not in missing.stderr
@@ -606,7 +606,7 @@ def test_serve_answers_before_its_query_workers_have_started(sample):
 
 
 def test_kg_serve_says_where_it_listens_and_stops_on_ctrl_c(sample):
-    process = subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", str(sample), "--port", "0"],
+    process = subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", "-g", str(sample), "--port", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = process.stdout.readline()
@@ -625,7 +625,7 @@ def test_help_says_why_the_default_host_is_loopback():
 
 
 def test_a_graph_that_is_not_there_is_one_clear_line(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "kg.cli", "serve", str(tmp_path / "nope"), "--get", "/"],
+    result = subprocess.run([sys.executable, "-m", "kg.cli", "serve", "-g", str(tmp_path / "nope"), "--get", "/"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and "No graph at" in result.stderr and "Traceback" not in result.stderr
 
@@ -664,7 +664,7 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
 def test_workers_end_with_a_killed_server_even_mid_query(sample):
-    process = subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", str(sample), "--port", "0", "--timeout", "120"],
+    process = subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", "-g", str(sample), "--port", "0", "--timeout", "120"],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         url = re.search(r"at (http://\S+)/ ", process.stdout.readline()).group(1)
