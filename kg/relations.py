@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from .extract import lexicon
+from . import lexicon
 from .model import Entity, PaperExtraction, Relation
 from .resolve import resolution_key
 from .vocab import RELATION_TYPES

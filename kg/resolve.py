@@ -15,9 +15,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
-from .extract import lexicon
+from . import lexicon
 from .model import Entity, PaperExtraction
 
 _ACRONYM_PLURAL = re.compile(r"^(.*[A-Z0-9])s$")
@@ -68,6 +66,10 @@ def resolution_key(text: str) -> str:
 
 def is_generic_key(key: str) -> bool:
     """Whether a key names nothing in particular ("method", "our framework", "performance")."""
+    # spaCy's stop words, imported where a build needs them: kg related, explain and serve use this
+    # module's resolution_key and must not pay spaCy's seconds of start-up.
+    from spacy.lang.en.stop_words import STOP_WORDS
+
     return len(key) < 2 or all(w in lexicon.GENERIC_HEADS or w in lexicon.EVALUATIVE or w in STOP_WORDS
                                or _singular(w) in lexicon.GENERIC_HEADS for w in key.split())
 

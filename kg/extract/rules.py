@@ -14,7 +14,7 @@ from spacy.matcher import Matcher, PhraseMatcher
 from spacy.tokens import Doc, Span, Token
 from spacy.util import filter_spans
 
-from . import lexicon
+from .. import lexicon
 from .abbreviations import find_abbreviations
 
 _SIZE = re.compile(r"(?:^|[-_])\d+(?:\.\d+)?[BMK](?:$|[-_])|-(?:Instruct|Chat|Base|it)$")
