@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from spacy.tokens import Doc, Span, Token
 
-from . import lexicon
+from .. import lexicon
 from .links import MentionSpan, main_proposal, sentence_actor
 
 _UNITS = {"%": "%", "percent": "%", "points": "points", "point": "points", "pp": "points", "x": "x", "×": "x"}
