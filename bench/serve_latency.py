@@ -36,7 +36,8 @@ import pyoxigraph as ox
 
 from kg import serve, vocab
 from kg.errors import KGError
-from kg.store import PREFIXES, STORE_SUFFIX, examples, fill_store, graph_file, open_graph, store_dir
+from kg.queries import examples, with_values
+from kg.store import PREFIXES, STORE_SUFFIX, fill_store, graph_file, open_graph, store_dir
 
 #: An example's parameter name -> the type of entity bound to it.
 PARAM_TYPES = {"benchmark": "Dataset", "dataset": "Dataset", "task": "Task", "method": "Method",
@@ -173,7 +174,7 @@ def bound_examples(store: ox.Store) -> list[tuple[str, str, str]]:
             rows = list(store.query(f"SELECT ?label WHERE {{ ?e a kg:{kind} ; skos:prefLabel ?label ; kg:paperCount ?n }} "
                                     f"ORDER BY DESC(?n) ?label LIMIT {RANK}", prefixes=PREFIXES))
             value = rows[-1]["label"].value if rows else example.params[name]
-            text = serve.with_values(text, name, ox.Literal(value))
+            text = with_values(text, name, ox.Literal(value))
             values.append(value)
         chosen.append((example.name, ", ".join(values), text))
     return chosen

@@ -145,7 +145,8 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
       kg query -g graphs/sample --example methods-on-benchmark --bind benchmark=RULER
     """
     from .serve import query_within
-    from .store import examples, format_results
+    from .queries import examples
+    from .store import format_results
 
     shipped = examples()
     if list_examples:
@@ -190,29 +191,17 @@ def stats(graph):
       kg stats -g graphs/sample
     """
     from . import vocab
+    from .queries import kg_terms, view_with
     from .store import format_results, open_graph, run_query
 
     store = open_graph(graph)
-    classes = " ".join(f"kg:{name}" for name in ("Paper", *vocab.ENTITY_TYPES, "Statement", "Result"))
-    click.echo(format_results(run_query(store, f"""
-        SELECT ?type (COUNT(?x) AS ?count) WHERE {{
-          VALUES ?class {{ {classes} }}
-          ?x a ?class . BIND(STRAFTER(STR(?class), "#") AS ?type)
-        }} GROUP BY ?type ORDER BY DESC(?count)""")))
-    for heading, names in (("role", vocab.ROLES), ("relation", vocab.RELATIONS)):
-        click.echo()
-        click.echo(format_results(run_query(store, f"""
-            SELECT ?{heading} (COUNT(*) AS ?edges) WHERE {{
-              VALUES ?p {{ {" ".join(f"kg:{name}" for name in names)} }}
-              ?s ?p ?o . BIND(STRAFTER(STR(?p), "#") AS ?{heading})
-            }} GROUP BY ?{heading} ORDER BY DESC(?edges)""")))
-    click.echo()
-    click.echo(format_results(run_query(store, """
-        SELECT ?entity ?type ?papers WHERE {
-          ?e kg:paperCount ?papers ; skos:prefLabel ?entity ; a ?class .
-          VALUES ?class { kg:Task kg:Method kg:Dataset kg:Metric kg:Model }
-          BIND(STRAFTER(STR(?class), "#") AS ?type)
-        } ORDER BY DESC(?papers) ?entity LIMIT 15""")))
+    classes = kg_terms(("Paper", *vocab.ENTITY_TYPES, "Statement", "Result"))
+    click.echo(format_results(run_query(store, view_with("stats-types", **{"class": classes}))))
+    for heading, names in (("Roles (paper -> entity):", vocab.ROLES), ("Relations (entity -> entity):", vocab.RELATIONS)):
+        click.echo(f"\n{heading}")
+        click.echo(format_results(run_query(store, view_with("stats-edges", p=kg_terms(names)))))
+    click.echo("\nEntities most papers mention:")
+    click.echo(format_results(run_query(store, view_with("stats-top-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)}))))
 
 
 @main.command()

@@ -10,18 +10,9 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from .related import _index, find_entity
+from .lookup import read_entities
+from .queries import view
 from .store import PREFIXES
-
-_EVIDENCE = """
-SELECT ?entity ?subject ?property ?object ?paper ?label ?abstract ?start ?end ?sentence ?confidence WHERE {
-  { ?s rdf:subject ?entity } UNION { ?s rdf:object ?entity }
-  ?s a kg:Statement ; rdf:subject ?subject ; rdf:predicate ?property ; rdf:object ?object ;
-     prov:wasDerivedFrom ?paper ; kg:sentence ?sentence ; kg:confidence ?confidence ; oa:hasSelector ?sel .
-  ?sel a oa:TextPositionSelector ; oa:start ?start ; oa:end ?end .
-  ?paper dcterms:abstract ?abstract ; rdfs:label ?label .
-}"""
-
 
 @dataclass
 class Evidence:
@@ -51,7 +42,8 @@ def _split(abstract: str, sentence: str, start: int, end: int) -> tuple[str, str
 
 def evidence_of(store: ox.Store, entity: str) -> list[Evidence]:
     """Every evidence statement whose subject or object is the entity with IRI ``entity``."""
-    rows = store.query(_EVIDENCE, prefixes=PREFIXES, substitutions={ox.Variable("entity"): ox.NamedNode(entity)})
+    rows = store.query(view("explain-evidence"), prefixes=PREFIXES,
+                       substitutions={ox.Variable("entity"): ox.NamedNode(entity)})
     found = []
     for row in rows:
         start, end = int(row["start"].value), int(row["end"].value)
@@ -67,15 +59,17 @@ def explain(store: ox.Store, name: str, other: str | None = None) -> tuple[dict[
 
     Two entities are linked directly (``E-GRPO kg:variantOf GRPO``) or through the papers
     that mention both; direct links come first, then both entities' sentences in shared papers.
-    Returns a map from IRI to label (entities and papers) and the evidence.
+    Returns a map from entity IRI to label, and the evidence.
     """
-    index = _index(store)
-    first = find_entity(index, name)
+    entities = read_entities(store)
+    first = entities.find(name)
     found = evidence_of(store, first)
+    labels = dict(entities.label)
     if other is not None:
-        second = find_entity(index, other)
+        second = entities.find(other)
+        theirs = evidence_of(store, second)
         direct = [e for e in found if {e.subject, e.object} == {first, second}]
-        shared = index.papers_of[first] & index.papers_of[second]
-        via = [e for e in found + evidence_of(store, second) if e.paper in shared and e not in direct]
+        shared = {e.paper for e in found} & {e.paper for e in theirs}
+        via = [e for e in found + theirs if e.paper in shared and e not in direct]
         found = direct + sorted(via, key=lambda e: (e.paper_label, e.start))
-    return dict(index.label), found
+    return labels, found

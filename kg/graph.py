@@ -1,11 +1,12 @@
 """Graph: papers and resolved entities as a networkx ``MultiDiGraph``.
 
 Nodes
-    ``paper/<paper id>`` with ``kind="Paper"``, ``label``, ``title``,
+    ``paper/<paper id>`` (:func:`kg.vocab.paper_node`) with ``kind="Paper"``, ``label``, ``title``,
     ``abstract``, ``venue``, ``year``, ``authors``, ``keywords``, ``url``,
     ``source_file`` (see :func:`published_path`), ``source_line``, ``paper_id``.
 
-    ``<type>/<key>`` (e.g. ``method/grpo``) with ``kind`` one of
+    ``<type>/<slug>`` (e.g. ``method/group-relative-policy-optimization``, minted by
+    :func:`kg.vocab.entity_node`, the tail of the entity's IRI) with ``kind`` one of
     ``vocab.ENTITY_TYPES``, ``label``, ``aliases`` (other surface forms),
     ``key`` (the resolution key) and ``papers`` (how many papers mention it).
 
@@ -38,14 +39,7 @@ import networkx as nx
 
 from .model import Entity, PaperExtraction, Relation
 from .text import plain_label
-
-
-def paper_node(paper_id: str) -> str:
-    return f"paper/{paper_id}"
-
-
-def entity_node(type_name: str, key: str) -> str:
-    return f"{type_name.lower()}/{key}"
+from .vocab import entity_node, paper_node
 
 
 def published_path(file: str, *, folder: str | Path | None = None) -> str:

@@ -13,23 +13,10 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from .extract.results import lower_is_better
-from .related import _index, find_entity
+from .lexicon import lower_is_better
+from .lookup import read_entities
+from .queries import view
 from .store import PREFIXES
-
-_RESULTS = """
-SELECT ?dataset ?result ?value ?unit ?previous ?kind ?metric ?subject ?paper ?paperLabel ?sentence ?start ?end ?confidence
-WHERE {
-  ?result a kg:Result ; kg:onDataset ?dataset ; kg:value ?value ; kg:resultKind ?kind ;
-          kg:sentence ?sentence ; kg:confidence ?confidence ; prov:wasDerivedFrom ?paper ; oa:hasSelector ?sel .
-  ?sel a oa:TextPositionSelector ; oa:start ?start ; oa:end ?end .
-  ?paper rdfs:label ?paperLabel .
-  OPTIONAL { ?result kg:unit ?unit }
-  OPTIONAL { ?result kg:previousValue ?previous }
-  OPTIONAL { ?result kg:ofMetric/skos:prefLabel ?metric }
-  OPTIONAL { ?result kg:achievedBy/skos:prefLabel ?subject }
-}"""
-
 
 @dataclass
 class Entry:
@@ -63,9 +50,9 @@ def leaderboard(store: ox.Store, dataset: str) -> tuple[str, list[Entry]]:
 
     Raises ``KGError`` when no dataset has that name (with close names to try).
     """
-    index = _index(store)
-    iri = find_entity(index, dataset, type="Dataset")
-    rows = store.query(_RESULTS, prefixes=PREFIXES, substitutions={ox.Variable("dataset"): ox.NamedNode(iri)})
+    entities = read_entities(store)
+    iri = entities.find(dataset, type="Dataset")
+    rows = store.query(view("leaderboard"), prefixes=PREFIXES, substitutions={ox.Variable("dataset"): ox.NamedNode(iri)})
     entries = []
     for row in rows:
         metric = row["metric"].value if row["metric"] else ""
@@ -76,7 +63,7 @@ def leaderboard(store: ox.Store, dataset: str) -> tuple[str, list[Entry]]:
             paper=row["paper"].value, paper_label=row["paperLabel"].value, sentence=row["sentence"].value,
             start=int(row["start"].value), end=int(row["end"].value), confidence=float(row["confidence"].value),
             lower_is_better=lower_is_better(metric) if metric else None))
-    return index.label[iri], rank(entries)
+    return entities.label[iri], rank(entries)
 
 
 def rank(entries: list[Entry]) -> list[Entry]:

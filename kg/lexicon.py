@@ -138,3 +138,17 @@ score win pass@1 pass@k match correlation reward return clipscore hit hits ndcg 
 #: Two-word idioms whose second word the learned NER takes for a mention ("on average").
 IDIOMS = frozenset({("on", "average"), ("in", "general"), ("in", "practice"), ("in", "particular"),
                     ("at", "scale"), ("in", "contrast")})
+
+
+def lower_is_better(metric: str) -> bool | None:
+    """Whether a lower value of ``metric`` is better (error, perplexity, FID); None when unknown.
+
+    >>> lower_is_better("test error rate"), lower_is_better("success rates"), lower_is_better("novelty")
+    (True, False, None)
+    """
+    words = set(metric.lower().replace("-", " ").split())
+    if words & LOWER_IS_BETTER:
+        return True
+    if words & HIGHER_IS_BETTER:
+        return False
+    return None

@@ -14,34 +14,21 @@ Every part of the score is returned with the items behind it.
 """
 from __future__ import annotations
 
-import difflib
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
-from .errors import KGError
-from .resolve import resolution_key
+from . import vocab
+from .lookup import read_entities
+from .queries import kg_terms, view, view_with
 from .store import run_query
 
 VARIANT_WEIGHT = 3.0
 SIBLING_WEIGHT = 1.5
 CO_MENTION_WEIGHT = 1.0
 COMPARISON_WEIGHT = 1.0
-
-_EDGES = """
-SELECT ?paper ?role ?entity ?type ?label WHERE {
-  VALUES ?property { kg:proposes kg:introduces kg:addresses kg:uses kg:evaluatesOn kg:measures kg:comparesWith }
-  ?paper ?property ?entity .
-  ?entity a ?class ; skos:prefLabel ?label .
-  VALUES ?class { kg:Task kg:Method kg:Dataset kg:Metric kg:Model }
-  BIND(STRAFTER(STR(?property), "#") AS ?role)
-  BIND(STRAFTER(STR(?class), "#") AS ?type)
-}"""
-_NAMES = "SELECT ?entity ?name WHERE { ?entity skos:prefLabel|skos:altLabel ?name }"
-_VARIANTS = "SELECT ?variant ?base WHERE { ?variant kg:variantOf ?base }"
-
 
 @dataclass
 class Related:
@@ -67,35 +54,21 @@ class _Index:
     type: dict[str, str] = field(default_factory=dict)
     papers_of: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     edges: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
-    names: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     bases: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # variant -> what it varies
 
 
 def _index(store: ox.Store) -> _Index:
     index = _Index()
-    for row in run_query(store, _EDGES):
+    edges = view_with("related-edges", property=kg_terms(vocab.ROLES), **{"class": kg_terms(vocab.ENTITY_TYPES)})
+    for row in run_query(store, edges):
         paper, role, entity = row["paper"].value, row["role"].value, row["entity"].value
         index.label[entity] = row["label"].value
         index.type[entity] = row["type"].value
         index.papers_of[entity].add(paper)
         index.edges[paper][role].add(entity)
-    for row in run_query(store, _VARIANTS):
+    for row in run_query(store, view("variants")):
         index.bases[row["variant"].value].add(row["base"].value)
-    for row in run_query(store, _NAMES):
-        index.names[resolution_key(row["name"].value)].add(row["entity"].value)
-        index.names[row["name"].value.casefold()].add(row["entity"].value)
     return index
-
-
-def find_entity(index: _Index, name: str, type: str | None = None) -> str:
-    """The entity named ``name`` (label or alias; case, hyphens and plurals ignored), of ``type`` if given."""
-    for key in (name.casefold(), resolution_key(name)):
-        matches = {e for e in index.names.get(key, ()) if type is None or index.type.get(e) == type}
-        if matches:
-            return max(matches, key=lambda e: len(index.papers_of.get(e, ())))
-    suggestions = difflib.get_close_matches(name.casefold(), list(index.names), n=5, cutoff=0.6)
-    hint = f" Did you mean: {', '.join(sorted({index.label.get(next(iter(index.names[s])), s) for s in suggestions}))}?" if suggestions else ""
-    raise KGError(f"No entity named {name!r} in the graph.{hint}")
 
 
 def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method") -> tuple[str, list[Related]]:
@@ -103,8 +76,11 @@ def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method") ->
 
     Returns the query entity's label and the ranked list.
     """
+    entities = read_entities(store)
+    query = entities.find(name)
     index = _index(store)
-    query = find_entity(index, name)
+    if query not in index.type:  # no paper links it: it shares nothing
+        return entities.label[query], []
     n_papers = len(index.edges) or 1
     idf = {e: math.log(1 + n_papers / len(p)) for e, p in index.papers_of.items()}
 

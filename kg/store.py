@@ -6,8 +6,7 @@ read-only, which takes milliseconds whatever the graph's size, or loads the
 exported N-Triples into memory when there is no store (a graph built before
 stores existed, or a bare ``.nt`` file). ``run_query`` answers SPARQL with
 values bound by substitution (never formatted into the query text); the
-example queries shipped in ``kg/queries`` carry their parameters and defaults
-in ``# param:`` lines.
+queries themselves live in :mod:`kg.queries`.
 """
 from __future__ import annotations
 
@@ -17,8 +16,6 @@ import itertools
 import json
 import re
 import sys
-from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -121,30 +118,6 @@ def fill_store(rdf_file: str | Path, folder: str | Path) -> Path:
     for log in folder.glob("LOG*"):
         log.unlink()
     return folder
-
-
-@dataclass
-class Example:
-    """A shipped example query: its name, what it answers, its parameters with defaults, its text."""
-
-    name: str
-    description: str
-    params: dict[str, str]
-    text: str
-
-
-def examples() -> dict[str, Example]:
-    """The example queries in ``kg/queries``, by name."""
-    found = {}
-    for resource in sorted(files("kg.queries").iterdir(), key=lambda r: r.name):
-        if not resource.name.endswith(".rq"):
-            continue
-        text = resource.read_text(encoding="utf-8")
-        description = " ".join(m.group(1).strip() for m in re.finditer(r"^# (?!param:)(.*)$", text, re.M))
-        params = {m.group(1): m.group(2).strip().strip('"') for m in re.finditer(r"^# param: (\w+)\s*=\s*(.*)$", text, re.M)}
-        name = resource.name[:-3]
-        found[name] = Example(name, description, params, text)
-    return found
 
 
 class QueryRefused(KGError):

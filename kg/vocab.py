@@ -147,9 +147,38 @@ def _slug(key: str) -> str:
     return quote(key.replace(" ", "-"), safe="-._~")
 
 
+def entity_node(type_name: str, key: str) -> str:
+    """The id of a resolved entity, from its type and resolution key: the graph's node, the
+    explorer's and the server's URLs all name it so, and its IRI is the base followed by it.
+
+    >>> entity_node("Method", "group relative policy optimization")
+    'method/group-relative-policy-optimization'
+    """
+    return f"{type_name.lower()}/{_slug(key)}"
+
+
+def paper_node(paper_id: str) -> str:
+    """The id of a paper, from its stable id (see :func:`entity_node`).
+
+    >>> paper_node('a "quoted"/id')
+    'paper/a%20%22quoted%22%2Fid'
+    """
+    return f"paper/{quote(paper_id, safe='-._~')}"
+
+
+def node_of_iri(iri: str) -> str:
+    """The node id an IRI minted here ends with: its last two segments (an id's second part
+    never holds a slash).
+
+    >>> node_of_iri(str(entity_iri("https://example.org/kg/", "Task", "visual grounding")))
+    'task/visual-grounding'
+    """
+    return "/".join(iri.rsplit("/", 2)[-2:])
+
+
 def entity_iri(base: str, type_name: str, key: str) -> URIRef:
     """The IRI of a resolved entity, from its type and resolution key."""
-    return URIRef(f"{base}{type_name.lower()}/{_slug(key)}")
+    return URIRef(base + entity_node(type_name, key))
 
 
 def paper_iri(base: str, paper_id: str) -> URIRef:
@@ -158,7 +187,7 @@ def paper_iri(base: str, paper_id: str) -> URIRef:
     >>> paper_iri("https://example.org/kg/", 'a "quoted"/id')
     rdflib.term.URIRef('https://example.org/kg/paper/a%20%22quoted%22%2Fid')
     """
-    return URIRef(f"{base}paper/{quote(paper_id, safe='-._~')}")
+    return URIRef(base + paper_node(paper_id))
 
 
 def statement_iri(base: str, paper_id: str, role: str, key: str, start: int) -> URIRef:

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from kg import build as build_module
 from kg.cli import main
-from kg.store import examples, open_graph, run_query
+from kg.queries import examples
+from kg.store import open_graph, run_query
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -68,7 +69,7 @@ def test_stats_and_related(sample_graph):
     stem, _ = sample_graph
     stats = CliRunner().invoke(main, ["stats", "-g", str(stem)])
     assert "Paper" in stats.output and "evaluatesOn" in stats.output
-    relations = stats.output.split("relation ")[1]  # the relation table: counts per entity-to-entity relation
+    relations = stats.output.split("Relations (entity -> entity):")[1]  # counts per entity-to-entity relation
     assert "evaluatedOn" in relations and "variantOf" in relations and "Result" in stats.output
     related = CliRunner().invoke(main, ["related", "group relative policy optimization", "-g", str(stem), "--format", "json"])
     data = json.loads(related.output)

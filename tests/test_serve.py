@@ -28,7 +28,8 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore, SPARQLUpdateStore
 from kg import serve
 from kg.cli import main
 from support import build
-from kg.store import RESULT_FORMATS, examples, negotiate, open_graph, store_dir
+from kg.queries import examples
+from kg.store import RESULT_FORMATS, negotiate, open_graph, store_dir
 
 SPARQLWrapper = pytest.importorskip("SPARQLWrapper")
 from SPARQLWrapper import CSV, JSON, POST, TSV, TURTLE, XML  # noqa: E402

@@ -15,6 +15,7 @@ import pytest
 
 from kg.graph import build_graph
 from kg.model import Entity, Mention, Paper, PaperExtraction, Role
+from kg.vocab import entity_node
 from kg.viz import render
 from kg.viz.render import LAYOUT_ABOVE, render_html, select_overview
 from support import RECORD_DIALOGS
@@ -55,7 +56,7 @@ PAPERS = [  # id, title, abstract, [(mention as written, entity key, role)]
      [(SCRIPT, SCRIPT, "proposes"), (IMG, SCRIPT, "uses"), (ODD_TASK, ODD_TASK, "addresses"),
       ("GSM8K", "gsm8k", "evaluatesOn")]),
 ]
-HOSTILE_ENTITY = f"method/{SCRIPT}"
+HOSTILE_ENTITY = entity_node("Method", SCRIPT)  # its id, percent-encoded as its IRI
 HOSTILE_PAPER = "paper/p3"
 
 
@@ -156,7 +157,7 @@ def test_hostile_strings_survive_the_round_trip(page_path):
     assert details[HOSTILE_PAPER]["abstract"] == HOSTILE_ABSTRACT
     assert details[HOSTILE_ENTITY]["label"] == SCRIPT
     assert details[HOSTILE_ENTITY]["aliases"] == [IMG]
-    assert details[f"task/{ODD_TASK}"]["label"] == ODD_TASK
+    assert details[entity_node("Task", ODD_TASK)]["label"] == ODD_TASK
 
 
 def test_hostile_page_title_is_escaped(graph, tmp_path):

@@ -1,0 +1,104 @@
+"""Queries: every SPARQL text kg runs, as ``.rq`` files, and the two ways Python completes one.
+
+``kg/queries/*.rq`` are the example queries users run by name (``kg query
+--example NAME``, the server's query page); each says what it answers in its
+leading comments and names its parameters in ``# param: NAME = "example"``
+lines. ``kg/queries/views/*.rq`` are the queries behind kg's own commands and
+pages (:func:`view`). Python never writes query text: values from users are
+bound by substitution (:func:`kg.store.run_query`) or as a ``VALUES`` block of
+terms written by pyoxigraph (:func:`with_values`), and lists of kg's own
+classes and properties come from :mod:`kg.vocab` the same way.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from importlib.resources import files
+
+
+@dataclass
+class Example:
+    """A shipped example query: its name, what it answers, its parameters (each with an example value), its text."""
+
+    name: str
+    description: str
+    params: dict[str, str]
+    text: str
+
+
+def examples() -> dict[str, Example]:
+    """The example queries in ``kg/queries``, by name.
+
+    >>> examples()["relations-of"].params
+    {'entity': 'GRPO'}
+    """
+    found = {}
+    for resource in sorted(files(__name__).iterdir(), key=lambda r: r.name):
+        if not resource.name.endswith(".rq"):
+            continue
+        text = resource.read_text(encoding="utf-8")
+        description = " ".join(m.group(1).strip() for m in re.finditer(r"^# (?!param:)(.*)$", text, re.M))
+        params = {m.group(1): m.group(2).strip().strip('"')
+                  for m in re.finditer(r"^# param: (\w+)\s*=\s*(.*)$", text, re.M)}
+        name = resource.name[:-3]
+        found[name] = Example(name, description, params, text)
+    return found
+
+
+@functools.cache
+def view(name: str) -> str:
+    """The text of ``kg/queries/views/NAME.rq``.
+
+    >>> "SELECT" in view("paper-fields")
+    True
+    """
+    return files(__name__).joinpath("views", f"{name}.rq").read_text(encoding="utf-8")
+
+
+def with_values(query: str, variable: str, *terms) -> str:
+    """``query`` with ``VALUES ?variable { terms }`` opening its WHERE clause.
+
+    This is how a query is made standalone (the example queries and a panel's
+    query, shown to users with their values in place) and how lists of kg's
+    own classes and properties reach a query: each term is written by
+    pyoxigraph in N-Triples syntax, escapes included, never pasted in from text.
+
+    >>> import pyoxigraph as ox
+    >>> print(with_values("SELECT ?x WHERE { ?x ?p ?name }", "name", ox.Literal('a "b"')))
+    SELECT ?x WHERE {
+      VALUES ?name { "a \\"b\\"" }
+     ?x ?p ?name }
+    """
+    # Comment lines may hold any text, braces and "where" included: look past them.
+    masked = re.sub(r"(?m)^[ \t]*#[^\n]*", lambda comment: " " * len(comment.group()), query)
+    match = re.search(r"\bWHERE\s*\{", masked, re.I) or re.search(r"\{", masked)
+    if match is None:
+        raise ValueError("The query has no WHERE clause to bind a value in.")
+    values = " ".join(str(term) for term in terms)
+    return f"{query[:match.end()]}\n  VALUES ?{variable} {{ {values} }}\n{query[match.end():]}"
+
+
+def kg_terms(names) -> list:
+    """kg's classes or properties named ``names`` (``"Method"``, ``"proposes"``), as terms for :func:`with_values`.
+
+    >>> kg_terms(["Method"])
+    [<NamedNode value=https://w3id.org/kg/ontology#Method>]
+    """
+    import pyoxigraph as ox
+
+    from ..vocab import KG
+
+    return [ox.NamedNode(str(KG[name])) for name in names]
+
+
+def view_with(name: str, **values) -> str:
+    """:func:`view` ``name`` with, for each keyword, a ``VALUES`` block of its terms.
+
+    >>> print(view_with("index-roles", property=kg_terms(["proposes"])).splitlines()[4])
+      VALUES ?property { <https://w3id.org/kg/ontology#proposes> }
+    """
+    text = view(name)
+    for variable, terms in values.items():
+        text = with_values(text, variable, *terms)
+    return text

@@ -1,0 +1,67 @@
+"""Lookup: which entity of a built graph a name typed by a person stands for.
+
+``kg related GRPO``, ``kg explain E-GRPO GRPO`` and ``kg leaderboard RULER``
+name entities by a label or alias; a name matches case-insensitively, and
+through the resolution key (hyphens, plurals and evaluative words ignored),
+so "group relative policy optimizations" finds GRPO. When several entities
+share a name, the one most papers mention wins.
+"""
+from __future__ import annotations
+
+import difflib
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+from . import vocab
+from .errors import KGError
+from .queries import kg_terms, view, view_with
+from .resolve import resolution_key
+from .store import run_query
+
+
+@dataclass
+class Entities:
+    """Every entity of a graph by IRI: its label, type and paper count, and the names it goes by."""
+
+    label: dict[str, str] = field(default_factory=dict)
+    type: dict[str, str] = field(default_factory=dict)
+    papers: dict[str, int] = field(default_factory=dict)
+    named: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # folded name or key -> IRIs
+
+    def find(self, name: str, type: str | None = None) -> str:
+        """The IRI of the entity named ``name``, of ``type`` if given.
+
+        Raises ``KGError`` naming close matches when none is named so.
+
+        >>> entities = Entities({"e:1": "GRPO"}, {"e:1": "Method"}, {"e:1": 3})
+        >>> entities.add_name("e:1", "Group Relative Policy Optimization")
+        >>> entities.find("group relative policy optimizations")
+        'e:1'
+        """
+        for key in (name.casefold(), resolution_key(name)):
+            matches = {e for e in self.named.get(key, ()) if type is None or self.type.get(e) == type}
+            if matches:
+                return max(matches, key=lambda e: (self.papers.get(e, 0), e))
+        close = difflib.get_close_matches(name.casefold(), list(self.named), n=5, cutoff=0.6)
+        labels = sorted({self.label[iri] for key in close for iri in self.named[key] if iri in self.label})
+        hint = f" Did you mean: {', '.join(labels)}?" if labels else ""
+        raise KGError(f"No entity named {name!r} in the graph.{hint}")
+
+    def add_name(self, iri: str, name: str) -> None:
+        self.named[name.casefold()].add(iri)
+        self.named[resolution_key(name)].add(iri)
+
+
+def read_entities(store: ox.Store) -> Entities:
+    """The entities of the graph in ``store`` with their names."""
+    entities = Entities()
+    for row in run_query(store, view_with("index-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)})):
+        iri = row["e"].value
+        entities.label[iri] = row["label"].value
+        entities.type[iri] = row["class"].value.rsplit("#", 1)[-1]
+        entities.papers[iri] = int(row["papers"].value) if row["papers"] else 0
+    for row in run_query(store, view("entity-names")):
+        entities.add_name(row["entity"].value, row["name"].value)
+    return entities

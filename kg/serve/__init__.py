@@ -1,0 +1,36 @@
+"""Serve: a read-only SPARQL 1.1 endpoint, a query page and the explorer of one graph, in one process.
+
+``kg serve -g graphs/NAME`` opens the store ``kg build`` wrote (``graphs/NAME.oxigraph``)
+read-only and answers:
+
+================================  =====================================================
+``/``                             the explorer (:mod:`kg.viz`); its panel and search use the routes below
+``/query``                        a SPARQL editor with the example queries and a results table
+``/sparql``                       SPARQL 1.1 Protocol: GET ``?query=``, POST a form or ``application/sparql-query``
+``/entity/ID``, ``/paper/ID``     a node's page; ``ID`` is a node id (``method/group-relative-policy-optimization``)
+                                  or, for people typing URLs, ``TYPE/NAME`` (``method/grpo``)
+``/search.json?q=``               entities and papers whose name or alias contains ``q``
+``/neighbourhood.json?id=&k=``    the nodes within ``k`` links of a node, laid out for the explorer
+``/related.json?id=``             :func:`kg.related.related`'s methods for an entity
+``/static/NAME``                  the pages' script and style (nothing is fetched from elsewhere)
+================================  =====================================================
+
+Every HTML page has a JSON twin built by the same view: ``/index.json``,
+``/query.json``, ``/entity/ID.json``, ``/paper/ID.json``.
+
+Its parts, each readable on its own:
+
+- :mod:`.pool`: the worker processes that answer client SPARQL (and kg.related)
+  within a time limit and a memory cap, with a spare for short queries;
+- :mod:`.index`: the store as a light networkx graph for search and neighbourhoods;
+- :mod:`.views`: the data of each page, read from the store with the queries of :mod:`kg.queries`;
+- :mod:`.app`: the WSGI application, its routes, and the server around it.
+"""
+from .app import App, Running, get, make_app, start
+from .index import GraphIndex, load_index, neighbourhood, search
+from .pool import HTTPError, QueryPool, QueryTimeout, ServerBusy, oxigraph_engine, query_within, result_reply
+from .views import entity_view, paper_view, segments
+
+__all__ = ["App", "GraphIndex", "HTTPError", "QueryPool", "QueryTimeout", "Running", "ServerBusy", "entity_view",
+           "get", "load_index", "make_app", "neighbourhood", "oxigraph_engine", "paper_view", "query_within",
+           "result_reply", "search", "segments", "start"]

@@ -1,0 +1,144 @@
+"""The index: the store as a light networkx graph, for the explorer, search and neighbourhoods.
+
+Built once per server from the store (kinds, labels, aliases, papers and
+their role edges), so that search and neighbourhoods never query the store.
+Node ids are the ids :mod:`kg.vocab` mints (``method/group-relative-policy-optimization``,
+``paper/abc``), the same as in a built graph and its offline page.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+import pyoxigraph as ox
+
+from .. import vocab
+from ..queries import kg_terms, view, view_with
+from ..store import PREFIXES
+
+SEARCH_LIMIT = 20
+NEIGHBOURHOOD_LIMIT = 250  # nodes a focused view draws at most (the layout is computed here)
+
+
+@dataclass
+class GraphIndex:
+    """The nodes and role edges of a graph; nodes carry the attributes
+    :func:`kg.viz.render.render_html` reads, except papers' abstracts, which
+    pages fetch when they show one."""
+
+    graph: nx.MultiDiGraph
+    iri: dict[str, str]  # node id -> IRI
+    names: list[tuple[str, str, str]] = field(default_factory=list)  # (casefolded name, name, node id)
+    by_label: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, label) -> node id
+
+    def find(self, raw: str) -> str | None:
+        """The node a URL path names: its id (as minted, or percent-decoded once), else, for
+        people typing URLs, ``TYPE/NAME`` with a label or alias (case ignored; the entity most
+        papers mention wins); None when nothing matches.
+
+        >>> G = nx.MultiDiGraph()
+        >>> G.add_node("method/group-relative-policy-optimization", kind="Method", papers=2)
+        >>> index = GraphIndex(G, {}, names=[("grpo", "GRPO", "method/group-relative-policy-optimization")])
+        >>> index.find("method/grpo"), index.find("task/grpo")
+        ('method/group-relative-policy-optimization', None)
+        """
+        from urllib.parse import unquote
+
+        for candidate in (raw, unquote(raw)):
+            if candidate in self.graph:
+                return candidate
+        kind, _, name = unquote(raw).partition("/")
+        wanted = " ".join(name.split()).casefold()
+        matches = [node for folded, _, node in self.names
+                   if folded == wanted and self.graph.nodes[node]["kind"].lower() == kind]
+        return max(matches, key=lambda n: (self.graph.nodes[n].get("papers", 0), n), default=None)
+
+
+def load_index(store: ox.Store) -> GraphIndex:
+    """Read the nodes, names and role edges of the graph in ``store``."""
+    G, iris = nx.MultiDiGraph(), {}
+    index = GraphIndex(G, iris)
+
+    def add(iri: str, **data) -> str:
+        node = vocab.node_of_iri(iri)
+        iris[node] = iri
+        G.add_node(node, **data)
+        return node
+
+    entities = view_with("index-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)})
+    for row in store.query(entities, prefixes=PREFIXES):
+        kind = row["class"].value.rsplit("#", 1)[-1]
+        node = add(row["e"].value, kind=kind, label=row["label"].value, aliases=[],
+                   papers=int(row["papers"].value) if row["papers"] else 0)
+        index.by_label.setdefault((kind, row["label"].value), node)
+    for row in store.query(view("index-aliases"), prefixes=PREFIXES):
+        node = vocab.node_of_iri(row["e"].value)
+        if node in G:
+            G.nodes[node]["aliases"].append(row["alias"].value)
+    for row in store.query(view("index-papers"), prefixes=PREFIXES):
+        add(row["p"].value, kind="Paper", label=row["label"].value, title=value(row["title"]),
+            venue=value(row["venue"]), year=value(row["date"]), abstract="", url="", authors=[])
+    for row in store.query(view_with("index-roles", property=kg_terms(vocab.ROLES)), prefixes=PREFIXES):
+        paper, entity = vocab.node_of_iri(row["p"].value), vocab.node_of_iri(row["e"].value)
+        if paper in G and entity in G:
+            role = row["property"].value.rsplit("#", 1)[-1]
+            G.add_edge(paper, entity, key=role, role=role)
+    for node, data in G.nodes(data=True):
+        names = [data.get("title") or data["label"]] + list(data.get("aliases", ()))
+        index.names += [(" ".join(name.split()).casefold(), name, node) for name in dict.fromkeys(names) if name]
+    return index
+
+
+def value(term) -> str:
+    """A query solution's value as text, "" when unbound."""
+    return term.value if term is not None else ""
+
+
+def search(index: GraphIndex, text: str, *, limit: int = SEARCH_LIMIT) -> list[dict]:
+    """Nodes whose label, title or alias contains ``text`` (case ignored): exact names first,
+    then names starting with it, then the rest; entities mentioned by more papers first."""
+    wanted = " ".join(text.split()).casefold()
+    if not wanted:
+        return []
+    best: dict[str, tuple] = {}
+    for folded, name, node in index.names:
+        at = folded.find(wanted)
+        if at < 0:
+            continue
+        data = index.graph.nodes[node]
+        rank = (0 if folded == wanted else 1 if at == 0 else 2, -data.get("papers", 0), len(name), name)
+        if node not in best or rank < best[node][0]:
+            best[node] = (rank, name)
+    found = sorted(best.items(), key=lambda item: item[1][0])[:limit]
+    return [{"id": node, "name": name, "label": index.graph.nodes[node]["label"],
+             "kind": index.graph.nodes[node]["kind"], "papers": index.graph.nodes[node].get("papers", 0)}
+            for node, (_, name) in found]
+
+
+def neighbourhood(G: nx.MultiDiGraph, node: str, hops: int, *, limit: int = NEIGHBOURHOOD_LIMIT) -> tuple[list, int]:
+    """The nodes at most ``hops`` links from ``node`` (either direction), nearest first and, at
+    each distance, the most mentioned first; at most ``limit`` of them. Also returns how many
+    were left out.
+
+    >>> G = nx.MultiDiGraph([("paper/1", "task/a"), ("paper/2", "task/a"), ("paper/2", "task/b")])
+    >>> neighbourhood(G, "task/b", 2), neighbourhood(G, "task/b", 2, limit=2)
+    ((['task/b', 'paper/2', 'task/a'], 0), (['task/b', 'paper/2'], 1))
+    """
+    order, seen, frontier, left_out = [node], {node}, [node], 0
+    weight = lambda n: (-G.nodes[n].get("papers", 0), -G.degree(n), n)  # noqa: E731
+    for _ in range(hops):
+        following = []
+        for current in frontier:
+            for other in sorted(set(G.predecessors(current)) | set(G.successors(current)), key=weight):
+                if other in seen:
+                    continue
+                seen.add(other)
+                if len(order) < limit:
+                    order.append(other)
+                    following.append(other)
+                else:
+                    left_out += 1
+        frontier = following
+    return order, left_out
+
+

@@ -1,0 +1,129 @@
+"""Views: the data behind each page of the server, as plain dicts.
+
+Each HTML page renders one of these and its JSON twin is the same dict, so
+the two cannot disagree. Entity and paper views read the store with small
+indexed queries (:mod:`kg.queries`); lists come from the index.
+"""
+from __future__ import annotations
+
+import itertools
+from urllib.parse import urlencode
+
+import pyoxigraph as ox
+
+from .. import vocab
+from ..queries import examples, kg_terms, view, view_with, with_values
+from ..store import PREFIXES
+from .index import GraphIndex, value
+
+EVIDENCE_LIMIT = 200  # pieces of evidence an entity's panel lists
+PAPERS_LIMIT = 300  # papers an entity's page lists
+
+
+def example_queries() -> list[dict]:
+    """The shipped example queries, their parameters bound to their example values, ready to run."""
+    shipped = []
+    for example in examples().values():
+        text = example.text
+        for name, example_value in example.params.items():
+            text = with_values(text, name, ox.Literal(example_value))
+        shipped.append({"name": example.name, "description": example.description, "query": text})
+    return shipped
+
+
+def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
+    """An entity: type, names, papers with roles, evidence sentences (mention offsets within
+    each), its relations with other entities (with their support in papers), the results
+    reported on it, by it or in it, and the SPARQL query listing the evidence."""
+    data, iri = index.graph.nodes[node], ox.NamedNode(index.iri[node])
+    query = with_values(view("panel-evidence"), "entity", iri)
+    evidence = []
+    for row in itertools.islice(store.query(query, prefixes=PREFIXES), EVIDENCE_LIMIT):
+        start, end = int(row["start"].value), int(row["end"].value)
+        marked = mark_in_sentence(row["abstract"].value, row["sentence"].value, start, end)
+        evidence.append({"paper": vocab.node_of_iri(row["paper"].value), "title": row["title"].value,
+                         "role": row["role"].value, "sentence": row["sentence"].value,
+                         "start": marked[0] if marked else None, "end": marked[1] if marked else None})
+    papers: dict[str, list[str]] = {}
+    for paper, _, role in index.graph.in_edges(node, keys=True):
+        papers.setdefault(paper, []).append(role)
+    listed = sorted(papers, key=lambda p: (min(vocab.ROLES.index(r) for r in papers[p]), index.graph.nodes[p]["label"]))
+    relations = [{"subject": vocab.node_of_iri(row["subject"].value), "subject_label": row["subjectLabel"].value,
+                  "relation": row["relation"].value, "object": vocab.node_of_iri(row["object"].value),
+                  "object_label": row["objectLabel"].value, "papers": int(row["papers"].value)}
+                 for row in itertools.islice(store.query(with_values(view("entity-relations"), "entity", iri),
+                                                         prefixes=PREFIXES), EVIDENCE_LIMIT)]
+    results = [{"paper": vocab.node_of_iri(row["paper"].value), "value": float(row["value"].value),
+                "unit": value(row["unit"]), "previous": float(row["previous"].value) if row["previous"] else None,
+                "kind": row["kind"].value, "metric": value(row["metric"]), "dataset": value(row["dataset"]),
+                "subject": value(row["subject"]), "sentence": row["sentence"].value}
+               for row in itertools.islice(store.query(with_values(view("entity-results"), "entity", iri),
+                                                       prefixes=PREFIXES), EVIDENCE_LIMIT)]
+    return {"id": node, "iri": iri.value, "type": data["kind"], "label": data["label"], "aliases": data["aliases"],
+            "relations": relations, "results": results, "paper_count": data.get("papers", 0),
+            "papers": [{"id": p, "title": index.graph.nodes[p]["label"],
+                        "roles": sorted(papers[p], key=vocab.ROLES.index)} for p in listed[:PAPERS_LIMIT]],
+            "papers_not_listed": max(0, len(listed) - PAPERS_LIMIT),
+            "evidence": evidence, "sparql": query, "urls": urls(node, query)}
+
+
+def paper_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
+    """A paper: its fields, its abstract with every mention's offsets, its entities, and the
+    SPARQL query listing the mentions."""
+    iri = ox.NamedNode(index.iri[node])
+    bound = {ox.Variable("paper"): iri}
+    fields = next(iter(store.query(view("paper-fields"), prefixes=PREFIXES, substitutions=bound)))
+    query = with_values(view_with("paper-mentions", **{"class": kg_terms(vocab.ENTITY_TYPES)}), "paper", iri)
+    mentions, entities = [], {}
+    for row in store.query(query, prefixes=PREFIXES):
+        entity = vocab.node_of_iri(row["entity"].value)
+        mentions.append({"entity": entity, "label": row["label"].value, "type": row["type"].value,
+                         "role": row["role"].value, "start": int(row["start"].value), "end": int(row["end"].value)})
+        item = entities.setdefault(entity, {"id": entity, "label": row["label"].value,
+                                            "type": row["type"].value, "roles": []})
+        if row["role"].value not in item["roles"]:
+            item["roles"].append(row["role"].value)
+    authors = [row["author"].value for row in store.query(view("paper-authors"), prefixes=PREFIXES, substitutions=bound)]
+    return {"id": node, "iri": iri.value, "type": "Paper", "label": fields["label"].value,
+            "title": value(fields["title"]), "venue": value(fields["venue"]), "year": value(fields["date"]),
+            "url": value(fields["url"]), "authors": authors, "abstract": fields["abstract"].value,
+            "mentions": mentions,
+            "entities": sorted(entities.values(), key=lambda e: (vocab.ROLES.index(e["roles"][0]), e["label"])),
+            "sparql": query, "urls": urls(node, query)}
+
+
+def urls(node: str, query: str | None = None) -> dict:
+    """A node's page, its JSON twin, its place in the explorer and (given) its query on /query."""
+    page = f"/{node}" if node.startswith("paper/") else f"/entity/{node}"
+    found = {"html": page, "json": page + ".json", "explorer": "/?" + urlencode({"node": node})}
+    if query is not None:
+        found["query"] = "/query?" + urlencode({"query": query})
+    return found
+
+
+def mark_in_sentence(abstract: str, sentence: str, start: int, end: int) -> tuple[int, int] | None:
+    """The mention's offsets within ``sentence``, given its offsets in ``abstract`` (None if they disagree)."""
+    at = abstract.find(sentence)
+    while at >= 0:
+        if at <= start and end <= at + len(sentence):
+            return start - at, end - at
+        at = abstract.find(sentence, at + 1)
+    return None
+
+
+def segments(text: str, spans) -> list[tuple[str, bool]]:
+    """``text`` cut at ``spans`` (start, end): ``(piece, marked)`` pairs, overlapping spans skipped.
+
+    >>> segments("We propose GRPO.", [(11, 15)])
+    [('We propose ', False), ('GRPO', True), ('.', False)]
+    """
+    pieces, at = [], 0
+    for start, end in sorted(spans):
+        if start < at or end > len(text) or start >= end:
+            continue
+        pieces += [(text[at:start], False), (text[start:end], True)]
+        at = end
+    pieces.append((text[at:], False))
+    return [piece for piece in pieces if piece[0]]
+
+
