@@ -120,6 +120,21 @@ def embedded_data(html: str) -> dict:
     return json.loads(data)
 
 
+def held_nodes(tables: dict) -> dict:
+    """The nodes of a page's tables by id, decoded as explorer.js decodes them (see render.graph_tables)."""
+    found = {}
+    for i, (kind, tail, label) in enumerate(zip(tables["kind"], tables["id"], tables["label"])):
+        kind = tables["kinds"][kind]
+        node = (tail if i in tables["whole_ids"] else entity_node(kind, label.lower()) if tail == 0
+                else f"{kind.lower()}/{tail}")
+        found[node] = {"kind": kind, "label": label, "aliases": tables["aliases"][i] or [], "papers": tables["papers"][i]}
+        if i >= tables["first_paper"]:
+            row = i - tables["first_paper"]
+            found[node].update({name[len("paper_"):]: column[row] for name, column in tables.items()
+                                if name.startswith("paper_")})
+    return found
+
+
 # ---------------------------------------------------------------- the file
 
 
@@ -152,12 +167,12 @@ def test_hostile_strings_never_appear_unescaped(page_path):
 
 def test_hostile_strings_survive_the_round_trip(page_path):
     """Escaped, not mangled: the page's JSON holds the corpus exactly."""
-    details = embedded_data(page_path.read_text(encoding="utf-8"))["explorer"]["details"]
-    assert details[HOSTILE_PAPER]["title"] == HOSTILE_TITLE
-    assert details[HOSTILE_PAPER]["abstract"] == HOSTILE_ABSTRACT
-    assert details[HOSTILE_ENTITY]["label"] == SCRIPT
-    assert details[HOSTILE_ENTITY]["aliases"] == [IMG]
-    assert details[entity_node("Task", ODD_TASK)]["label"] == ODD_TASK
+    held = held_nodes(embedded_data(page_path.read_text(encoding="utf-8"))["explorer"]["tables"])
+    assert held[HOSTILE_PAPER]["label"] == HOSTILE_TITLE
+    assert held[HOSTILE_PAPER]["abstract"] == HOSTILE_ABSTRACT
+    assert held[HOSTILE_ENTITY]["label"] == SCRIPT
+    assert held[HOSTILE_ENTITY]["aliases"] == [IMG]
+    assert held[entity_node("Task", ODD_TASK)]["label"] == ODD_TASK
 
 
 def test_hostile_page_title_is_escaped(graph, tmp_path):
@@ -166,15 +181,20 @@ def test_hostile_page_title_is_escaped(graph, tmp_path):
     assert "<title>&lt;script&gt;alert(1)&lt;/script&gt;</title>" in html
 
 
-def test_panel_data_links_papers_with_roles(page_path):
+def test_tables_hold_every_node_and_link_with_its_role(graph, page_path):
     data = embedded_data(page_path.read_text(encoding="utf-8"))
-    grpo = data["explorer"]["details"]["method/grpo"]
+    tables = data["explorer"]["tables"]
+    held = held_nodes(tables)
+    assert set(held) == set(graph)
+    grpo = held["method/grpo"]
     assert (grpo["kind"], grpo["label"], grpo["aliases"], grpo["papers"]) == ("Method", "GRPO", [GRPO_ALIAS], 2)
-    # proposes comes before uses (vocab.ROLES order)
-    assert [(link["id"], link["roles"]) for link in grpo["links"]] == [("paper/p1", ["proposes"]),
-                                                                       ("paper/p2", ["uses"])]
-    hostile = data["explorer"]["details"][HOSTILE_ENTITY]
-    assert hostile["links"] == [{"id": HOSTILE_PAPER, "roles": ["proposes", "uses"], "evidence": HOSTILE_ABSTRACT}]
+    assert tables["id"][list(held).index("method/grpo")] == 0  # the label's slug: not written twice
+    ids = list(held)
+    links = {(node, ids[e], tables["roles"][r]) for node, paper in held.items() if paper["kind"] == "Paper"
+             for e, r in zip(paper["links"][::2], paper["links"][1::2])}
+    assert links == {(p, e, role) for p, e, role in graph.edges(keys=True)}
+    assert tables["roles"][:2] == ["proposes", "evaluatesOn"]  # vocab.ROLES order: the order panels list them
+    assert tables["strings"] == ["ICLR 2025", "A. Author"]  # venues and authors once each
     assert {kind["name"] for kind in data["explorer"]["meta"]["kinds"]} == {
         "Task", "Method", "Dataset", "Metric", "Model", "Paper"}
 
@@ -214,7 +234,7 @@ def test_large_graph_shows_an_overview_with_a_precomputed_layout(tmp_path):
     data = embedded_data(html)
     shown = {node["id"] for node in data["nodes"]}
     assert len(shown) == 350 > LAYOUT_ABOVE
-    assert "Showing the 350 most connected of 460 nodes: 110 hidden." in html
+    assert "Showing the 350 most connected of 460 nodes: search and neighbourhoods reach the other 110." in html
     assert {f"method/m{i}" for i in range(60)} <= shown  # 60 entities fit in half the budget
     assert data["options"]["physics"] == {"enabled": False}
     assert all(isinstance(node["x"], float) and isinstance(node["y"], float) for node in data["nodes"])
@@ -300,8 +320,8 @@ class Offline:
         self.dialogs.append(dialog.message)
         dialog.dismiss()
 
-    def open(self, path: Path):
-        self.page.goto(path.resolve().as_uri())
+    def open(self, path: Path, query: str = ""):
+        self.page.goto(path.resolve().as_uri() + query)
         self.page.wait_for_selector("#kg-graph canvas")
         self.page.wait_for_selector("body[data-state=ready]", state="attached")
         return self.page
@@ -356,10 +376,18 @@ def test_page_draws_offline(offline, page_path, graph):
     offline.assert_clean()
 
 
+def suggestions(page, text):
+    """What the search box suggests for ``text``, once it has."""
+    page.fill("#kg-search", text)
+    page.wait_for_selector(f"#kg-search-options[data-query={json.dumps(text)}]", state="attached")
+    return page.eval_on_selector_all("#kg-search-options option", "options => options.map(o => o.value)")
+
+
 def test_search_by_alias_selects_and_shows_the_entity(offline, page_path):
     page = offline.open(page_path)
-    options = page.eval_on_selector_all("#kg-search-options option", "options => options.map(o => o.value)")
-    assert GRPO_ALIAS in options and SCRIPT in options and IMG in options
+    assert suggestions(page, "group relative") == [GRPO_ALIAS, "Group Relative Policy Optimization for Math"]
+    assert suggestions(page, "<") == [SCRIPT, HOSTILE_TITLE]
+    assert suggestions(page, "onerror") == [IMG, HOSTILE_TITLE]  # an alias, and the title holding it
     page.fill("#kg-search", GRPO_ALIAS.lower())
     page.press("#kg-search", "Enter")
     page.wait_for_selector(panel_shows("method/grpo"), state="attached")
@@ -430,7 +458,8 @@ def test_clicking_hostile_nodes_shows_text_and_runs_nothing(browser, page_path, 
 def test_large_graph_overview_draws_without_physics(offline, tmp_path):
     path = render_html(big_graph(), tmp_path / "kg.html", max_nodes=350)
     page = offline.open(path)
-    assert page.text_content("#kg-overview") == "Showing the 350 most connected of 460 nodes: 110 hidden."
+    assert page.text_content("#kg-overview") == ("Showing the 350 most connected of 460 nodes: "
+                                                 "search and neighbourhoods reach the other 110.")
     assert page.evaluate("() => [kgExplorer.nodes.length, kgExplorer.network.physics.physicsEnabled]") == [350, False]
     # the precomputed layout is used as is (vis rounds positions to whole pixels)
     (m0,) = [n for n in embedded_data(path.read_text(encoding="utf-8"))["nodes"] if n["id"] == "method/m0"]
@@ -442,4 +471,103 @@ def test_large_graph_overview_draws_without_physics(offline, tmp_path):
 def test_empty_graph_page_gets_ready(offline, tmp_path):
     page = offline.open(render_html(nx.MultiDiGraph(), tmp_path / "kg.html"))
     assert page.text_content("#kg-panel h2") == "Nothing selected"
+    offline.assert_clean()
+
+
+def texts(page, selector):
+    return page.eval_on_selector_all(selector, "nodes => nodes.map(n => n.textContent)")
+
+
+def search_for(page, text):
+    page.fill("#kg-search", text)
+    page.press("#kg-search", "Enter")
+
+
+def test_the_page_reaches_every_node_beyond_its_overview(offline, graph, tmp_path, monkeypatch):
+    """An overview of 4 of the 11 nodes, laid out in Python as a large graph's is (the page draws at once):
+    a deep link, search and the panel's links still reach every node."""
+    monkeypatch.setattr(render, "LAYOUT_ABOVE", 2)
+    path = render_html(graph, tmp_path / "kg.html", max_nodes=4)
+    drawn = {node["id"] for node in embedded_data(path.read_text(encoding="utf-8"))["nodes"]}
+    assert len(drawn) == 4 and "model/qwen2.5-7b" not in drawn and "method/grpo" in drawn
+
+    page = offline.open(path, "?node=model/qwen2.5-7b")  # a deep link: its neighbourhood, its panel
+    page.wait_for_selector(panel_shows("model/qwen2.5-7b"), state="attached")
+    assert page.text_content("#kg-panel h2") == "Qwen2.5-7B"
+    assert texts(page, "#kg-panel .kg-links .kg-link") == ["Scaling RL for Small Models"]
+    assert sorted(page.evaluate("() => kgExplorer.nodes.getIds()")) == ["model/qwen2.5-7b", "paper/p2"]
+    assert page.text_content("#kg-overview") == "Within 1 link of Qwen2.5-7B: 2 nodes."
+    assert {"Model", "Paper"} <= set(page.eval_on_selector_all("#kg-legend input", "boxes => boxes.map(b => b.dataset.kind)"))
+
+    search_for(page, "scaling rl")  # a paper's panel marks every mention in its abstract
+    page.wait_for_selector(panel_shows("paper/p2"), state="attached")
+    assert texts(page, "#kg-panel .kg-abstract mark") == ["Qwen2.5-7B", "GRPO", "GSM8K", "MATH", "Accuracy",
+                                                         "mathematical reasoning"]
+    page.click("#kg-panel .kg-link:has-text('GRPO')")  # an entity's evidence, each mention marked
+    page.wait_for_selector(panel_shows("method/grpo"), state="attached")
+    assert texts(page, "#kg-panel .kg-evidence mark") == [GRPO_ALIAS, "GRPO"]
+    assert texts(page, "#kg-panel .kg-evidence .kg-node-button") == [p[1] for p in PAPERS[:2]]
+    offline.assert_clean()
+
+
+def test_a_page_too_small_for_its_graph_says_what_it_holds(offline, graph, tmp_path):
+    whole = render_html(graph, tmp_path / "whole.html").stat().st_size
+    path = render_html(graph, tmp_path / "kg.html", max_bytes=whole - 100)
+    assert path.stat().st_size <= whole - 100
+    page = offline.open(path)
+    assert " ".join(page.text_content("#kg-holds").split()) == (
+        "This page holds every node and link, and the abstracts of 2 of the 3 papers (the most linked): "
+        "kg serve shows them all.")
+    page.evaluate("(id) => kgExplorer.select(id)", HOSTILE_PAPER)  # the least linked paper lost its abstract
+    assert page.text_content("#kg-panel .kg-abstract").startswith("Not in this page")
+    offline.assert_clean()
+
+    tiny = render_html(graph, tmp_path / "tiny.html", max_nodes=4, max_bytes=1)  # the overview and no more
+    data = embedded_data(tiny.read_text(encoding="utf-8"))
+    held, drawn = held_nodes(data["explorer"]["tables"]), {node["id"] for node in data["nodes"]}
+    papers = {node for node in held if node.startswith("paper/")}
+    assert drawn <= set(held) and papers == {node for node in drawn if node.startswith("paper/")} and len(papers) < 3
+    page = offline.open(tiny)
+    assert f"This page holds {len(papers)} of the graph's 3 papers (the most linked)" in page.text_content("#kg-holds")
+    (left_out,) = [title for pid, title, *_ in PAPERS if f"paper/{pid}" not in papers][:1]
+    search_for(page, left_out)
+    page.wait_for_selector("#kg-search-status:has-text('No match')")
+    offline.assert_clean()
+
+
+RLO_NAME = "abc\u202edef"  # a right-to-left override, never closed
+
+
+def test_corpus_text_is_isolated_from_the_words_around_it(offline, tmp_path):
+    """A label with an unclosed RLO reverses itself only, not the page's words after it."""
+    G = nx.MultiDiGraph()
+    sentence = f"We use {RLO_NAME} here."
+    G.add_node("method/x", kind="Method", label=RLO_NAME, aliases=[f"\u202e{RLO_NAME}"], papers=1)
+    G.add_node("paper/1", kind="Paper", label=f"On {RLO_NAME}", title=f"On {RLO_NAME}", abstract=sentence, venue="V")
+    G.add_edge("paper/1", "method/x", key="uses", role="uses",
+               evidence=[{"start": 7, "end": 7 + len(RLO_NAME), "sentence": sentence}])
+    page = offline.open(render_html(G, tmp_path / "kg.html"))
+    page.evaluate("(id) => kgExplorer.focus(id, 1)", "method/x")
+    page.wait_for_selector("body[data-view=focus]", state="attached")
+    assert page.text_content("#kg-overview") == f"Within 1 link of {RLO_NAME}: 2 nodes."
+    name_right, rest_left = page.evaluate("""() => {
+        const line = document.getElementById("kg-overview");
+        const rest = document.createRange();
+        rest.selectNode(line.lastChild);  // ": 2 nodes."
+        return [line.querySelector("bdi").getBoundingClientRect().right, rest.getBoundingClientRect().left];
+    }""")
+    assert rest_left >= name_right - 1  # still after the name
+    unisolated = """() => {
+        const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        const found = [];
+        for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+            if (node.data.includes("\\u202e") && !node.parentElement.closest("bdi, script")) found.push(node.data);
+        }
+        return found;
+    }"""
+    assert page.evaluate(unisolated) == []
+    assert page.text_content("#kg-panel h2") == RLO_NAME and texts(page, "#kg-panel .kg-evidence mark") == [RLO_NAME]
+    page.click("#kg-panel .kg-evidence .kg-node-button")
+    page.wait_for_selector(panel_shows("paper/1"), state="attached")
+    assert page.evaluate(unisolated) == []
     offline.assert_clean()

@@ -2,18 +2,21 @@
  * with vis-network, then wires the search box, the kind filters, the side
  * panel and the focus on a node's neighbourhood.
  *
- * The same page works from disk and from `kg serve` (data.explorer.meta.served).
- * Served, it also fetches from its own server: each node's evidence, related
- * methods and SPARQL query for the panel (/entity/ID.json, /paper/ID.json),
- * search over the whole graph (/search.json) and neighbourhoods of nodes the
- * overview leaves out (/neighbourhood.json). From disk, neighbourhoods are
- * taken from the embedded graph.
+ * The page carries the graph as compact tables (render.py's graph_tables):
+ * from disk, the tables of the whole graph (or of as much of it as the page
+ * could hold), from which it searches, shows any node's panel and draws any
+ * neighbourhood; from `kg serve` (data.explorer.meta.served), the tables of
+ * what it draws, fetching the rest from its own server: each node's evidence,
+ * related methods and SPARQL query (/entity/ID.json, /paper/ID.json), search
+ * (/search.json) and neighbourhoods (/neighbourhood.json).
  *
  * Every string from the corpus enters the page through textContent or a DOM
  * property, never innerHTML: a title that holds markup shows as that markup,
- * as text. Highlights are <mark> elements around text nodes. Tooltips are DOM
- * elements for the same reason (vis-network puts a string tooltip into the
- * page as markup in some versions).
+ * as text. Corpus text sits in <bdi> elements, so that a right-to-left
+ * override in a label cannot reorder the page's own words around it.
+ * Highlights are <mark> elements around text nodes. Tooltips are DOM elements
+ * for the same reason (vis-network puts a string tooltip into the page as
+ * markup in some versions).
  *
  * Tests and the console reach the explorer through window.kgExplorer;
  * <body data-state="ready"> once the graph is laid out and drawn.
@@ -22,10 +25,11 @@
   "use strict";
 
   const data = JSON.parse(document.getElementById("kg-data").textContent);
-  const details = data.explorer.details; // node id -> what the panel shows
-  const kinds = data.explorer.meta.kinds; // [{name, colour, count}] in legend order
-  const served = Boolean(data.explorer.meta.served);
-  const colourOf = new Map(kinds.map((kind) => [kind.name, kind.colour]));
+  const meta = data.explorer.meta;
+  const served = Boolean(meta.served);
+  const colourOf = new Map(Object.entries(meta.colours));
+  const SEARCH_LIMIT = 20; // suggestions, as kg serve's /search.json gives
+  const RELATION_WIDTH = 7; // numbers per relation in the tables (render.RELATION_FIELDS)
 
   const panel = document.getElementById("kg-panel");
   const searchInput = document.getElementById("kg-search");
@@ -46,23 +50,41 @@
     return node;
   }
 
+  /** Corpus text, isolated: its own direction, whatever bidi controls it holds. */
+  function bdi(text) {
+    return el("bdi", text);
+  }
+
+  /** A `tag` element holding corpus text, isolated. */
+  function corpus(tag, text, className) {
+    const node = el(tag, null, className);
+    node.append(bdi(text));
+    return node;
+  }
+
+  /** Plain text that mixes our words with corpus text (an <option>'s label): the corpus part isolated. */
+  function isolated(text) {
+    return "\u2068" + text + "\u2069"; // FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE
+  }
+
   function plural(count, noun) {
     return count + " " + noun + (count === 1 ? "" : "s");
   }
 
+  /** `text` cut to `limit` code points (an emoji is never split), with an ellipsis. */
   function truncate(text, limit) {
-    return text.length <= limit ? text : text.slice(0, limit - 1).trimEnd() + "…";
+    const chars = Array.from(text);
+    return chars.length <= limit ? text : chars.slice(0, limit - 1).join("").trimEnd() + "…";
   }
 
-  function nameOf(id) {
-    const d = details[id];
-    return d.kind === "Paper" ? d.title || d.label : d.label;
+  function compareText(a, b) {
+    return a < b ? -1 : a > b ? 1 : 0;
   }
 
   /** "ICLR 2018", or "ICLR · 2018" when the venue does not already name the year. */
-  function venueAndYear(d) {
-    const year = d.year ? String(d.year) : "";
-    return [d.venue, d.venue.includes(year) ? "" : year].filter(Boolean).join(" · ");
+  function venueAndYear(venue, year) {
+    year = year ? String(year) : "";
+    return [venue, venue.includes(year) ? "" : year].filter(Boolean).join(" · ");
   }
 
   function swatch(kind) {
@@ -78,17 +100,19 @@
    */
   function markedText(tag, text, spans, className) {
     const box = el(tag, null, className);
+    const inner = bdi();
     const chars = Array.from(text);
     let at = 0;
     for (const [start, end, title] of spans.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
       if (start < at || end > chars.length || start >= end) continue; // overlapping or out of range
-      box.append(document.createTextNode(chars.slice(at, start).join("")));
+      inner.append(document.createTextNode(chars.slice(at, start).join("")));
       const mark = el("mark", chars.slice(start, end).join(""));
       if (title) mark.title = title;
-      box.append(mark);
+      inner.append(mark);
       at = end;
     }
-    box.append(document.createTextNode(chars.slice(at).join("")));
+    inner.append(document.createTextNode(chars.slice(at).join("")));
+    box.append(inner);
     return box;
   }
 
@@ -104,21 +128,300 @@
     return body;
   }
 
+  // ---------------------------------------------------------------- tables
+
+  /**
+   * The graph's tables (render.py's graph_tables) made searchable: node ids both
+   * ways, each entity's papers, relations and results, and the views a panel
+   * shows, shaped as kg serve's /entity/ID.json and /paper/ID.json are.
+   */
+  function readTables(t) {
+    const first = t.first_paper;
+    const count = t.kind.length;
+    const whole = new Set(t.whole_ids);
+    const ids = t.id.map((tail, i) => (whole.has(i) ? tail
+      : t.kinds[t.kind[i]].toLowerCase() + "/" + (tail === 0 ? slug(t.label[i].toLowerCase()) : tail)));
+    const indexOf = new Map(ids.map((id, i) => [id, i]));
+    const papersOf = Array.from({ length: first }, () => []); // entity -> [[paper, role], ...]
+    const relationsOf = Array.from({ length: first }, () => []); // entity -> offsets into t.relations
+    const resultsOf = Array.from({ length: first }, () => []); // entity -> rows of t.results
+    t.paper_links.forEach((links, row) => {
+      for (let k = 0; k < links.length; k += 2) papersOf[links[k]].push([first + row, links[k + 1]]);
+    });
+    for (let r = 0; r < t.relations.length; r += RELATION_WIDTH) {
+      relationsOf[t.relations[r]].push(r);
+      if (t.relations[r + 1] !== t.relations[r]) relationsOf[t.relations[r + 1]].push(r);
+    }
+    t.results.forEach((result, row) => {
+      for (const end of new Set(result.slice(3, 6))) if (end >= 0) resultsOf[end].push(row);
+    });
+
+    const isPaper = (i) => i >= first;
+    const kindOf = (i) => t.kinds[t.kind[i]];
+    const text = (code) => (code >= 0 ? t.strings[code] : "");
+    const nameOf = (i) => (i >= 0 ? t.label[i] : "");
+
+    const chars = new Map(); // paper row -> its abstract split into code points
+    function slice(row, start, end) {
+      if (!chars.has(row)) chars.set(row, Array.from(t.paper_abstract[row]));
+      return chars.get(row).slice(start, end).join("");
+    }
+
+    /** The sentence of paper `row` holding a mention, with the mention's offsets in it; null if not held. */
+    function evidenceAt(row, start, length) {
+      if (t.paper_abstract[row] === null) return null;
+      const spans = t.paper_sentences[row];
+      for (let k = 0; k < spans.length; k += 2) {
+        if (spans[k] <= start && start + length <= spans[k + 1]) {
+          return { sentence: slice(row, spans[k], spans[k + 1]), start: start - spans[k], end: start + length - spans[k] };
+        }
+      }
+      return null;
+    }
+
+    /** A node's neighbours in the tables: an entity's papers and related entities, a paper's entities. */
+    function neighbours(i) {
+      if (isPaper(i)) return [...new Set(t.paper_links[i - first].filter((_, k) => k % 2 === 0))];
+      const found = new Set(papersOf[i].map(([paper]) => paper));
+      for (const r of relationsOf[i]) found.add(t.relations[r] === i ? t.relations[r + 1] : t.relations[r]);
+      return [...found];
+    }
+
+    /** How many of the node's links in the whole graph these tables leave out. */
+    function linksLeftOut(i) {
+      return t.links_total ? Math.max(0, t.links_total[i] - neighbours(i).length) : 0;
+    }
+
+    function rolesByNode(pairs) { // [[node, role code], ...] -> Map node -> sorted role codes
+      const roles = new Map();
+      for (const [node, role] of pairs) {
+        if (!roles.has(node)) roles.set(node, []);
+        if (!roles.get(node).includes(role)) roles.get(node).push(role);
+      }
+      for (const codes of roles.values()) codes.sort((a, b) => a - b);
+      return roles;
+    }
+
+    /** An entity's panel: as kg serve's entity_view, with each paper's first evidence sentence. */
+    function entityView(i) {
+      const papers = [...rolesByNode(papersOf[i])]
+        .sort(([a, ra], [b, rb]) => ra[0] - rb[0] || compareText(t.label[a], t.label[b]));
+      const evidence = [];
+      const listed = papers.map(([p, roles]) => {
+        const row = p - first;
+        const links = t.paper_links[row];
+        const mentions = t.paper_mentions[row];
+        let sentence = "";
+        for (let m = 0; m < mentions.length; m += 3) {
+          if (links[2 * mentions[m]] !== i) continue;
+          const found = evidenceAt(row, mentions[m + 1], mentions[m + 2]);
+          if (!found) continue;
+          sentence = sentence || found.sentence;
+          evidence.push(Object.assign({ paper: ids[p], title: t.label[p], role: t.roles[links[2 * mentions[m] + 1]] }, found));
+        }
+        return { id: ids[p], title: t.label[p], roles: roles.map((code) => t.roles[code]), evidence: sentence };
+      });
+      evidence.sort((a, b) => compareText(a.title, b.title) || a.start - b.start);
+      const relations = relationsOf[i].map((r) => {
+        const [subject, object, relation, support, paper, start, length] = t.relations.slice(r, r + RELATION_WIDTH);
+        const found = paper >= 0 ? evidenceAt(paper - first, start, length) : null;
+        return { subject: ids[subject], subject_label: t.label[subject], relation: t.roles[relation],
+                 object: ids[object], object_label: t.label[object], papers: support,
+                 sentence: found ? found.sentence : "" };
+      }).sort((a, b) => b.papers - a.papers || compareText(a.relation, b.relation)
+        || compareText(a.subject_label, b.subject_label) || compareText(a.object_label, b.object_label));
+      const results = resultsOf[i].map((row) => {
+        const [paper, written, kind, metric, dataset, subject, start, value, unit, previous] = t.results[row];
+        const found = evidenceAt(paper - first, start, 1);
+        return { paper: ids[paper], value: value, unit: unit, previous: previous, kind: kind, text: written,
+                 metric: nameOf(metric), dataset: nameOf(dataset), subject: nameOf(subject),
+                 sentence: found ? found.sentence : "" };
+      }).sort((a, b) => compareText(a.dataset, b.dataset) || compareText(a.metric, b.metric) || b.value - a.value);
+      return { id: ids[i], type: kindOf(i), label: t.label[i], aliases: t.aliases[i] || [], paper_count: t.papers[i],
+               papers: listed, relations: relations, results: results,
+               evidence: evidence.slice(0, meta.evidence_limit),
+               evidence_not_listed: Math.max(0, evidence.length - meta.evidence_limit),
+               links_left_out: linksLeftOut(i) };
+    }
+
+    /** A paper's panel: as kg serve's paper_view (abstract null where the page does not hold it). */
+    function paperView(i) {
+      const row = i - first;
+      const links = t.paper_links[row];
+      const pairs = [];
+      for (let k = 0; k < links.length; k += 2) pairs.push([links[k], links[k + 1]]);
+      const entities = [...rolesByNode(pairs)]
+        .sort(([a, ra], [b, rb]) => ra[0] - rb[0] || compareText(t.label[a], t.label[b]))
+        .map(([e, roles]) => ({ id: ids[e], label: t.label[e], type: kindOf(e), roles: roles.map((code) => t.roles[code]) }));
+      const mentions = [];
+      const spans = t.paper_mentions[row];
+      for (let m = 0; m < spans.length; m += 3) {
+        const e = links[2 * spans[m]];
+        mentions.push({ entity: ids[e], label: t.label[e], type: kindOf(e), role: t.roles[links[2 * spans[m] + 1]],
+                        start: spans[m + 1], end: spans[m + 1] + spans[m + 2] });
+      }
+      return { id: ids[i], type: "Paper", label: t.label[i], title: t.label[i], venue: text(t.paper_venue[row]),
+               year: t.paper_year[row] || "", url: t.paper_url[row], authors: t.paper_authors[row].map(text),
+               abstract: t.paper_abstract[row], mentions: mentions, entities: entities, links_left_out: linksLeftOut(i) };
+    }
+
+    /** What a tooltip shows. */
+    function summary(i) {
+      if (!isPaper(i)) return { kind: kindOf(i), label: t.label[i], papers: t.papers[i], aliases: t.aliases[i] || [] };
+      const row = i - first;
+      return { kind: "Paper", label: t.label[i], where: venueAndYear(text(t.paper_venue[row]), t.paper_year[row]),
+               abstract: t.paper_abstract[row] || "" };
+    }
+
+    let names = null; // [folded name, name, node] for every label, title and alias
+    function fold(name) {
+      return name.split(/\s+/).filter(Boolean).join(" ").toLowerCase();
+    }
+    function allNames() {
+      if (names === null) {
+        names = [];
+        for (let i = 0; i < count; i++) {
+          for (const name of new Set([t.label[i]].concat(t.aliases[i] || []))) if (name) names.push([fold(name), name, i]);
+        }
+      }
+      return names;
+    }
+
+    /** Nodes whose label, title or alias holds `query`: as kg serve's search, exact names first,
+     * then names starting with it, then the rest; entities of more papers first. */
+    function search(query, limit) {
+      const wanted = fold(query);
+      if (!wanted) return [];
+      const best = new Map(); // node -> [rank, name]
+      for (const [folded, name, i] of allNames()) {
+        const at = folded.indexOf(wanted);
+        if (at < 0) continue;
+        const rank = [folded === wanted ? 0 : at === 0 ? 1 : 2, -t.papers[i], name.length, name];
+        if (!best.has(i) || compareRank(rank, best.get(i)[0]) < 0) best.set(i, [rank, name]);
+      }
+      return [...best].sort((a, b) => compareRank(a[1][0], b[1][0])).slice(0, limit)
+        .map(([i, [, name]]) => ({ id: ids[i], name: name, label: t.label[i], kind: kindOf(i), papers: t.papers[i] }));
+    }
+
+    /** The node a link names: its id, or (as kg serve takes them) TYPE/NAME with a label or alias. */
+    function resolve(raw) {
+      if (indexOf.has(raw)) return raw;
+      const cut = raw.indexOf("/");
+      const segment = raw.slice(0, cut), wanted = fold(raw.slice(cut + 1));
+      let found = null;
+      for (const [folded, , i] of allNames()) {
+        if (folded === wanted && kindOf(i).toLowerCase() === segment && (found === null || t.papers[i] > t.papers[found])) found = i;
+      }
+      return found === null ? null : ids[found];
+    }
+
+    /** The nodes at most `hops` links from node `i`, nearest first and, at each distance, the most
+     * mentioned first (as kg serve's neighbourhood); at most `limit`, and how many were left out. */
+    function neighbourhood(i, hops, limit) {
+      const order = [i], seen = new Set(order);
+      let frontier = [i], leftOut = 0;
+      const weight = (n) => [-t.papers[n], -neighbours(n).length, ids[n]];
+      for (let hop = 0; hop < hops; hop++) {
+        const following = [];
+        for (const node of frontier) {
+          for (const other of neighbours(node).sort((a, b) => compareRank(weight(a), weight(b)))) {
+            if (seen.has(other)) continue;
+            seen.add(other);
+            if (order.length < limit) {
+              order.push(other);
+              following.push(other);
+            } else {
+              leftOut++;
+            }
+          }
+        }
+        frontier = following;
+      }
+      return { nodes: order, leftOut: leftOut };
+    }
+
+    /** vis-network's node for `i`, as render.py's _network draws it. */
+    function visNode(i) {
+      const kind = kindOf(i);
+      const node = { id: ids[i], kind: kind, group: kind, shape: "dot" };
+      if (kind === "Paper") {
+        node.size = meta.paper_size;
+      } else {
+        node.label = truncate(t.label[i], meta.label_limit);
+        node.value = Math.round(Math.sqrt(Math.max(t.papers[i], 0)) * 1000) / 1000;
+      }
+      return node;
+    }
+
+    /** vis-network's edges between `nodes`: one per linked pair, with all its roles. */
+    function visEdges(nodes) {
+      const inside = new Set(nodes);
+      const pairs = [];
+      for (const i of nodes) {
+        if (isPaper(i)) {
+          const links = t.paper_links[i - first];
+          for (let k = 0; k < links.length; k += 2) if (inside.has(links[k])) pairs.push([i, links[k], links[k + 1]]);
+        } else {
+          for (const r of relationsOf[i]) {
+            if (t.relations[r] === i && inside.has(t.relations[r + 1])) pairs.push([i, t.relations[r + 1], t.relations[r + 2]]);
+          }
+        }
+      }
+      const roles = new Map(); // "from to" -> [from, to, role codes]
+      for (const [from, to, role] of pairs) {
+        const key = from + " " + to;
+        if (!roles.has(key)) roles.set(key, [from, to, []]);
+        if (!roles.get(key)[2].includes(role)) roles.get(key)[2].push(role);
+      }
+      return [...roles.values()].map(([from, to, codes]) => ({
+        from: ids[from], to: ids[to], roles: codes.sort((a, b) => a - b).map((code) => t.roles[code]),
+        width: Math.min(codes.length, 3) }));
+    }
+
+    return { indexOf: indexOf, ids: ids, holds: t.holds, kindOf: kindOf, isPaper: isPaper, entityView: entityView,
+             paperView: paperView, summary: summary, search: search, resolve: resolve, neighbourhood: neighbourhood,
+             visNode: visNode, visEdges: visEdges };
+  }
+
+  /** `text` as kg.vocab.entity_node mints it into ids (for ASCII text): spaces as hyphens, percent-encoded. */
+  function slug(text) {
+    return encodeURIComponent(text.replace(/ /g, "-"))
+      .replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
+  }
+
+  function compareRank(a, b) {
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+  }
+
+  let tables = readTables(data.explorer.tables); // of the whole graph from disk; of what is drawn when served
+
+  /** The tables' index of a node id, or undefined. */
+  function indexOf(id) {
+    return tables.indexOf.get(id);
+  }
+
   // ---------------------------------------------------------------- network
 
   function tooltipFor(id) {
-    const d = details[id];
+    const d = tables.summary(indexOf(id));
     const box = el("div", null, "kg-tooltip");
+    box.append(corpus("strong", d.label));
     if (d.kind === "Paper") {
-      box.append(el("strong", d.title || d.label));
-      const where = venueAndYear(d);
-      if (where) box.append(el("div", where, "kg-muted"));
-      if (d.abstract) box.append(el("p", truncate(d.abstract, 420), "kg-tooltip-abstract"));
+      if (d.where) box.append(corpus("div", d.where, "kg-muted"));
+      if (d.abstract) box.append(corpus("p", truncate(d.abstract, 420), "kg-tooltip-abstract"));
     } else {
-      box.append(el("strong", d.label));
       box.append(el("div", d.kind + " · " + plural(d.papers, "paper"), "kg-muted"));
-      if (d.aliases.length) box.append(el("div", "Also: " + truncate(d.aliases.join(", "), 160)));
+      if (d.aliases.length) box.append(isolatedList("div", "Also: ", d.aliases, 8));
     }
+    return box;
+  }
+
+  /** "Also: a, b, c, …": each item of corpus text isolated from the others. */
+  function isolatedList(tag, lead, items, limit) {
+    const box = el(tag, lead);
+    items.slice(0, limit).forEach((item, i) => box.append(i ? ", " : "", bdi(truncate(item, 60))));
+    if (items.length > limit) box.append(", …");
     return box;
   }
 
@@ -135,8 +438,15 @@
   const container = document.getElementById("kg-graph");
   const network = new vis.Network(container, { nodes: nodes, edges: edges }, data.options);
 
-  const api = { network: network, nodes: nodes, edges: edges, details: details, select: select, focus: focus,
-                showOverview: showOverview, ready: false };
+  const api = {
+    network: network, nodes: nodes, edges: edges, select: select, focus: focus, goTo: goTo, showOverview: showOverview,
+    /** The panel's data for a node the page holds (as kg serve's JSON twin), or null. */
+    view: (id) => (indexOf(id) === undefined ? null
+      : tables.isPaper(indexOf(id)) ? tables.paperView(indexOf(id)) : tables.entityView(indexOf(id))),
+    /** The id of the node a search for `text` picks, or null. */
+    find: (text) => (tables.search(text, 1)[0] || { id: null }).id,
+    ready: false,
+  };
   window.kgExplorer = api;
 
   // With physics on, vis-network simulates until told to stop: stop it once the
@@ -146,7 +456,7 @@
   network.on("stabilizationProgress", function (params) {
     if (loading) loading.textContent = "Laying out… " + Math.round((100 * params.iterations) / params.total) + "%";
   });
-  network.once("stabilizationIterationsDone", function () {
+  network.on("stabilizationIterationsDone", function () {
     network.setOptions({ physics: { enabled: false } });
     settled = true;
     network.redraw();
@@ -159,16 +469,18 @@
 
   /** Select node `id` (drawn now), bring it into view (unless `zoom` is false) and show it in the panel. */
   function select(id, zoom = true) {
-    if (!Object.prototype.hasOwnProperty.call(details, id) || nodes.get(id) === null) return false;
-    setKindVisible(details[id].kind, true);
+    if (indexOf(id) === undefined || nodes.get(id) === null) return false;
+    setKindVisible(tables.kindOf(indexOf(id)), true);
     network.selectNodes([id]);
     if (zoom) network.focus(id, { scale: Math.max(network.getScale(), 1.1), animation: { duration: 450, easingFunction: "easeInOutQuad" } });
     showPanel(id);
     return true;
   }
 
-  /** Select `id` if it is drawn, else focus on its neighbourhood. */
+  /** Select `id` if it is drawn, else focus on its neighbourhood. From disk, `id` may also be
+   * TYPE/NAME, as kg serve takes it (the server resolves it when served). */
   function goTo(id) {
+    if (!served) id = tables.resolve(id) || id;
     return select(id) ? Promise.resolve(true) : focus(id, 1);
   }
 
@@ -183,44 +495,39 @@
     return {
       nodes: data.nodes.map((node) => Object.assign({}, node, positions[node.id] || {})),
       edges: data.edges,
-      details: Object.assign({}, details),
+      positions: positions,
+      tables: tables,
     };
   }
 
-  /** The nodes at most `hops` links from `id` in the embedded graph (the page opened from disk). */
+  /** The nodes within `hops` links of `id` from the page's own tables (the page opened from disk):
+   * where the overview placed them all, there; else laid out here. */
   function localNeighbourhood(id, hops) {
-    const adjacent = new Map();
-    for (const edge of data.edges) {
-      for (const [a, b] of [[edge.from, edge.to], [edge.to, edge.from]]) {
-        if (!adjacent.has(a)) adjacent.set(a, []);
-        adjacent.get(a).push(b);
-      }
-    }
-    const keep = new Set([id]);
-    let frontier = [id];
-    for (let i = 0; i < hops; i++) {
-      const next = [];
-      for (const node of frontier) for (const other of adjacent.get(node) || []) {
-        if (!keep.has(other)) { keep.add(other); next.push(other); }
-      }
-      frontier = next;
-    }
+    const resolved = tables.resolve(id);
+    if (resolved === null) throw new Error("No node “" + id + "” in this page.");
+    const found = tables.neighbourhood(indexOf(resolved), hops, meta.neighbourhood_limit);
+    const placed = found.nodes.every((i) => overview.positions[tables.ids[i]]);
     return {
-      center: id, left_out: 0, options: null, explorer: { details: {}, meta: { kinds: [] } },
-      nodes: overview.nodes.filter((node) => keep.has(node.id)),
-      edges: data.edges.filter((edge) => keep.has(edge.from) && keep.has(edge.to)),
+      center: resolved, left_out: found.leftOut, layOut: !placed,
+      nodes: found.nodes.map((i) => Object.assign(tables.visNode(i), placed ? overview.positions[tables.ids[i]] : {})),
+      edges: tables.visEdges(found.nodes),
     };
   }
 
-  function draw(nodeList, edgeList, options) {
+  function draw(nodeList, edgeList, layOut) {
     nodes.clear();
     edges.clear();
     nodes.add(visNodes(nodeList));
     edges.add(visEdges(edgeList));
-    network.setOptions(Object.assign({ physics: { enabled: false } }, options && options.groups ? { groups: options.groups } : {}));
     for (const [kind, box] of toggles) if (!box.checked) setKindVisible(kind, false);
     updateLegend();
-    network.fit();
+    if (layOut) { // the simulation the page uses for a small graph; it stops itself when done
+      network.setOptions({ physics: meta.physics });
+      network.stabilize(meta.physics.stabilization.iterations);
+    } else {
+      network.setOptions({ physics: { enabled: false } });
+      network.fit();
+    }
   }
 
   /** Draw only the nodes within `hops` links of `id` (from the server when served: the whole graph). */
@@ -228,27 +535,32 @@
     if (!overview) overview = snapshot();
     let sub;
     try {
-      sub = served ? await getJSON("/neighbourhood.json?" + new URLSearchParams({ id: id, k: String(hops) }))
-                   : localNeighbourhood(id, hops);
+      if (served) {
+        sub = await getJSON("/neighbourhood.json?" + new URLSearchParams({ id: id, k: String(hops) }));
+        tables = readTables(sub.explorer.tables);
+      } else {
+        sub = localNeighbourhood(id, hops);
+      }
     } catch (error) {
       searchStatus.textContent = error.message;
       return false;
     }
-    if (!Object.prototype.hasOwnProperty.call(details, sub.center) && !sub.explorer.details[sub.center]) return false;
-    Object.assign(details, sub.explorer.details);
-    for (const kind of sub.explorer.meta.kinds) if (!colourOf.has(kind.name)) colourOf.set(kind.name, kind.colour);
-    draw(sub.nodes, sub.edges, sub.options);
-    overviewText.textContent = "Within " + plural(hops, "link") + " of " + nameOf(sub.center) + ": " + plural(sub.nodes.length, "node")
-      + (sub.left_out ? ", " + sub.left_out + " more not shown." : ".");
+    draw(sub.nodes, sub.edges, Boolean(sub.layOut));
+    overviewText.replaceChildren("Within " + plural(hops, "link") + " of ", bdi(nameOf(sub.center)),
+      ": " + plural(sub.nodes.length, "node") + (sub.left_out ? ", " + sub.left_out + " more not shown." : "."));
     backButton.hidden = false;
     document.body.dataset.view = "focus";
     return select(sub.center, false); // the whole neighbourhood stays in view
   }
 
+  function nameOf(id) {
+    return tables.summary(indexOf(id)).label;
+  }
+
   function showOverview() {
     if (!overview) return;
-    Object.assign(details, overview.details);
-    draw(overview.nodes, overview.edges, null);
+    tables = overview.tables;
+    draw(overview.nodes, overview.edges, false);
     overviewText.textContent = overviewSummary;
     backButton.hidden = true;
     document.body.dataset.view = "overview";
@@ -270,67 +582,107 @@
   }
 
   function showPanel(id) {
-    const d = details[id];
+    const view = api.view(id);
+    if (view === null) return;
     panel.replaceChildren();
     panel.dataset.node = id;
     const badge = el("div", null, "kg-kind");
-    badge.append(swatch(d.kind), el("span", d.kind));
+    badge.append(swatch(view.type), el("span", view.type));
     panel.append(badge);
-    if (d.kind === "Paper") paperPanel(id, d);
-    else entityPanel(id, d);
+    if (view.type === "Paper") paperPanel(view);
+    else entityPanel(view);
   }
 
-  function entityPanel(id, d) {
-    panel.append(el("h2", d.label, "kg-label"));
+  function entityPanel(view) {
+    panel.append(corpus("h2", view.label, "kg-label"));
     const facts = el("dl", null, "kg-facts");
-    facts.append(el("dt", "Papers"), el("dd", String(d.papers), "kg-paper-count"));
+    facts.append(el("dt", "Papers"), el("dd", String(view.paper_count), "kg-paper-count"));
     facts.append(el("dt", "Also known as"));
     const aliases = el("dd");
-    if (d.aliases.length) {
+    if (view.aliases.length) {
       const list = el("ul", null, "kg-aliases");
-      for (const alias of d.aliases) list.append(el("li", alias));
+      for (const alias of view.aliases) list.append(corpus("li", alias));
       aliases.append(list);
     } else {
       aliases.append(el("span", "—", "kg-muted"));
     }
     facts.append(aliases);
     panel.append(facts);
-    panel.append(focusButtons(id));
-    if (served) panel.append(servedSection(id));
-    const papers = d.links.filter((link) => (details[link.id] || {}).kind === "Paper");
-    const relations = d.links.filter((link) => (details[link.id] || {}).kind !== "Paper");
-    panel.append(el("h3", "Linked papers (" + papers.length + ")"));
-    panel.append(linkList(papers, false));
-    if (relations.length) {
-      panel.append(el("h3", "Relations (" + relations.length + ")"));
-      panel.append(linkList(relations, false));
+    panel.append(focusButtons(view.id));
+    if (served) panel.append(servedSection(view.id));
+    panel.append(el("h3", "Linked papers (" + view.papers.length + ")"));
+    panel.append(linkList(view.papers.map((p) => ({ id: p.id, name: p.title, roles: p.roles, evidence: p.evidence }))));
+    if (view.relations.length) {
+      panel.append(el("h3", "Relations (" + view.relations.length + ")"));
+      panel.append(linkList(relationLinks(view)));
     }
-    if (d.results && d.results.length) {
-      panel.append(el("h3", "Results (" + d.results.length + ")"));
-      panel.append(resultList(d.results));
+    if (view.results.length) {
+      panel.append(el("h3", "Results (" + view.results.length + ")"));
+      panel.append(resultList(view.results));
     }
-    if (d.hidden_links > 0) panel.append(el("p", plural(d.hidden_links, "more link") + " not shown in this view.", "kg-muted"));
+    if (view.evidence.length) {
+      panel.append(el("h3", "Evidence (" + (view.evidence.length + view.evidence_not_listed) + ")"));
+      panel.append(evidenceList(view.evidence));
+      if (view.evidence_not_listed) panel.append(el("p", view.evidence_not_listed + " more not listed.", "kg-muted"));
+    }
+    leftOutNote(view.links_left_out, "link", "links");
   }
 
-  function paperPanel(id, d) {
-    panel.append(el("h2", d.title || d.label, "kg-label"));
-    const where = venueAndYear(d);
-    if (where) panel.append(el("p", where, "kg-venue"));
-    if (d.authors.length) panel.append(el("p", d.authors.join(", "), "kg-authors kg-muted"));
-    if (/^https?:\/\//i.test(d.url)) {
-      const link = el("a", d.url, "kg-url");
-      link.href = d.url;
+  /** An entity's relations as links to the entity at the other end, with the relation's direction
+   * ("E-GRPO: variantOf → GRPO"; "GRPO: ← variantOf E-GRPO"); several relations with one entity share a row. */
+  function relationLinks(view) {
+    const byOther = new Map();
+    for (const r of view.relations) {
+      const outgoing = r.subject === view.id;
+      const other = outgoing ? r.object : r.subject;
+      if (!byOther.has(other)) byOther.set(other, { id: other, name: outgoing ? r.object_label : r.subject_label, roles: [], evidence: "" });
+      const link = byOther.get(other);
+      link.roles.push(outgoing ? r.relation + " →" : "← " + r.relation);
+      link.evidence = link.evidence || r.sentence;
+    }
+    return [...byOther.values()];
+  }
+
+  function paperPanel(view) {
+    panel.append(corpus("h2", view.title || view.label, "kg-label"));
+    const where = venueAndYear(view.venue, view.year);
+    if (where) panel.append(corpus("p", where, "kg-venue"));
+    if (view.authors.length) panel.append(authorList(view.authors));
+    if (/^https?:\/\//i.test(view.url)) {
+      const link = el("a", view.url, "kg-url");
+      link.href = view.url;
       link.rel = "noopener noreferrer";
       link.target = "_blank";
       panel.append(link);
     }
-    panel.append(focusButtons(id));
+    panel.append(focusButtons(view.id));
     panel.append(el("h3", "Abstract"));
-    panel.append(el("p", d.abstract || (served ? "Loading…" : "—"), "kg-abstract"));
-    if (served) panel.append(servedSection(id));
-    panel.append(el("h3", "Entities (" + d.links.length + ")"));
-    panel.append(linkList(d.links, true));
-    if (d.hidden_links > 0) panel.append(el("p", plural(d.hidden_links, "more entity") + " not shown in this view.", "kg-muted"));
+    if (view.abstract !== null) {
+      panel.append(markedText("p", view.abstract, view.mentions.map((m) => [m.start, m.end, m.label + " · " + m.type + " · " + m.role]), "kg-abstract"));
+    } else if (served) {
+      panel.append(el("p", "Loading…", "kg-abstract"));
+    } else {
+      panel.append(el("p", "Not in this page, which holds the abstracts of the " + tables.holds.abstracts
+        + " most linked papers: kg serve shows it.", "kg-abstract kg-muted"));
+    }
+    if (served) panel.append(servedSection(view.id));
+    panel.append(el("h3", "Entities (" + view.entities.length + ")"));
+    panel.append(linkList(view.entities.map((e) => ({ id: e.id, name: e.label, roles: e.roles, kind: e.type }))));
+    leftOutNote(view.links_left_out, "entity", "entities");
+  }
+
+  function authorList(authors) {
+    const list = isolatedList("p", "", authors, 50);
+    list.className = "kg-authors kg-muted";
+    return list;
+  }
+
+  /** "3 more links not shown in this view." (served) or "… not in this page" (a page too small for the graph). */
+  function leftOutNote(count, one, many) {
+    if (count > 0) {
+      panel.append(el("p", count + " more " + (count === 1 ? one : many)
+        + (served ? " not shown in this view." : " not in this page: kg serve shows them."), "kg-muted"));
+    }
   }
 
   function focusButtons(id) {
@@ -346,22 +698,9 @@
     return row;
   }
 
-  /** The linked nodes, each with its roles; a click selects it. Hover shows the evidence sentence. */
-  /** Reported results: the value as written, what reached it on which dataset; hover shows the sentence. */
-  function resultList(results) {
-    const list = el("ul", null, "kg-results");
-    for (const result of results) {
-      const item = el("li");
-      item.append(el("span", result.value + (result.kind === "gain" ? " gain" : ""), "kg-role"));
-      const about = [result.metric, result.dataset && "on " + result.dataset, result.subject && "by " + result.subject];
-      item.append(el("span", about.filter(Boolean).join(" ")));
-      item.title = result.sentence;
-      list.append(item);
-    }
-    return list;
-  }
-
-  function linkList(links, withKind) {
+  /** Linked nodes ({id, name, roles, kind?, evidence?}), each with its roles; a click goes to it.
+   * Hover shows the evidence sentence. */
+  function linkList(links) {
     const list = el("ul", null, "kg-links");
     for (const link of links) {
       const item = el("li");
@@ -369,14 +708,54 @@
       for (const role of link.roles) roles.append(el("span", role, "kg-role"));
       const target = el("button", null, "kg-link");
       target.type = "button";
-      if (withKind) target.append(swatch(details[link.id].kind));
-      target.append(el("span", nameOf(link.id)));
+      if (link.kind) target.append(swatch(link.kind));
+      target.append(corpus("span", link.name));
       if (link.evidence) target.title = link.evidence;
-      target.addEventListener("click", () => select(link.id));
+      target.addEventListener("click", () => goTo(link.id));
       item.append(roles, target);
       list.append(item);
     }
     return list;
+  }
+
+  /** Reported results: the value as written, what reached it on which dataset; hover shows the sentence. */
+  function resultList(results) {
+    const list = el("ul", null, "kg-results");
+    for (const result of results) {
+      const item = el("li");
+      item.append(corpus("span", result.text + (result.kind === "gain" ? " gain" : ""), "kg-role"));
+      const about = el("span");
+      if (result.metric) about.append(bdi(result.metric), " ");
+      if (result.dataset) about.append("on ", bdi(result.dataset), " ");
+      if (result.subject) about.append("by ", bdi(result.subject));
+      item.append(about);
+      item.title = result.sentence;
+      list.append(item);
+    }
+    return list;
+  }
+
+  /** Evidence: each sentence with the mention marked, under the paper's role and title. */
+  function evidenceList(items) {
+    const list = el("ul", null, "kg-evidence");
+    for (const item of items) {
+      const row = el("li");
+      const head = el("div", null, "kg-evidence-head");
+      head.append(el("span", item.role, "kg-role"), nodeButton(item.paper, item.title));
+      const spans = item.start === null ? [] : [[item.start, item.end]];
+      row.append(head, markedText("p", item.sentence, spans, "kg-sentence"));
+      list.append(row);
+    }
+    return list;
+  }
+
+  function nodeButton(id, label) {
+    const button = el("button", null, "kg-node-button");
+    button.append(bdi(label));
+    button.type = "button";
+    if (id) button.addEventListener("click", () => goTo(id));
+    else button.disabled = true;
+    return button;
   }
 
   // ------------------------------------------------------- panel, served
@@ -398,26 +777,9 @@
     return box;
   }
 
-  function nodeButton(id, label) {
-    const button = el("button", label, "kg-node-button");
-    button.type = "button";
-    if (id) button.addEventListener("click", () => goTo(id));
-    else button.disabled = true;
-    return button;
-  }
-
   function entityDetails(box, info) {
     box.append(el("h3", "Evidence (" + info.evidence.length + ")"));
-    const list = el("ul", null, "kg-evidence");
-    for (const item of info.evidence) {
-      const row = el("li");
-      const head = el("div", null, "kg-evidence-head");
-      head.append(el("span", item.role, "kg-role"), nodeButton(item.paper, item.title));
-      const spans = item.start === null ? [] : [[item.start, item.end]];
-      row.append(head, markedText("p", item.sentence, spans, "kg-sentence"));
-      list.append(row);
-    }
-    box.append(list);
+    box.append(evidenceList(info.evidence));
     box.append(relatedSection(info.id));
   }
 
@@ -446,7 +808,7 @@
     const spans = info.mentions.map((m) => [m.start, m.end, m.label + " · " + m.type + " · " + m.role]);
     const abstract = panel.querySelector(".kg-abstract");
     if (abstract) abstract.replaceWith(markedText("p", info.abstract, spans, "kg-abstract"));
-    if (info.authors.length && !panel.querySelector(".kg-authors")) box.append(el("p", info.authors.join(", "), "kg-authors kg-muted"));
+    if (info.authors.length && !panel.querySelector(".kg-authors")) box.append(authorList(info.authors));
   }
 
   function pageLinks(info) {
@@ -463,7 +825,9 @@
 
   // ---------------------------------------------------------------- search
 
-  const index = new Map(); // lower-cased label, title or alias -> node ids
+  // Suggestions come from the whole graph: the page's own tables from disk, the server when served.
+  const suggested = new Map(); // lower-cased suggestion -> node id
+  let lastSearch = 0;
 
   function option(value, hint) {
     const item = document.createElement("option");
@@ -472,89 +836,33 @@
     return item;
   }
 
-  function addToIndex(text, id, hint) {
-    if (!text) return;
-    const key = text.trim().toLowerCase();
-    if (!index.has(key)) index.set(key, []);
-    if (index.get(key).includes(id)) return;
-    index.get(key).push(id);
-    searchOptions.append(option(text, hint));
-  }
-
-  for (const id of Object.keys(details)) {
-    const d = details[id];
-    addToIndex(nameOf(id), id, d.kind);
-    for (const alias of d.aliases || []) addToIndex(alias, id, d.kind + " · " + d.label);
-  }
-
-  function weight(id) {
-    const d = details[id];
-    return d.kind === "Paper" ? 0 : d.papers;
-  }
-
-  function heaviest(ids) {
-    return ids.reduce((best, id) => (weight(id) > weight(best) ? id : best));
-  }
-
-  /** The node a query means: an exact label or alias, else the best prefix, else the best substring. */
-  function find(query) {
-    const q = query.trim().toLowerCase();
-    if (!q) return null;
-    if (index.has(q)) return heaviest(index.get(q));
-    let best = null;
-    let bestScore = null;
-    for (const [key, ids] of index) {
-      const at = key.indexOf(q);
-      if (at < 0) continue;
-      const id = heaviest(ids);
-      const score = [at === 0 ? 0 : 1, -weight(id), key.length];
-      if (bestScore === null || compare(score, bestScore) < 0) {
-        best = id;
-        bestScore = score;
-      }
-    }
-    return best;
-  }
-
-  function compare(a, b) {
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
-    return 0;
-  }
-
-  function noMatch(query) {
-    searchStatus.textContent = "No match for “" + query.trim() + "”";
-  }
-
-  function search(query) {
-    const id = find(query);
-    searchStatus.textContent = id === null && query.trim() ? "No match for “" + query.trim() + "”" : "";
-    if (id !== null) select(id);
-    return id;
-  }
-
-  // Served, the server searches the whole graph, not only what the overview draws.
-  const suggested = new Map(); // lower-cased suggestion -> node id
-  let lastSearch = 0;
-
-  async function serverSearch(query) {
+  async function suggest(query) {
     const ticket = ++lastSearch;
-    const found = await getJSON("/search.json?" + new URLSearchParams({ q: query }));
+    const results = served ? (await getJSON("/search.json?" + new URLSearchParams({ q: query }))).results
+      : tables.search(query, SEARCH_LIMIT);
     if (ticket === lastSearch) { // else a later keystroke's suggestions will do
       suggested.clear();
       searchOptions.replaceChildren();
-      for (const item of found.results) {
-        suggested.set(item.name.trim().toLowerCase(), item.id);
-        searchOptions.append(option(item.name, item.kind + (item.name === item.label ? "" : " · " + item.label)));
+      for (const item of results) {
+        const key = item.name.trim().toLowerCase();
+        if (!suggested.has(key)) suggested.set(key, item.id); // two "GAN"s: the one of more papers
+        searchOptions.append(option(item.name, item.kind + (item.name === item.label ? "" : " · " + isolated(item.label))));
       }
+      searchOptions.dataset.query = query; // what the suggestions are for (tests wait for it)
     }
-    return found.results;
+    return results;
   }
 
-  async function searchEverywhere(query) {
+  function noMatch(query) {
+    searchStatus.replaceChildren("No match for “", bdi(query.trim()), "”");
+  }
+
+  /** Go to the node a search means: a suggestion picked, else the best match. */
+  async function search(query) {
     searchStatus.textContent = "";
     if (!query.trim()) return null;
     const exact = suggested.get(query.trim().toLowerCase());
-    const results = exact ? [{ id: exact }] : await serverSearch(query).catch(() => []);
+    const results = exact ? [{ id: exact }] : await suggest(query).catch(() => []);
     if (!results || !results.length) {
       noMatch(query);
       return null;
@@ -570,20 +878,15 @@
     searchStatus.textContent = "";
     const picked = !event.inputType || event.inputType === "insertReplacementText";
     const key = searchInput.value.trim().toLowerCase();
-    if (served) {
-      if (picked && suggested.has(key)) searchEverywhere(searchInput.value);
-      clearTimeout(typingTimer);
-      if (key) typingTimer = setTimeout(() => serverSearch(searchInput.value).catch(() => null), 150);
-    } else if (picked && index.has(key)) {
-      search(searchInput.value);
-    }
+    if (picked && suggested.has(key)) search(searchInput.value);
+    clearTimeout(typingTimer);
+    if (key) typingTimer = setTimeout(() => suggest(searchInput.value).catch(() => null), served ? 150 : 60);
   });
   searchInput.addEventListener("keydown", function (event) {
     if (event.key === "Enter") {
       event.preventDefault();
       clearTimeout(typingTimer);
-      if (served) searchEverywhere(searchInput.value);
-      else search(searchInput.value);
+      search(searchInput.value);
     }
   });
 
@@ -597,7 +900,8 @@
     if (box && box.checked !== visible) box.checked = visible;
     const changes = nodes.get({ filter: (node) => node.kind === kind && Boolean(node.hidden) === visible });
     if (changes.length) nodes.update(changes.map((node) => ({ id: node.id, hidden: !visible })));
-    if (!visible && panel.dataset.node && details[panel.dataset.node].kind === kind) {
+    const shown = panel.dataset.node;
+    if (!visible && shown && indexOf(shown) !== undefined && tables.kindOf(indexOf(shown)) === kind) {
       network.unselectAll();
       showEmptyPanel();
     }
@@ -624,7 +928,7 @@
     for (const [kind, span] of counts) span.textContent = String(drawn.get(kind) || 0);
   }
 
-  for (const kind of kinds) addToggle(kind.name, kind.count);
+  for (const kind of meta.kinds) addToggle(kind.name, kind.count);
 
   showEmptyPanel();
 

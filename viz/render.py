@@ -8,6 +8,12 @@ pyvis), ``explorer.css`` and ``explorer.js``, so it opens from disk with no
 network at all; its Content-Security-Policy forbids any fetch and lets only
 those inline scripts run.
 
+The page opens on an overview (the most mentioned entities and their papers)
+but holds the whole graph as compact tables (:func:`graph_tables`), from
+which it searches, shows any node's panel and draws any neighbourhood; a
+graph too large for ``PAGE_BYTES`` is held in part, most linked papers first,
+and the page says so.
+
 Safety: the corpus (titles, abstracts, labels, aliases) reaches the page only
 as JSON inside ``<script type="application/json">`` with ``<``, ``>`` and
 ``&`` escaped, and ``explorer.js`` builds the DOM from it with
@@ -17,7 +23,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import itertools
 import json
 import math
 import os
@@ -32,7 +37,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 from pyvis.network import Network
 
-from kg.vocab import ENTITY_TYPES, ROLES
+from kg.vocab import ENTITY_TYPES, RELATIONS, ROLES, entity_node
 
 ASSETS = Path(__file__).parent
 VIS_NETWORK = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2"
@@ -69,15 +74,25 @@ PAPER_SIZE = 6  # pixels
 ENTITY_SCALING = {"min": 8, "max": 36, "label": {"enabled": True, "min": 12, "max": 30, "drawThreshold": 5}}
 LABEL_LIMIT = 40  # characters of an entity's label drawn on the canvas
 
+#: The size (bytes) an offline page aims to stay under: the whole graph if it fits, else the most
+#: linked part of it, the page saying what it holds. Chromium opens 15 MB in about a second.
+PAGE_BYTES = 15_000_000
+NEIGHBOURHOOD_LIMIT = 250  # nodes a focused view draws at most (as kg serve's)
+EVIDENCE_LIMIT = 200  # pieces of evidence an entity's panel lists (as kg serve's)
 
-def render_html(G: nx.MultiDiGraph, path, *, title: str = "kg", max_nodes: int = 400) -> Path:
+
+def render_html(G: nx.MultiDiGraph, path, *, title: str = "kg", max_nodes: int = 400,
+                max_bytes: int = PAGE_BYTES) -> Path:
     """Write an interactive, offline HTML explorer of ``G`` to ``path``.
 
     Nodes are coloured by kind (with a legend that doubles as type filters)
     and sized by how many papers mention them; a search box completes over
-    labels and aliases; a side panel shows the selected node, its aliases and
-    the papers it is linked to with their roles, or a paper's title, venue and
-    abstract. The page needs no network: vis-network is inlined.
+    the labels, titles and aliases of the whole graph; a side panel shows any
+    node: an entity's aliases, papers with their roles, relations, results and
+    evidence sentences, or a paper's title, venue, abstract (its mentions
+    marked) and entities. The page needs no network: vis-network is inlined,
+    and the graph is embedded as compact tables (:func:`graph_tables`) from
+    which the page draws any node's neighbourhood.
 
     Parameters
     ----------
@@ -91,10 +106,13 @@ def render_html(G: nx.MultiDiGraph, path, *, title: str = "kg", max_nodes: int =
     title : str, optional
         The page's title and heading.
     max_nodes : int, optional
-        The most nodes drawn. A larger graph is shown as an overview: the
-        entities mentioned by the most papers plus their papers, with the
-        number of hidden nodes stated on the page. Above ``LAYOUT_ABOVE``
-        shown nodes the layout is computed in Python and physics is off.
+        The most nodes the page opens on. A larger graph opens on an overview:
+        the entities mentioned by the most papers plus their papers, the page
+        saying how many nodes it leaves out. Above ``LAYOUT_ABOVE`` shown
+        nodes the layout is computed in Python and physics is off.
+    max_bytes : int, optional
+        The size the page aims to stay under. A graph too large for it is held
+        in part, the most linked papers first, and the page says what it holds.
 
     Returns
     -------
@@ -122,18 +140,19 @@ def render_html(G: nx.MultiDiGraph, path, *, title: str = "kg", max_nodes: int =
     ('kg.html', True, False)
     """
     path = Path(path)
-    _write_atomically(path, render_page(G, title=title, max_nodes=max_nodes))
+    _write_atomically(path, render_page(G, title=title, max_nodes=max_nodes, max_bytes=max_bytes))
     return path
 
 
-def render_page(G: nx.MultiDiGraph, *, title: str = "kg", max_nodes: int = 400, served: bool = False) -> str:
+def render_page(G: nx.MultiDiGraph, *, title: str = "kg", max_nodes: int = 400, served: bool = False,
+                max_bytes: int = PAGE_BYTES) -> str:
     """The explorer page of ``G`` as HTML text: the page :func:`render_html` writes or, with
     ``served``, the one ``kg serve`` sends.
 
-    A served page may fetch from the server it came from (and nowhere else):
-    its side panel loads each node's evidence, related methods and SPARQL
-    query, its search box completes over the whole graph, and it can focus on
-    the neighbourhood of any node. Parameters and errors are those of
+    A served page holds only what it draws and fetches the rest from the
+    server it came from (and nowhere else): each node's evidence, related
+    methods and SPARQL query, search over the whole graph, and the
+    neighbourhood of any node. Parameters and errors are those of
     :func:`render_html`.
 
     >>> G = nx.MultiDiGraph()
@@ -146,23 +165,29 @@ def render_page(G: nx.MultiDiGraph, *, title: str = "kg", max_nodes: int = 400, 
         raise ValueError(f"max_nodes must be at least 1, got {max_nodes}.")
     H = induced(G, select_overview(G, max_nodes))
     positions = layout(H) if len(H) > LAYOUT_ABOVE else None
-    net = _network(H, positions, title)
-    explorer = _explorer_data(G, H)
-    explorer["meta"]["served"] = served
+    net = _network(H, positions, title, kinds=kinds_of(G))
     env = _environment()
-    env.globals.update(
-        explorer=explorer,
-        total_nodes=G.number_of_nodes(),
-        hidden_nodes=G.number_of_nodes() - H.number_of_nodes(),
-        **_assets(served=served),
-    )
+    env.globals.update(total_nodes=G.number_of_nodes(), hidden_nodes=G.number_of_nodes() - H.number_of_nodes(),
+                       **_assets(served=served))
     net.templateEnv, net.path = env, "explorer.html"
-    return net.generate_html()
+
+    def page(tables: dict) -> str:
+        explorer = _explorer_data(G, H, tables)
+        explorer["meta"]["served"] = served
+        env.globals.update(explorer=explorer, holds=tables["holds"])
+        return net.generate_html()
+
+    if served:
+        return page(graph_tables(G, nodes=H))
+    empty = graph_tables(G, nodes=())  # the page around its tables, measured once
+    around = len(page(empty).encode("utf-8")) - _json_size(empty)
+    return page(graph_tables(G, first=H, budget=max_bytes - around))
 
 
 def subgraph_data(G: nx.MultiDiGraph, nodes, *, title: str = "kg") -> dict:
     """What the explorer draws when it focuses on ``nodes`` of ``G``: vis-network's nodes, edges and
-    options, and the side panel's details, laid out here (physics off) so the page draws at once.
+    options, and the tables of those nodes for the side panel, laid out here (physics off) so the
+    page draws at once.
 
     >>> G = nx.MultiDiGraph([("paper/1", "task/a")])
     >>> G.add_node("paper/1", kind="Paper", label="P1")
@@ -172,8 +197,9 @@ def subgraph_data(G: nx.MultiDiGraph, nodes, *, title: str = "kg") -> dict:
     (['edges', 'explorer', 'nodes', 'options'], ['paper/1', 'task/a'], {'enabled': False})
     """
     H = induced(G, nodes)
-    net = _network(H, layout(H) if len(H) else None, title)
-    return {"nodes": net.nodes, "edges": net.edges, "options": net.options, "explorer": _explorer_data(G, H)}
+    net = _network(H, layout(H) if len(H) else None, title, kinds=kinds_of(G))
+    return {"nodes": net.nodes, "edges": net.edges, "options": net.options,
+            "explorer": _explorer_data(G, H, graph_tables(G, nodes=H))}
 
 
 def select_overview(G: nx.MultiDiGraph, max_nodes: int) -> set:
@@ -346,7 +372,10 @@ def induced(G: nx.Graph, nodes) -> nx.Graph:
 
 def kinds_of(G: nx.MultiDiGraph) -> list[str]:
     """Kinds in legend order: entity types, then any unknown kind, then papers."""
-    present = {_kind(data) for _, data in G.nodes(data=True)}
+    return _kinds_in({_kind(data) for _, data in G.nodes(data=True)})
+
+
+def _kinds_in(present: set) -> list[str]:
     known = [k for k in ENTITY_TYPES if k in present]
     other = sorted(present - set(ENTITY_TYPES) - {PAPER}, key=str)
     return known + other + ([PAPER] if PAPER in present else [])
@@ -356,8 +385,9 @@ def _kind(data: dict) -> str:
     return str(data.get("kind") or "Entity")  # a node without a kind still gets drawn
 
 
-def _network(H: nx.MultiDiGraph, positions: dict | None, title: str) -> Network:
-    """The pyvis network of ``H``: node and edge lists built directly (``add_node`` is quadratic)."""
+def _network(H: nx.MultiDiGraph, positions: dict | None, title: str, *, kinds: list[str]) -> Network:
+    """The pyvis network of ``H``: node and edge lists built directly (``add_node`` is quadratic),
+    with a colour for each of ``kinds`` (the page may later draw kinds ``H`` lacks)."""
     net = Network(height="100%", width="100%", directed=True, heading=title, cdn_resources="in_line")
     nodes = []
     for node, data in H.nodes(data=True):
@@ -380,20 +410,20 @@ def _network(H: nx.MultiDiGraph, positions: dict | None, title: str) -> Network:
         roles[source, target].append(str(data.get("role", key)))
     net.edges = [{"from": s, "to": t, "roles": _ordered_roles(r), "width": min(len(set(r)), 3)}
                  for (s, t), r in roles.items()]
-    net.options = _options(H, physics=positions is None and len(H) > 0)
+    net.options = _options(H, physics=positions is None and len(H) > 0, kinds=kinds)
     return net
 
 
 def _ordered_roles(roles) -> list[str]:
-    return sorted(set(roles), key=lambda r: (ROLE_RANK.get(r, len(ROLE_RANK)), r))
+    return sorted(set(roles), key=_role_order)
 
 
-def _options(H: nx.MultiDiGraph, *, physics: bool) -> dict:
-    """vis-network options: straight edges, and physics only for a small graph."""
+def _options(H: nx.MultiDiGraph, *, physics: bool, kinds: list[str]) -> dict:
+    """vis-network options: straight edges, a colour per kind, and physics only for a small graph."""
     groups = {kind: {"color": {"background": colour, "border": colour,
                                "highlight": {"background": colour, "border": "#111827"},
                                "hover": {"background": colour, "border": "#111827"}}}
-              for kind in kinds_of(H) for colour in [KIND_COLOURS.get(kind, OTHER_COLOUR)]}
+              for kind in kinds for colour in [KIND_COLOURS.get(kind, OTHER_COLOUR)]}
     options = {
         "groups": groups,
         "nodes": {"shape": "dot", "borderWidth": 1, "borderWidthSelected": 3, "scaling": ENTITY_SCALING,
@@ -406,82 +436,288 @@ def _options(H: nx.MultiDiGraph, *, physics: bool) -> dict:
                         "multiselect": False},
         "layout": {"randomSeed": SEED, "improvedLayout": H.number_of_nodes() <= 100},
     }
-    if physics:
-        options["physics"] = {
-            "enabled": True, "solver": "forceAtlas2Based",
-            "forceAtlas2Based": {"gravitationalConstant": -60, "centralGravity": 0.012, "springLength": 70,
-                                 "springConstant": 0.08, "damping": 0.5, "avoidOverlap": 0.3},
-            "maxVelocity": 60, "minVelocity": 1, "timestep": 0.5,
-            # The page turns physics off once these iterations are done.
-            "stabilization": {"enabled": True, "iterations": 250, "updateInterval": 25, "fit": True},
-        }
-    else:
-        options["physics"] = {"enabled": False}
+    options["physics"] = PHYSICS if physics else {"enabled": False}
     return options
 
 
-def _explorer_data(G: nx.MultiDiGraph, H: nx.MultiDiGraph) -> dict:
-    """What the side panel, search box and legend need, beyond vis-network's nodes and edges."""
-    details = {}
-    results = _results_by_entity(G)
-    for node, data in H.nodes(data=True):
-        kind = _kind(data)
-        links = defaultdict(lambda: {"roles": [], "evidence": ""})
-        if kind == PAPER:
-            edges = H.out_edges(node, keys=True, data=True)
-        else:  # papers' roles towards it, and its relations with other entities both ways
-            edges = itertools.chain(H.in_edges(node, keys=True, data=True), H.out_edges(node, keys=True, data=True))
-        for source, target, key, edge in edges:
-            other = target if source == node else source
-            link = links[other]
-            role = str(edge.get("role", key))
-            if kind != PAPER and _kind(H.nodes[other]) != PAPER:
-                role = f"{role} →" if source == node else f"← {role}"  # "E-GRPO: variantOf → GRPO"
-            link["roles"].append(role)
-            evidence = edge.get("evidence") or []
-            if evidence and not link["evidence"]:
-                link["evidence"] = str(evidence[0].get("sentence", ""))
-        item = {"kind": kind, "label": str(data.get("label", node)),
-                "links": sorted(({"id": other, "roles": _ordered_roles(link["roles"]), "evidence": link["evidence"]}
-                                 for other, link in links.items()), key=lambda link: _link_order(H, link))}
-        if kind == PAPER:
-            item.update({key: str(data.get(key) or "") for key in ("title", "venue", "abstract", "url")})
-            item["year"] = data.get("year") or ""
-            item["authors"] = [str(a) for a in data.get("authors") or []]
-            item["hidden_links"] = len(set(G.successors(node))) - len(links)
-        else:
-            item["aliases"] = [str(a) for a in data.get("aliases") or []]
-            item["papers"] = int(data.get("papers", 0))
-            item["results"] = results.get(node, [])
-            item["hidden_links"] = len(set(G.predecessors(node)) | set(G.successors(node))) - len(links)
-        details[node] = item
-    counts = Counter(item["kind"] for item in details.values())
-    kinds = [{"name": kind, "colour": KIND_COLOURS.get(kind, OTHER_COLOUR), "count": counts[kind]}
-             for kind in kinds_of(H)]
-    return {"details": details, "meta": {"kinds": kinds}}
+#: vis-network's simulation for a small graph; the page turns it off once these iterations are done.
+PHYSICS = {
+    "enabled": True, "solver": "forceAtlas2Based",
+    "forceAtlas2Based": {"gravitationalConstant": -60, "centralGravity": 0.012, "springLength": 70,
+                         "springConstant": 0.08, "damping": 0.5, "avoidOverlap": 0.3},
+    "maxVelocity": 60, "minVelocity": 1, "timestep": 0.5,
+    "stabilization": {"enabled": True, "iterations": 250, "updateInterval": 25, "fit": True},
+}
 
 
-def _results_by_entity(G: nx.MultiDiGraph) -> dict[str, list[dict]]:
-    """The results reported on each dataset and by each method or model, for their panels: the value
-    as written, the metric, the dataset and subject by name, and the sentence."""
-    def name(node):
-        return str(G.nodes[node]["label"]) if node else ""
+def _explorer_data(G: nx.MultiDiGraph, H: nx.MultiDiGraph, tables: dict) -> dict:
+    """What the page needs besides vis-network's nodes and edges: the tables of the graph it holds,
+    the legend (the kinds ``H`` draws, with counts), every kind's colour, and how to draw the
+    neighbourhoods it lays out itself."""
+    counts = Counter(_kind(data) for _, data in H.nodes(data=True))
+    legend = [{"name": kind, "colour": KIND_COLOURS.get(kind, OTHER_COLOUR), "count": counts[kind]}
+              for kind in kinds_of(H)]
+    colours = {kind: KIND_COLOURS.get(kind, OTHER_COLOUR) for kind in kinds_of(G)}
+    return {"tables": tables, "meta": {
+        "kinds": legend, "colours": colours, "physics": PHYSICS, "paper_size": PAPER_SIZE,
+        "label_limit": LABEL_LIMIT, "neighbourhood_limit": NEIGHBOURHOOD_LIMIT, "evidence_limit": EVIDENCE_LIMIT}}
 
-    found = defaultdict(list)
+
+# ------------------------------------------------------------ the graph as tables
+
+#: The fields of one relation in ``relations`` (flat, this many numbers each): the first piece of
+#: evidence is a mention in a paper's abstract (-1: none held).
+RELATION_FIELDS = ("subject", "object", "relation", "support", "paper", "start", "length")
+#: The fields of one row of ``results``: node indices (-1: none), the value as written and as a number.
+RESULT_FIELDS = ("paper", "text", "kind", "metric", "dataset", "subject", "start", "value", "unit", "previous")
+
+
+def graph_tables(G: nx.MultiDiGraph, *, nodes=None, first=(), budget: int | None = None) -> dict:
+    """``G`` as compact tables, from which the explorer searches, draws and shows any node.
+
+    Strings that repeat (venues, authors) are written once, in ``strings``;
+    the rest is numbers. Nodes are columns
+    (``kind``, ``id``, ``label``, ``papers``, ``aliases``) by position: entities
+    first, most mentioned first, then papers, most linked first, whose own
+    ``paper_*`` columns start at ``first_paper``. A paper's links are flat
+    ``[entity, role, entity, role, ...]``; its mentions ``[link, start, length,
+    ...]`` and its sentences ``[start, end, ...]``, offsets into its abstract
+    in code points (as Python counts). ``relations`` is flat, ``RELATION_FIELDS``
+    numbers each; ``results`` holds rows of ``RESULT_FIELDS``. Codes index
+    ``kinds``, ``roles`` (in the order a panel lists them) and ``strings``
+    (venues and authors). A node's id is its kind's segment and ``id`` (0:
+    the slug of its label in lower case), or ``id`` whole for the nodes in
+    ``whole_ids``.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The graph, as for :func:`render_html`.
+    nodes : iterable, optional
+        The nodes to hold (default: all). Counts stay ``G``'s, and
+        ``links_total`` gives each node's links in ``G``.
+    first : iterable, optional
+        Nodes held before any other when the budget is short (what the page
+        opens on).
+    budget : int, optional
+        The most characters of JSON. Past it, the least linked papers lose
+        their abstracts (and evidence), then, if that is not enough, are left
+        out with the entities only they mention. ``holds`` counts what is held.
+
+    Returns
+    -------
+    dict
+        The tables, as JSON-ready lists.
+
+    Examples
+    --------
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_node("method/grpo", kind="Method", label="GRPO", aliases=[], papers=1)
+    >>> G.add_node("paper/p1", kind="Paper", label="On GRPO", abstract="We propose GRPO.", venue="ICLR")
+    >>> _ = G.add_edge("paper/p1", "method/grpo", key="proposes", role="proposes",
+    ...                evidence=[{"start": 11, "end": 15, "sentence": "We propose GRPO."}])
+    >>> t = graph_tables(G)
+    >>> t["kinds"], t["id"], t["label"], t["roles"], t["first_paper"]
+    (['Method', 'Paper'], [0, 'p1'], ['GRPO', 'On GRPO'], ['proposes'], 1)
+    >>> t["paper_links"], t["paper_mentions"], t["paper_sentences"], t["strings"], t["paper_venue"]
+    ([[0, 0]], [[0, 11, 4]], [[0, 16]], ['ICLR'], [0])
+    >>> short = graph_tables(G, budget=_json_size(t) - 1)  # one character short: no abstract
+    >>> short["paper_abstract"], short["holds"]
+    ([None], {'nodes': 2, 'of_nodes': 2, 'papers': 1, 'of_papers': 1, 'abstracts': 0, 'of_abstracts': 1})
+    """
+    held = set(G) if nodes is None else set(nodes)
+    first = set(first) & held
+    degree = dict(G.degree(held))
+    entities = sorted((n for n in held if _kind(G.nodes[n]) != PAPER),
+                      key=lambda n: (-int(G.nodes[n].get("papers") or 0), -degree[n], str(n)))
+    papers = sorted((n for n in held if _kind(G.nodes[n]) == PAPER),
+                    key=lambda n: (n not in first, -degree[n], str(n)))
+
+    def core(count: int):
+        kept = papers[:count]
+        if count == len(papers):
+            return _core_tables(G, entities, kept, whole=nodes is None)
+        linked = {e for p in kept for e in G.successors(p)}
+        return _core_tables(G, [e for e in entities if e in linked or e in first], kept, whole=False)
+
+    tables, texts = core(len(papers))
+    if budget is not None and _json_size(tables) > budget:  # the most papers whose core fits; at least the first
+        low, high = sum(1 for p in papers if p in first), len(papers)
+        while low < high:
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if _json_size(core(middle)[0]) <= budget else (low, middle - 1)
+        tables, texts = core(low)
+    _add_texts(tables, texts, None if budget is None else budget - _json_size(tables))
+    return tables
+
+
+def _core_tables(G: nx.MultiDiGraph, entities: list, papers: list, *, whole: bool) -> tuple[dict, list]:
+    """The tables of ``entities`` and ``papers`` without abstracts, and for each paper a function
+    giving its texts (see :func:`_paper_text`), to add while they fit."""
+    order = entities + papers
+    index = {node: i for i, node in enumerate(order)}
+    links = [(p, e, str(d.get("role", k)), d) for p in papers for _, e, k, d in G.out_edges(p, keys=True, data=True)
+             if e in index]
+    relations = [(e, o, str(d.get("role", k)), d) for e in entities for _, o, k, d in G.out_edges(e, keys=True, data=True)
+                 if o in index and _kind(G.nodes[o]) != PAPER]
+    roles = sorted({role for _, _, role, _ in links + relations}, key=_role_order)
+    role_code = {role: i for i, role in enumerate(roles)}
+    spans = defaultdict(list)  # paper -> (sentence, start, end) that relations and results point into
+    tables = {"roles": roles, **_node_columns(G, order), "first_paper": len(entities),
+              "relations": _relation_rows(G, relations, index, role_code, spans),
+              "results": _result_rows(G, index, spans)}
+    by_paper = defaultdict(list)
+    for paper, entity, role, data in links:
+        by_paper[paper].append((index[entity], role_code[role], data))
+    columns, texts = _paper_columns(G, papers, by_paper, spans)
+    tables.update(columns)
+    if not whole:  # so that a panel can say how many of a node's links the page leaves out
+        tables["links_total"] = [len(set(G.predecessors(n)) | set(G.successors(n))) for n in order]
+    tables["holds"] = {"nodes": len(order), "of_nodes": G.number_of_nodes(), "papers": len(papers),
+                       "of_papers": sum(1 for _, d in G.nodes(data=True) if _kind(d) == PAPER),
+                       "abstracts": 0, "of_abstracts": sum(1 for p in papers if G.nodes[p].get("abstract"))}
+    return tables, texts
+
+
+def _node_columns(G: nx.MultiDiGraph, order: list) -> dict:
+    """The columns every node has: kind, id, label, papers (mentioning an entity), aliases."""
+    kinds = _kinds_in({_kind(G.nodes[n]) for n in order})
+    code = {kind: i for i, kind in enumerate(kinds)}
+    columns = {"kinds": kinds, "kind": [], "id": [], "label": [], "papers": [], "aliases": [], "whole_ids": []}
+    for i, node in enumerate(order):
+        data = G.nodes[node]
+        kind, label = _kind(data), str(data.get("label", node))
+        tail = _id_tail(str(node), kind, label)
+        if tail is None:
+            columns["whole_ids"].append(i)
+        columns["kind"].append(code[kind])
+        columns["id"].append(str(node) if tail is None else tail)
+        columns["label"].append(label)
+        columns["papers"].append(0 if kind == PAPER else int(data.get("papers") or 0))
+        columns["aliases"].append([str(a) for a in data.get("aliases") or []] or 0)
+    return columns
+
+
+def _relation_rows(G: nx.MultiDiGraph, relations: list, index: dict, role_code: dict, spans: dict) -> list[int]:
+    """``relations`` as flat ``RELATION_FIELDS`` rows, each with its first evidence in a held paper
+    (whose sentence goes into ``spans``)."""
+    paper_of = {G.nodes[n].get("paper_id"): n for n in index if _kind(G.nodes[n]) == PAPER}
+    rows = []
+    for s, o, relation, data in sorted(relations, key=lambda r: (index[r[0]], index[r[1]], role_code[r[2]])):
+        item = next((item for item in data.get("evidence") or () if paper_of.get(item.get("paper"))), None)
+        where = [-1, 0, 0]
+        if item and isinstance(item.get("start"), int) and isinstance(item.get("end"), int):
+            paper = paper_of[item["paper"]]
+            spans[paper].append((item.get("sentence"), item["start"], item["end"]))
+            where = [index[paper], item["start"], item["end"] - item["start"]]
+        rows += [index[s], index[o], role_code[relation], int(data.get("papers") or 1), *where]
+    return rows
+
+
+def _result_rows(G: nx.MultiDiGraph, index: dict, spans: dict) -> list[list]:
+    """The results reported in held papers about held entities, as ``RESULT_FIELDS`` rows (their
+    sentences go into ``spans``)."""
+    rows = []
     for result in G.graph.get("results", ()):
-        shown = {"value": str(result["text"]), "kind": result["kind"], "metric": name(result["metric"]),
-                 "dataset": name(result["dataset"]), "subject": name(result["subject"]),
-                 "sentence": str(result["sentence"])}
-        for part in ("dataset", "subject"):
-            if result[part]:
-                found[result[part]].append(shown)
-    return found
+        ends = [index.get(result.get(part), -1) for part in ("metric", "dataset", "subject")]
+        if result.get("paper") in index and max(ends) >= 0:
+            spans[result["paper"]].append((result.get("sentence"), result.get("start"), result.get("end")))
+            rows.append([index[result["paper"]], str(result.get("text", "")), result.get("kind", "score"), *ends,
+                         result.get("start", 0), result.get("value"), result.get("unit") or "", result.get("previous")])
+    return rows
 
 
-def _link_order(H: nx.MultiDiGraph, link: dict) -> tuple:
-    """Strongest role first (the order of ``vocab.ROLES``), then by name."""
-    other = H.nodes[link["id"]]
-    return ROLE_RANK.get(link["roles"][0], len(ROLE_RANK)), str(other.get("title") or other.get("label", "")).lower()
+def _paper_columns(G: nx.MultiDiGraph, papers: list, by_paper: dict, spans: dict) -> tuple[dict, list]:
+    """The papers' own columns (venue, year, authors, url, links; abstracts empty for now) and the
+    function giving each paper's texts. Venues and authors repeat: ``strings`` holds each once."""
+    strings: dict[str, int] = {}
+
+    def shared(text) -> int:
+        return strings.setdefault(str(text), len(strings)) if text else -1
+
+    columns = {name: [] for name in ("paper_venue", "paper_year", "paper_authors", "paper_url", "paper_links")}
+    texts = []
+    for p in papers:
+        data = G.nodes[p]
+        edges = sorted(by_paper[p], key=lambda edge: edge[:2])
+        columns["paper_venue"].append(shared(data.get("venue")))
+        columns["paper_year"].append(data.get("year") or 0)
+        columns["paper_authors"].append([shared(a) for a in data.get("authors") or []])
+        columns["paper_url"].append(str(data.get("url") or ""))
+        columns["paper_links"].append([n for entity, role, _ in edges for n in (entity, role)])
+        texts.append(lambda p=p, edges=edges: _paper_text(G.nodes[p], [data for *_, data in edges], spans[p]))
+    columns.update({"strings": list(strings), "paper_abstract": [None] * len(papers),
+                    "paper_sentences": [[] for _ in papers], "paper_mentions": [[] for _ in papers]})
+    return columns, texts
+
+
+def _add_texts(tables: dict, texts: list, budget: int | None) -> None:
+    """Fill in the papers' abstracts, sentences and mentions, in table order, as long as they fit
+    in ``budget`` more characters of JSON."""
+    for row, text in enumerate(texts):
+        found = text()
+        if found is None:
+            continue
+        cost = sum(_json_size(part) for part in found) - _json_size([None, [], []]) + len("[,,]")
+        if budget is not None:
+            if cost > budget:
+                break
+            budget -= cost
+        tables["paper_abstract"][row], tables["paper_sentences"][row], tables["paper_mentions"][row] = found
+        tables["holds"]["abstracts"] += 1
+
+
+def _paper_text(paper: dict, edges: list[dict], spans: list[tuple]) -> tuple[str, list, list] | None:
+    """A paper's abstract; the sentences its evidence, relations and results lie in, as flat
+    ``[start, end, ...]``; and its mentions as flat ``[link, start, length, ...]`` (``link``: the
+    position of the edge in ``edges``)."""
+    abstract = str(paper.get("abstract") or "")
+    if not abstract:
+        return None
+    sentences, mentions = set(), set()
+    items = [(None, sentence, start, end) for sentence, start, end in spans]
+    items += [(link, item.get("sentence"), item.get("start"), item.get("end"))
+              for link, data in enumerate(edges) for item in data.get("evidence") or ()]
+    for link, sentence, start, end in items:
+        if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(abstract)):
+            continue
+        if link is not None:
+            mentions.add((start, end - start, link))
+        if sentence:  # the sentence's occurrence around the mention
+            at = abstract.find(str(sentence), max(0, end - len(sentence)))
+            if 0 <= at <= start:
+                sentences.add((at, at + len(sentence)))
+    return (abstract, [n for span in sorted(sentences) for n in span],
+            [n for start, length, link in sorted(mentions) for n in (link, start, length)])
+
+
+def _id_tail(node: str, kind: str, label: str) -> str | int | None:
+    """How the tables write ``node``: after its kind's segment (``method/``), 0 if that is the slug of
+    its label in lower case (the page mints it back), or None if the id is not ``segment/...`` (it is
+    then written whole).
+
+    >>> _id_tail("method/group-relative-policy-optimization", "Method", "Group Relative Policy Optimization")
+    0
+    >>> _id_tail("method/grpo-2", "Method", "GRPO"), _id_tail("grpo", "Method", "GRPO")
+    ('grpo-2', None)
+    """
+    segment = kind.lower() + "/"
+    if not kind.isascii() or not node.startswith(segment):
+        return None
+    # explorer.js's slug() mints the same as kg.vocab for ASCII text
+    return 0 if label.isascii() and node == entity_node(kind, label.lower()) else node[len(segment):]
+
+
+def _role_order(role: str) -> tuple:
+    """Paper roles strongest first (``vocab.ROLES``), then relations (``vocab.RELATIONS``), then others."""
+    if role in ROLE_RANK:
+        return 0, ROLE_RANK[role], role
+    return (1, RELATIONS.index(role), role) if role in RELATIONS else (2, 0, role)
+
+
+def _json_size(value) -> int:
+    """Characters (and bytes: it is ASCII) of ``value`` in the page."""
+    return len(_escaped_json(value))
 
 
 def script_json(value) -> Markup:
@@ -497,9 +733,12 @@ def script_json(value) -> Markup:
     """
     if isinstance(value, str):
         value = json.loads(value)
+    return Markup(_escaped_json(value))
+
+
+def _escaped_json(value) -> str:
     text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return Markup(text)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _environment() -> Environment:
