@@ -2,6 +2,10 @@
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from kg.cli import main
+from support import FIXTURES
 
 CHROMIUM = "/usr/bin/chromium"
 # Debian's Chromium as root in a sandbox with a closed network: no sandbox, no background traffic.
@@ -19,3 +23,19 @@ def browser():
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="session")
+def sample_build(tmp_path_factory) -> tuple[Path, str]:
+    """The sample corpus (tests/fixtures/sample.txt) built once with the real CLI: the graph's
+    path (the -o given) and what the build printed. Tests only read it."""
+    stem = tmp_path_factory.mktemp("sample") / "sample"
+    result = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(stem)])
+    assert result.exit_code == 0, result.output
+    return stem, result.output
+
+
+@pytest.fixture(scope="session")
+def sample(sample_build) -> Path:
+    """The sample graph's path (see ``sample_build``)."""
+    return sample_build[0]

@@ -1,11 +1,10 @@
 """Extraction is cached by text and extractor version, and gives the same result on several processes."""
-from pathlib import Path
 
 from kg.cache import ExtractionCache
 from kg.extract import extract_all, extract_papers
 from kg.ingest import read_papers
 
-FIXTURES = Path(__file__).parent / "fixtures"
+from support import FIXTURES
 
 
 def _papers():

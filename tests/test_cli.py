@@ -14,20 +14,12 @@ from kg import build as build_module
 from kg.cli import main
 from kg.queries import examples
 from kg.store import open_graph, run_query
-
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-@pytest.fixture(scope="module")
-def sample_graph(tmp_path_factory):
-    stem = tmp_path_factory.mktemp("graphs") / "sample"
-    result = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(stem)])
-    assert result.exit_code == 0, result.output
-    return stem, result.output
+from support import FIXTURES
 
 
-def test_build_writes_every_output_and_summarises(sample_graph):
-    stem, output = sample_graph
+
+def test_build_writes_every_output_and_summarises(sample_build):
+    stem, output = sample_build
     for suffix in (".ttl", ".nt", ".jsonld", ".html"):
         assert stem.with_name(stem.name + suffix).stat().st_size > 0
     assert "Built the graph of 8 papers in" in output
@@ -35,15 +27,15 @@ def test_build_writes_every_output_and_summarises(sample_graph):
 
 
 @pytest.mark.parametrize("name", sorted(examples()))
-def test_every_example_query_answers_on_the_sample(sample_graph, name):
-    stem, _ = sample_graph
+def test_every_example_query_answers_on_the_sample(sample_build, name):
+    stem, _ = sample_build
     example = examples()[name]
     rows = list(run_query(open_graph(stem), example.text, example.params))
     assert rows, f"example {name} returned nothing"
 
 
-def test_methods_on_benchmark_finds_what_papers_evaluated_on_it_propose(sample_graph):
-    stem, _ = sample_graph
+def test_methods_on_benchmark_finds_what_papers_evaluated_on_it_propose(sample_build):
+    stem, _ = sample_build
     result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", "methods-on-benchmark",
                                        "--bind", "benchmark=RULER", "--format", "csv"])
     assert result.exit_code == 0, result.output
@@ -51,22 +43,22 @@ def test_methods_on_benchmark_finds_what_papers_evaluated_on_it_propose(sample_g
     assert {"Llama-3.1-70B", "GPT-4o"} <= methods
 
 
-def test_query_json_is_sparql_results_json(sample_graph):
-    stem, _ = sample_graph
+def test_query_json_is_sparql_results_json(sample_build):
+    stem, _ = sample_build
     result = CliRunner().invoke(main, ["query", "-g", str(stem), "SELECT ?d WHERE { ?d a kg:Dataset }", "--format", "json"])
     data = json.loads(result.output)
     assert data["head"]["vars"] == ["d"] and len(data["results"]["bindings"]) >= 5
 
 
-def test_bound_values_are_not_spliced_into_the_query(sample_graph):
-    stem, _ = sample_graph
+def test_bound_values_are_not_spliced_into_the_query(sample_build):
+    stem, _ = sample_build
     hostile = 'RULER" } } ; DROP ALL ; SELECT * { ?s ?p ?o'
     result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", "methods-on-benchmark", "--bind", f"benchmark={hostile}"])
     assert result.exit_code == 0 and "(0 rows)" in result.output
 
 
-def test_stats_and_related(sample_graph):
-    stem, _ = sample_graph
+def test_stats_and_related(sample_build):
+    stem, _ = sample_build
     stats = CliRunner().invoke(main, ["stats", "-g", str(stem)])
     assert "Paper" in stats.output and "evaluatesOn" in stats.output
     relations = stats.output.split("Relations (entity -> entity):")[1]  # counts per entity-to-entity relation
@@ -78,8 +70,8 @@ def test_stats_and_related(sample_graph):
     assert "C-GRPO" in top and top["C-GRPO"]["parts"]["compared"] > 0
 
 
-def test_related_suggests_names_on_a_miss(sample_graph):
-    stem, _ = sample_graph
+def test_related_suggests_names_on_a_miss(sample_build):
+    stem, _ = sample_build
     result = CliRunner().invoke(main, ["related", "PhoneRLL", "-g", str(stem)])
     assert result.exit_code == 1 and "Did you mean" in result.output and "PhoneRL" in result.output
 
@@ -91,7 +83,7 @@ def test_missing_graph_is_one_clear_line_not_a_traceback(tmp_path):
     assert "No graph at" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_failed_build_leaves_previous_outputs_untouched(sample_graph, tmp_path, monkeypatch):
+def test_failed_build_leaves_previous_outputs_untouched(sample_build, tmp_path, monkeypatch):
     stem = tmp_path / "g"
     assert CliRunner().invoke(main, ["build", str(FIXTURES / "papers.jsonl"), "-o", str(stem)]).exit_code == 0
     outputs = lambda: {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}  # noqa: E731
@@ -178,22 +170,22 @@ def test_skipped_records_are_listed_up_to_twenty_with_a_count_of_the_rest(tmp_pa
     assert "... and 5 more" in result.output
 
 
-def test_an_example_asks_for_its_parameters_instead_of_using_the_samples(sample_graph):
-    stem, _ = sample_graph
+def test_an_example_asks_for_its_parameters_instead_of_using_the_samples(sample_build):
+    stem, _ = sample_build
     result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", "methods-on-benchmark"])
     assert result.exit_code == 2
     assert "needs --bind benchmark=VALUE (for instance --bind benchmark='RULER')" in result.output
 
 
-def test_kg_query_stops_a_runaway_query_at_its_time_limit(sample_graph):
-    stem, _ = sample_graph
+def test_kg_query_stops_a_runaway_query_at_its_time_limit(sample_build):
+    stem, _ = sample_build
     runaway = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"  # minutes, unchecked
     result = CliRunner().invoke(main, ["query", "-g", str(stem), runaway, "--timeout", "1"])
     assert result.exit_code == 1 and "time limit of 1 s (kg query --timeout)" in result.output
 
 
-def test_entity_evidence_names_papers_in_its_paper_column_and_the_subject_apart(sample_graph):
-    stem, _ = sample_graph
+def test_entity_evidence_names_papers_in_its_paper_column_and_the_subject_apart(sample_build):
+    stem, _ = sample_build
     result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", "entity-evidence",
                                        "--bind", "entity=GRPO", "--format", "csv"])
     rows = list(csv.DictReader(io.StringIO(result.output)))
@@ -202,8 +194,8 @@ def test_entity_evidence_names_papers_in_its_paper_column_and_the_subject_apart(
 
 
 @pytest.mark.parametrize("name", ["evaluations", "entity-evidence", "relations-of"])
-def test_examples_print_no_row_twice(sample_graph, name):
-    stem, _ = sample_graph
+def test_examples_print_no_row_twice(sample_build, name):
+    stem, _ = sample_build
     [param] = examples()[name].params.items()
     result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", name, "--bind", "=".join(param),
                                        "--format", "csv"])
@@ -214,9 +206,9 @@ def test_examples_print_no_row_twice(sample_graph, name):
 @pytest.mark.parametrize("command", [["stats"], ["query", "ASK { ?p a kg:Paper }"], ["related", "GRPO"],
                                      ["explain", "GRPO"], ["leaderboard", "AndroidWorld"],
                                      ["serve", "--get", "/index.json"]])
-def test_every_command_takes_the_graph_as_g_or_uses_the_only_one_under_graphs(sample_graph, tmp_path, monkeypatch,
+def test_every_command_takes_the_graph_as_g_or_uses_the_only_one_under_graphs(sample_build, tmp_path, monkeypatch,
                                                                             command):
-    stem, _ = sample_graph
+    stem, _ = sample_build
     given = CliRunner().invoke(main, [*command, "-g", str(stem)])
     assert given.exit_code == 0, given.output + given.stderr
     monkeypatch.chdir(tmp_path)

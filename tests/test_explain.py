@@ -1,28 +1,19 @@
 """kg explain shows the sentences behind an entity or a link, the mention marked at its offsets."""
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from kg.build import build
 from kg.cli import main
 from kg.explain import explain
 from kg.ingest import read_papers
 from kg.store import open_graph
 from kg.vocab import RELATIONS
 
-FIXTURES = Path(__file__).parent / "fixtures"
+from support import FIXTURES
 
 
-@pytest.fixture(scope="module")
-def graph(tmp_path_factory):
-    stem = tmp_path_factory.mktemp("g") / "sample"
-    build([FIXTURES / "sample.txt"], stem, cache=None)
-    return stem
-
-
-def test_every_evidence_offset_slices_the_abstract_to_the_mention(graph):
-    labels, evidence = explain(open_graph(graph), "GRPO")
+def test_every_evidence_offset_slices_the_abstract_to_the_mention(sample):
+    labels, evidence = explain(open_graph(sample), "GRPO")
     assert {e.relation for e in evidence} >= {"uses", "comparesWith", "variantOf"}
     abstracts = {p.id: p.abstract for p in read_papers([FIXTURES / "sample.txt"])}
     for e in evidence:
@@ -35,15 +26,15 @@ def test_every_evidence_offset_slices_the_abstract_to_the_mention(graph):
         assert (e.before + e.mention + e.after) in abstract
 
 
-def test_two_entities_show_the_papers_linking_them(graph):
-    labels, evidence = explain(open_graph(graph), "C-GRPO", "GRPO")
+def test_two_entities_show_the_papers_linking_them(sample):
+    labels, evidence = explain(open_graph(sample), "C-GRPO", "GRPO")
     mentions = {e.mention for e in evidence}
     assert {"C-GRPO", "GRPO"} <= mentions
     # Only the paper that mentions both (the C-GRPO paper), not the PhoneRL paper that uses GRPO alone.
     assert len({e.paper for e in evidence}) == 1 and all("PhoneRL" not in e.before + e.after for e in evidence)
 
 
-def test_cli_marks_the_mention(graph):
-    result = CliRunner().invoke(main, ["explain", "group relative policy optimization", "-g", str(graph)])
+def test_cli_marks_the_mention(sample):
+    result = CliRunner().invoke(main, ["explain", "group relative policy optimization", "-g", str(sample)])
     assert result.exit_code == 0, result.output
     assert "built on «GRPO»." in result.output and "paper comparesWith GRPO" in result.output

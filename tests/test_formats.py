@@ -1,5 +1,4 @@
 """Every input format builds: OpenReview API notes (v1, v2), the arXiv snapshot, BibTeX."""
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -7,7 +6,7 @@ from click.testing import CliRunner
 from kg.cli import main
 from kg.ingest import detect_format, read_papers
 
-FIXTURES = Path(__file__).parent / "fixtures"
+from support import FIXTURES
 
 
 def _read(name):

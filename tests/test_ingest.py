@@ -1,6 +1,5 @@
 """Ingest reads the corpus text format, CSV and JSON Lines into Papers, and names bad records."""
 import json
-from pathlib import Path
 
 import pytest
 
@@ -9,7 +8,7 @@ from kg.errors import InputError
 from kg.ingest import expand_inputs, read_papers
 from kg.text import clean
 
-FIXTURES = Path(__file__).parent / "fixtures"
+from support import FIXTURES
 
 
 def test_corpus_text_format_gives_one_paper_per_block_with_venue_and_line():

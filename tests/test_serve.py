@@ -27,25 +27,19 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore, SPARQLUpdateStore
 
 from kg import serve
 from kg.cli import main
-from support import build
+from support import FIXTURES, build
 from kg.queries import examples
 from kg.store import RESULT_FORMATS, negotiate, open_graph, store_dir
 
 SPARQLWrapper = pytest.importorskip("SPARQLWrapper")
 from SPARQLWrapper import CSV, JSON, POST, TSV, TURTLE, XML  # noqa: E402
 
-FIXTURES = Path(__file__).parent / "fixtures"
 KG = "https://w3id.org/kg/ontology#"
 GRPO = "method/group-relative-policy-optimization"
 # Five copies of every triple joined: billions of rows on the sample; only the time limit ends it.
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o }"
 LIMIT = 1.5  # seconds, the tests' --timeout
 MAX_RESULTS = 50
-
-
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory) -> Path:
-    return build(FIXTURES / "sample.txt", tmp_path_factory.mktemp("graphs"))
 
 
 @pytest.fixture(scope="module")
@@ -663,10 +657,20 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
 def test_workers_end_with_a_killed_server_even_mid_query(sample):
-    process = subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", "-g", str(sample), "--port", "0", "--timeout", "120"],
+    process = subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", "-g", str(sample), "--port", "0",
+                                "--timeout", "300", "--worker-memory", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    workers: list[int] = []
     try:
         url = re.search(r"at (http://\S+)/ ", process.stdout.readline()).group(1)
 
@@ -675,17 +679,17 @@ def test_workers_end_with_a_killed_server_even_mid_query(sample):
                 fetch(f"{url}/sparql?{urllib.parse.urlencode({'query': RUNAWAY})}")
 
         threading.Thread(target=runaway, daemon=True).start()
-        deadline = time.monotonic() + 30
-        while len(workers := [p for p in _children(process.pid) if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text()]) < 2:
-            assert time.monotonic() < deadline, "the workers did not start"
-            time.sleep(0.2)
-        time.sleep(1)  # the runaway query is now being evaluated by one of them
+        # Mid-query means a worker has spent seconds of CPU: starting one takes well under one.
+        while not any(_cpu_seconds(worker) > 3 for worker in workers):
+            assert process.poll() is None, "the server stopped"
+            workers = [p for p in _children(process.pid) if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text()]
+            time.sleep(0.1)
     finally:
         process.kill()
         process.wait()
-    # A worker still importing its engine notices at its first look at its parent: on a loaded
-    # machine that can take a while, so the bound is generous (it only lengthens a failing run).
+    # Each worker looks at its parent once a second; on a loaded machine that can take a while,
+    # so the bound is generous (it only lengthens a failing run).
     deadline = time.monotonic() + 90
     while any(_alive(worker) for worker in workers) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not any(_alive(worker) for worker in workers)
+    assert workers and not any(_alive(worker) for worker in workers)
