@@ -612,9 +612,10 @@
     if (served) panel.append(servedSection(view.id));
     panel.append(el("h3", "Linked papers (" + view.papers.length + ")"));
     panel.append(linkList(view.papers.map((p) => ({ id: p.id, name: p.title, roles: p.roles, evidence: p.evidence }))));
-    if (view.relations.length) {
-      panel.append(el("h3", "Relations (" + view.relations.length + ")"));
-      panel.append(linkList(relationLinks(view)));
+    const related = relationLinks(view);
+    if (related.length) {
+      panel.append(el("h3", "Relations (" + related.length + ")")); // entities, each with its relations
+      panel.append(linkList(related));
     }
     if (view.results.length) {
       panel.append(el("h3", "Results (" + view.results.length + ")"));
