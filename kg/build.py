@@ -132,9 +132,8 @@ def build(
     finally:
         if store is not None:
             store.close()
-    # Names found in some papers are looked up in all of them, then everything is resolved again.
-    extractions = propagate(extractions, resolve(extractions))
-    entities = resolve(extractions)
+    # Resolution, then its last step: the names it found looked up in every abstract.
+    extractions, entities = propagate(extractions, resolve(extractions))
     relations = variant_relations(entities, extractions) + sentence_relations(entities, extractions)
     graph = build_graph(extractions, entities, relations)
     extra = {"report.md": resolution_report(entities, extractions)} if report else {}

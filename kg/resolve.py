@@ -91,6 +91,19 @@ def corpus_meaning(counts: Counter) -> str | None:
     return None
 
 
+def corpus_meanings(extractions: Iterable[PaperExtraction]) -> dict[str, str | None]:
+    """Each acronym's key -> the key of the long form the corpus gives it (None when papers disagree)."""
+    return {short: corpus_meaning(counts) for short, counts in acronym_definitions(extractions).items()}
+
+
+def cluster_key(text: str, extraction: PaperExtraction, meaning: dict[str, str | None]) -> str:
+    """The key of the entity a mention ``text`` of ``extraction``'s paper belongs to: an acronym
+    resolves through its own paper's definition, else the corpus's (``meaning``), else its own key."""
+    key = resolution_key(text)
+    local = {resolution_key(short): resolution_key(long) for short, long in extraction.acronyms.items()}
+    return local.get(key) or meaning.get(key) or key
+
+
 def resolve(extractions: list[PaperExtraction]) -> list[Entity]:
     """Group every mention of ``extractions`` into entities, largest first.
 
@@ -105,16 +118,11 @@ def resolve(extractions: list[PaperExtraction]) -> list[Entity]:
     >>> [(e.label, sorted(e.aliases), len(e.mentions)) for e in resolve([a, b])]
     [('LLM', ['LLM', 'LLMs', 'Large Language Models', 'large language models'], 4)]
     """
-    definitions = acronym_definitions(extractions)
-    meaning = {short: corpus_meaning(counts) for short, counts in definitions.items()}
-
+    meaning = corpus_meanings(extractions)
     clusters: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for ex in extractions:
-        local = {resolution_key(s): resolution_key(l) for s, l in ex.acronyms.items()}
         for index, mention in enumerate(ex.mentions):
-            key = resolution_key(mention.text)
-            cluster = local.get(key) or meaning.get(key) or key
-            clusters[cluster].append((ex.paper.id, index))
+            clusters[cluster_key(mention.text, ex, meaning)].append((ex.paper.id, index))
 
     by_paper = {ex.paper.id: ex for ex in extractions}
     entities = []
