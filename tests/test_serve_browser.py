@@ -404,3 +404,11 @@ def test_a_dataset_panel_lists_the_results_reported_on_it(browser, sample):
         assert result.count() == 1
         assert result.inner_text().split() == "61.3% success rate on AndroidWorld by PhoneRL-9B".split()
         assert "reaches a success rate of 61.3% on AndroidWorld" in result.get_attribute("title")
+
+
+def test_pages_isolate_corpus_text_so_an_rtl_override_stays_inside_it(session):
+    page = session.open(f"/entity/{GRPO}")
+    isolated = page.evaluate("""() => ["h1", ".kg-evidence a", ".kg-evidence mark", ".kg-sentence"].map(
+        selector => getComputedStyle(document.querySelector(selector)).unicodeBidi)""")
+    assert isolated == ["isolate"] * 4
+    session.assert_clean()
