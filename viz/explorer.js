@@ -663,7 +663,7 @@
     } else if (served) {
       panel.append(el("p", "Loading…", "kg-abstract"));
     } else {
-      panel.append(el("p", "Not in this page, which holds the abstracts of the " + tables.holds.abstracts
+      panel.append(el("p", "Not in this page, which holds the abstracts of the " + tables.holds.abstracts.toLocaleString("en")
         + " most linked papers: kg serve shows it.", "kg-abstract kg-muted"));
     }
     if (served) panel.append(servedSection(view.id));
