@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring as _json_string
@@ -34,6 +33,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
 from . import vocab
+from .files import replacing
 from .vocab import KG, OA, SCHEMA
 
 __all__ = ["to_triples", "to_rdf", "write_rdf", "validate"]
@@ -446,12 +446,11 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
               base: str = vocab.DEFAULT_BASE) -> dict[str, Path]:
     """Write ``stem.ttl``, ``stem.nt`` and ``stem.jsonld`` atomically.
 
-    The three files are written together, chunk by chunk, to temporary files
-    in the same folder and moved into place (``os.replace``) only once all
-    three are complete, so a failure while serializing or writing leaves any
-    previous files untouched. Each subject's triples are sorted and the
-    subjects come in a fixed order (that of :func:`to_triples` for a networkx
-    graph, IRI order for an rdflib graph), so rebuilds give identical files.
+    The three files are written together, chunk by chunk, and replace any
+    previous ones only once all three are complete (:func:`kg.files.replacing`).
+    Each subject's triples are sorted and the subjects come in a fixed order
+    (that of :func:`to_triples` for a networkx graph, IRI order for an rdflib
+    graph), so rebuilds give identical files.
 
     Parameters
     ----------
@@ -487,28 +486,9 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
     """
     blocks = _rdflib_blocks(graph) if isinstance(graph, Graph) else _blocks(graph, base)
     stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
     paths = {ext: stem.with_name(f"{stem.name}.{ext}") for ext in ("ttl", "nt", "jsonld")}
-    temps: dict[str, Path] = {}
-    files: dict[str, BinaryIO] = {}
-    try:
-        for ext in paths:
-            # open(..., "xb") rather than mkstemp: the file gets the usual
-            # umask permissions instead of 0600.
-            temps[ext] = stem.with_name(f".{stem.name}.{ext}.{uuid.uuid4().hex}.tmp")
-            files[ext] = open(temps[ext], "xb")
-        _write_blocks(blocks, files)
-        for f in files.values():
-            f.flush()
-            os.fsync(f.fileno())
-            f.close()
-        for ext, temp in temps.items():
-            os.replace(temp, paths[ext])
-    finally:
-        for f in files.values():
-            f.close()
-        for temp in temps.values():
-            temp.unlink(missing_ok=True)
+    with replacing(*paths.values()) as files:
+        _write_blocks(blocks, dict(zip(paths, files)))
     return paths
 
 

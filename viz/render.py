@@ -37,6 +37,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 from pyvis.network import Network
 
+from kg.files import replacing
 from kg.vocab import ENTITY_TYPES, RELATIONS, ROLES, entity_node
 
 ASSETS = Path(__file__).parent
@@ -140,7 +141,9 @@ def render_html(G: nx.MultiDiGraph, path, *, title: str = "kg", max_nodes: int =
     ('kg.html', True, False)
     """
     path = Path(path)
-    _write_atomically(path, render_page(G, title=title, max_nodes=max_nodes, max_bytes=max_bytes))
+    with replacing(path) as (out,):
+        # "replace": a lone surrogate in a corpus string must not stop the page being written
+        out.write(render_page(G, title=title, max_nodes=max_nodes, max_bytes=max_bytes).encode("utf-8", "replace"))
     return path
 
 
@@ -787,17 +790,3 @@ def _assets(*, served: bool = False) -> dict:
     }
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="replace", newline="\n") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a page is meant to be read
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
