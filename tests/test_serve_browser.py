@@ -231,7 +231,8 @@ def test_a_deep_link_opens_a_node_the_overview_leaves_out(browser, small_overvie
         page.wait_for_selector(panel_shows(node, loaded=True), state="attached")
         assert page.evaluate("(id) => kgExplorer.network.getSelectedNodes()") == [node]
         assert page.text_content("#kg-panel h2") == "AndroidWorld"
-        assert sorted(texts(page, "#kg-panel .kg-links .kg-link")) == sorted(p["title"] for p in view["papers"])
+        papers = texts(page, "#kg-panel h3:text-matches('^Linked papers') + .kg-links .kg-link")
+        assert sorted(papers) == sorted(p["title"] for p in view["papers"])
         assert {"Dataset", "Paper"} <= {box.get_attribute("data-kind") for box in page.query_selector_all("#kg-legend input")}
         opened.assert_clean()  # no page error: the panel and legend were not left blank
     finally:
@@ -412,3 +413,22 @@ def test_pages_isolate_corpus_text_so_an_rtl_override_stays_inside_it(session):
         selector => getComputedStyle(document.querySelector(selector)).unicodeBidi)""")
     assert isolated == ["isolate"] * 4
     session.assert_clean()
+
+
+@pytest.mark.parametrize("where", ["offline page", "kg serve"])
+def test_a_datasets_panel_lists_the_results_reported_on_it(browser, server, sample, where):
+    """One panel, drawn by one function from the same view, whether the page is opened from disk
+    or served: the results on AndroidWorld appear in both."""
+    node = "dataset/androidworld"
+    if where == "kg serve":
+        opened = Session(browser, server)
+        page = opened.open("/?" + urllib.parse.urlencode({"node": node}))
+        page.wait_for_selector(panel_shows(node, loaded=True), state="attached")
+    else:
+        page = browser.new_page()
+        page.goto(sample.with_name(sample.name + ".html").as_uri() + "?" + urllib.parse.urlencode({"node": node}))
+        page.wait_for_selector(panel_shows(node), state="attached")
+    results = texts(page, "#kg-panel .kg-results li")
+    assert results and all("on AndroidWorld" in result for result in results)
+    assert any(result.startswith("61.3%") and "by PhoneRL-9B" in result for result in results)
+    page.close()

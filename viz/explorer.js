@@ -581,9 +581,18 @@
     delete panel.dataset.node;
   }
 
+  /** A node's panel, drawn from its view: from the page's tables on disk, from the server's
+   * /entity/ID.json or /paper/ID.json when served (kg.serve.views: the same shape). */
   function showPanel(id) {
+    if (served) {
+      showServedPanel(id);
+      return;
+    }
     const view = api.view(id);
-    if (view === null) return;
+    if (view !== null) renderPanel(id, view);
+  }
+
+  function renderPanel(id, view) {
     panel.replaceChildren();
     panel.dataset.node = id;
     const badge = el("div", null, "kg-kind");
@@ -591,6 +600,22 @@
     panel.append(badge);
     if (view.type === "Paper") paperPanel(view);
     else entityPanel(view);
+  }
+
+  function showServedPanel(id) {
+    panel.dataset.node = id;
+    panel.replaceChildren(el("p", "Loading…", "kg-muted"));
+    getJSON(nodeUrl(id) + ".json?related=0").then((view) => {
+      if (panel.dataset.node !== id) return; // another node was selected meanwhile
+      renderPanel(id, view);
+      const box = el("section", null, "kg-served"); // what only the server has: related methods, pages
+      if (view.type !== "Paper") box.append(relatedSection(id));
+      box.append(pageLinks(view));
+      box.dataset.loaded = "true";
+      panel.append(box);
+    }).catch((error) => {
+      if (panel.dataset.node === id) panel.replaceChildren(el("p", "Could not load the details: " + error.message, "kg-error"));
+    });
   }
 
   function entityPanel(view) {
@@ -609,7 +634,6 @@
     facts.append(aliases);
     panel.append(facts);
     panel.append(focusButtons(view.id));
-    if (served) panel.append(servedSection(view.id));
     panel.append(el("h3", "Linked papers (" + view.papers.length + ")"));
     panel.append(linkList(view.papers.map((p) => ({ id: p.id, name: p.title, roles: p.roles, evidence: p.evidence }))));
     const related = relationLinks(view);
@@ -660,13 +684,10 @@
     panel.append(el("h3", "Abstract"));
     if (view.abstract !== null) {
       panel.append(markedText("p", view.abstract, view.mentions.map((m) => [m.start, m.end, m.label + " · " + m.type + " · " + m.role]), "kg-abstract"));
-    } else if (served) {
-      panel.append(el("p", "Loading…", "kg-abstract"));
     } else {
       panel.append(el("p", "Not in this page, which holds the abstracts of the " + tables.holds.abstracts.toLocaleString("en")
         + " most linked papers: kg serve shows it.", "kg-abstract kg-muted"));
     }
-    if (served) panel.append(servedSection(view.id));
     panel.append(el("h3", "Entities (" + view.entities.length + ")"));
     panel.append(linkList(view.entities.map((e) => ({ id: e.id, name: e.label, roles: e.roles, kind: e.type }))));
     leftOutNote(view.links_left_out, "entity", "entities");
@@ -761,29 +782,6 @@
 
   // ------------------------------------------------------- panel, served
 
-  /** A placeholder filled from the server: evidence, related methods, links (kg serve only). */
-  function servedSection(id) {
-    const box = el("section", null, "kg-served");
-    box.append(el("p", "Loading evidence…", "kg-muted"));
-    getJSON(nodeUrl(id) + ".json?related=0").then((info) => {
-      if (panel.dataset.node !== id) return; // another node was selected meanwhile
-      box.replaceChildren();
-      if (info.type === "Paper") paperDetails(box, info);
-      else entityDetails(box, info);
-      box.append(pageLinks(info));
-      box.dataset.loaded = "true";
-    }).catch((error) => {
-      box.replaceChildren(el("p", "Could not load the details: " + error.message, "kg-error"));
-    });
-    return box;
-  }
-
-  function entityDetails(box, info) {
-    box.append(el("h3", "Evidence (" + info.evidence.length + ")"));
-    box.append(evidenceList(info.evidence));
-    box.append(relatedSection(info.id));
-  }
-
   /** kg.related's methods for an entity: fetched apart, as they can take seconds on a large graph. */
   function relatedSection(id) {
     const box = el("div", null, "kg-related-box");
@@ -803,13 +801,6 @@
       box.replaceChildren(el("h3", "Related methods"), el("p", "Could not load them: " + error.message, "kg-error"));
     });
     return box;
-  }
-
-  function paperDetails(box, info) {
-    const spans = info.mentions.map((m) => [m.start, m.end, m.label + " · " + m.type + " · " + m.role]);
-    const abstract = panel.querySelector(".kg-abstract");
-    if (abstract) abstract.replaceWith(markedText("p", info.abstract, spans, "kg-abstract"));
-    if (info.authors.length && !panel.querySelector(".kg-authors")) box.append(authorList(info.authors));
   }
 
   function pageLinks(info) {

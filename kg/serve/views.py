@@ -34,11 +34,17 @@ def example_queries() -> list[dict]:
 def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
     """An entity: type, names, papers with roles, evidence sentences (mention offsets within
     each), its relations with other entities (with their support in papers), the results
-    reported on it, by it or in it, and the SPARQL query listing the evidence."""
+    reported on it, by it or in it, and the SPARQL query listing the evidence.
+
+    The explorer draws its panel from this view when served, and from a view of the same
+    shape that it reads from its own tables when opened from disk (``viz/explorer.js``)."""
     data, iri = index.graph.nodes[node], ox.NamedNode(index.iri[node])
     query = with_values(view("panel-evidence"), "entity", iri)
-    evidence = []
-    for row in itertools.islice(store.query(query, prefixes=PREFIXES), EVIDENCE_LIMIT):
+    evidence, more = [], 0
+    for row in store.query(query, prefixes=PREFIXES):
+        if len(evidence) == EVIDENCE_LIMIT:
+            more += 1
+            continue
         start, end = int(row["start"].value), int(row["end"].value)
         marked = mark_in_sentence(row["abstract"].value, row["sentence"].value, start, end)
         evidence.append({"paper": vocab.node_of_iri(row["paper"].value), "title": row["title"].value,
@@ -54,7 +60,7 @@ def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
                  for row in itertools.islice(store.query(with_values(view("entity-relations"), "entity", iri),
                                                          prefixes=PREFIXES), EVIDENCE_LIMIT)]
     results = [{"paper": vocab.node_of_iri(row["paper"].value), "value": float(row["value"].value),
-                "unit": value(row["unit"]), "previous": float(row["previous"].value) if row["previous"] else None,
+                "text": value(row["text"]) or f"{float(row['value'].value):g}{value(row['unit'])}", "unit": value(row["unit"]), "previous": float(row["previous"].value) if row["previous"] else None,
                 "kind": row["kind"].value, "metric": value(row["metric"]), "dataset": value(row["dataset"]),
                 "subject": value(row["subject"]), "sentence": row["sentence"].value}
                for row in itertools.islice(store.query(with_values(view("entity-results"), "entity", iri),
@@ -63,8 +69,8 @@ def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
             "relations": relations, "results": results, "paper_count": data.get("papers", 0),
             "papers": [{"id": p, "title": index.graph.nodes[p]["label"],
                         "roles": sorted(papers[p], key=vocab.ROLES.index)} for p in listed[:PAPERS_LIMIT]],
-            "papers_not_listed": max(0, len(listed) - PAPERS_LIMIT),
-            "evidence": evidence, "sparql": query, "urls": urls(node, query)}
+            "links_left_out": max(0, len(listed) - PAPERS_LIMIT),
+            "evidence": evidence, "evidence_not_listed": more, "sparql": query, "urls": urls(node, query)}
 
 
 def paper_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
@@ -89,7 +95,7 @@ def paper_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
             "url": value(fields["url"]), "authors": authors, "abstract": fields["abstract"].value,
             "mentions": mentions,
             "entities": sorted(entities.values(), key=lambda e: (vocab.ROLES.index(e["roles"][0]), e["label"])),
-            "sparql": query, "urls": urls(node, query)}
+            "links_left_out": 0, "sparql": query, "urls": urls(node, query)}
 
 
 def urls(node: str, query: str | None = None) -> dict:
