@@ -6,6 +6,11 @@ paper and the sentence it was read from. Results are grouped by metric;
 within a metric whose direction is known ("error" lower, "accuracy" higher)
 the best comes first, otherwise the order is the papers'. Gains ("improves
 by 12%") follow the scores: they are differences, not comparable values.
+
+A result whose metric the sentence does not name is left off: a leaderboard
+promises that its rows can be compared, and "2.89%" of no known metric may be
+an error, an accuracy or a share of parameters. Such results stay in the
+graph (``kg:Result`` without ``kg:ofMetric``) for queries and the explorer.
 """
 from __future__ import annotations
 
@@ -68,11 +73,13 @@ def leaderboard(store: ox.Store, dataset: str) -> tuple[str, list[Entry]]:
 
 def rank(entries: list[Entry]) -> list[Entry]:
     """Scores grouped by metric (most results first), best first where the direction is known; then gains.
+    Results of no named metric are left off (see the module's doc).
 
     >>> e = lambda v, m: Entry(v, "%", None, "score", m, "", "p", "p", "", 0, 1, 0.8, m == "error")
-    >>> [x.value for x in rank([e(3.0, "error"), e(80.2, "success rate"), e(2.0, "error")])]
+    >>> [x.value for x in rank([e(3.0, "error"), e(80.2, "success rate"), e(2.0, "error"), e(0.1, "")])]
     [2.0, 3.0, 80.2]
     """
+    entries = [e for e in entries if e.metric]
     scores = [e for e in entries if e.kind == "score"]
     by_metric: dict[str, list[Entry]] = {}
     for entry in sorted(scores, key=lambda e: (e.paper_label, e.start)):
