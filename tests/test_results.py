@@ -10,6 +10,7 @@ from rdflib.namespace import RDF, XSD
 
 from kg import vocab
 from kg.cli import main
+from kg.extract import extract_papers
 from kg.graph import build_graph
 from kg.ingest import read_papers
 from kg.model import Entity, Link, Mention, Paper, PaperExtraction, Result, Role
@@ -105,11 +106,6 @@ def test_broken_relations_and_results_fail_validation(exported, breakage):
 # ---------------------------------------------------------------- the sample, end to end
 
 
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory):
-    return build(FIXTURES / "sample.txt", tmp_path_factory.mktemp("sample"))
-
-
 def test_sparql_finds_what_a_model_is_evaluated_on_with_its_result_and_evidence(sample):
     rows = run_query(open_graph(sample), """
         SELECT ?dataset ?value ?unit ?metric ?sentence ?start ?end ?abstract WHERE {
@@ -150,13 +146,28 @@ def test_relations_carry_their_support_in_papers(sample):
     assert [(r["relation"].value, int(r["papers"].value)) for r in rows] == [(str(KG.outperforms), 1)]
 
 
-def test_leaderboard_puts_the_lower_fid_first(sample):
-    result = CliRunner().invoke(main, ["leaderboard", "imagenet", "-g", str(sample), "--format", "json"])
+def test_leaderboard_puts_the_lower_fid_first_and_leaves_off_values_of_no_metric(tmp_path):
+    corpus = tmp_path / "fid.txt"
+    corpus.write_text("FID Workshop 2025 Papers\n\nWe propose Tangent Flow Matching (TFM). On ImageNet, TFM reaches "
+                      "an FID of 2.9 with four steps, compared with 5.1 for flow matching.\n\nWe propose BigSampler. "
+                      "BigSampler reaches an FID of 3.4 on ImageNet. It also reaches 81.2% on ImageNet.\n",
+                      encoding="utf-8")
+    result = CliRunner().invoke(main, ["leaderboard", "imagenet", "-g", str(build(corpus, tmp_path)),
+                                       "--format", "json"])
     assert result.exit_code == 0, result.output
     board = json.loads(result.output)
     assert board["dataset"] == "ImageNet"
+    # 81.2% names no metric: it is left off rather than ranked among the FIDs.
     assert [(r["subject"], r["value"], r["metric"]) for r in board["results"]] == [
-        ("TFM", 2.9, "FID"), ("flow matching", 5.1, "FID")]
+        ("TFM", 2.9, "FID"), ("BigSampler", 3.4, "FID"), ("flow matching", 5.1, "FID")]
+
+
+def test_a_value_said_of_two_datasets_at_once_is_on_neither_leaderboard(sample):
+    # The sample's "On CIFAR-10 and ImageNet, TFM reaches an FID of 2.9": which dataset is not said.
+    for dataset in ("ImageNet", "CIFAR-10"):
+        result = CliRunner().invoke(main, ["leaderboard", dataset, "-g", str(sample), "--format", "json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output)["results"] == []
 
 
 def test_leaderboard_table_names_the_model_value_and_sentence(sample):
@@ -188,3 +199,89 @@ def test_every_selector_quotes_exactly_what_its_offsets_slice_markup_included(tm
     assert len(rows) > 5
     for row in rows:
         assert row["abstract"].value[int(row["start"].value):int(row["end"].value)] == row["exact"].value
+
+
+# ---------------------------------------------------------------- what a sentence ties to a value
+
+
+def read(text: str) -> list[tuple]:
+    """(value as written, kind, value before, dataset, metric, subject) of each result in ``text``."""
+    [ex] = extract_papers([Paper("p", text)])
+    name = lambda i: ex.mentions[i].text if i is not None else None
+    return [(text[r.start:r.end], r.kind, r.previous, name(r.dataset), name(r.metric), name(r.subject))
+            for r in ex.results]
+
+
+def test_respectively_pairs_the_values_with_the_datasets_they_hang_on_not_others_in_the_sentence():
+    # ImageNet is where the model was trained, in another clause: it is no element of the list.
+    found = read("Trained on ImageNet, our model reaches 1.2%, 3.4% and 5.6% error on MNIST, CIFAR-10 and SVHN "
+                 "respectively.")
+    assert [(value, dataset, metric) for value, _, _, dataset, metric, _ in found] == [
+        ("1.2%", "MNIST", "error"), ("3.4%", "CIFAR-10", "error"), ("5.6%", "SVHN", "error")]
+
+
+def test_a_list_of_values_as_long_as_no_list_of_datasets_pairs_with_none():
+    # Four values, three datasets: no value can be said to be on any of them.
+    found = read("We also test on MNIST, SVHN and CIFAR-10, with accuracies of 99.5%, 96.1% and 91.0% / 90.2% "
+                 "respectively.")
+    assert [dataset for _, _, _, dataset, _, _ in found] == [None] * len(found)
+
+
+def test_respectively_pairs_the_values_with_the_subjects_in_order():
+    found = read("ResNet-50 and VGG-16 reach accuracies of 76.1% and 71.5% on ImageNet, respectively.")
+    assert [(value, dataset, subject) for value, _, _, dataset, _, subject in found] == [
+        ("76.1%", "ImageNet", "ResNet-50"), ("71.5%", "ImageNet", "VGG-16")]
+
+
+def test_a_value_achieved_by_another_method_is_that_methods_not_the_clause_subjects():
+    found = read("We propose ENAS. On CIFAR-10, ENAS reaches an accuracy of 97.1%, close to the 97.4% achieved by NAS.")
+    assert [(value, dataset, metric, subject) for value, _, _, dataset, metric, subject in found] == [
+        ("97.1%", "CIFAR-10", "accuracy", "ENAS"), ("97.4%", "CIFAR-10", "accuracy", "NAS")]
+
+
+def test_a_baseline_the_sentence_does_not_name_gets_no_subject():
+    found = read("We propose SpeechNet. SpeechNet reaches 12.9% WER, compared to a character baseline of 14.8% WER.")
+    assert [(value, metric, subject) for value, _, _, _, metric, subject in found] == [
+        ("12.9%", "WER", "SpeechNet"), ("14.8%", "WER", None)]
+
+
+@pytest.mark.parametrize("text, value, metric", [
+    ("We propose TinyNet. On ImageNet, TinyNet reaches 0.3% less top-1 accuracy than ResNet-50.",
+     "0.3%", "top-1 accuracy"),  # a comparative makes it a difference
+    ("We propose SparseLM. SparseLM gives a 21% relative reduction in perplexity.",
+     "21%", "perplexity"),  # the value opens a gain noun; the metric is what the gain is in
+    ("We propose TinyNet. TinyNet outperforms ResNet-50 on ImageNet by more than 5.7%.",
+     "5.7%", None),  # "by" with qualifiers between
+])
+def test_differences_are_gains_not_scores(text, value, metric):
+    [(found, kind, _, _, found_metric, _)] = read(text)
+    assert (found, kind, found_metric) == (value, "gain", metric)
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("We propose TinyNet. TinyNet keeps 90% of its accuracy on ImageNet after pruning.", []),  # a share
+    ("We propose OodNet. On CIFAR-10, our detector has a false positive rate of 4.3% when the true positive "
+     "rate is 95%.", ["4.3%"]),  # an operating point, set by a condition
+])
+def test_shares_and_operating_points_are_no_results(text, kept):
+    assert [value for value, *_ in read(text)] == kept
+
+
+@pytest.mark.parametrize("text, expected", [
+    # The benchmark is the object of another clause: it is not what the accuracy was measured on.
+    ("We propose TinyNet. TinyNet reaches an accuracy of 95.1%, and we release a new benchmark, CodeBench.",
+     ("95.1%", None, "accuracy")),
+    # The metric is the object of another clause: 95.1% of what is not said.
+    ("We propose TinyNet. On MNIST, TinyNet reaches 95.1%, and we also report its precision.",
+     ("95.1%", "MNIST", None)),
+])
+def test_names_in_another_clause_are_not_paired_with_the_value(text, expected):
+    [(value, _, _, dataset, metric, _)] = read(text)
+    assert (value, dataset, metric) == expected
+
+
+def test_a_second_x_to_y_keeps_its_value_before_and_its_own_dataset():
+    found = read("We propose GuardNet. GuardNet raises the accuracy under attack from 93.2% to 94.3% on MNIST and "
+                 "50.0% to 79.2% on CIFAR-10.")
+    assert [(value, previous, dataset) for value, _, previous, dataset, _, _ in found] == [
+        ("94.3%", 93.2, "MNIST"), ("79.2%", 50.0, "CIFAR-10")]
