@@ -552,9 +552,11 @@ def leaderboard(dataset, graph, fmt):
     Results are grouped by metric. Within a metric whose direction is known
     (error, perplexity, FID: lower is better; accuracy, success rate, F1:
     higher) the best comes first; otherwise the papers' order is kept.
-    Improvements ("by 12%") are listed after the scores. Each line gives the
-    value, the method or model that reached it, the paper, and the sentence
-    it was read from with the value's offsets in the abstract.
+    Improvements ("by 12%") are listed after the scores. A value whose metric
+    the sentence does not name is left off: it cannot be ranked against others
+    (kg query and the explorer still show it). Each line gives the value, the
+    method or model that reached it, the paper, and the sentence it was read
+    from with the value's offsets in the abstract.
 
     \b
     Examples:
@@ -570,10 +572,10 @@ def leaderboard(dataset, graph, fmt):
         return
     click.echo(f"Results on {label}:")
     if not entries:
-        click.echo("  (no paper in this graph reports a result on it)")
+        click.echo("  (no paper in this graph reports a result on it with a named metric)")
     metric = None
     for rank, e in enumerate(entries, 1):
-        heading = "gains" if e.kind == "gain" else (e.metric or "metric not named")
+        heading = "gains" if e.kind == "gain" else e.metric
         if heading != metric:
             metric = heading
             direction = {True: ", lower is better", False: ", higher is better"}.get(e.lower_is_better, "") \

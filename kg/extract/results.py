@@ -748,17 +748,3 @@ def find_results(doc: Doc, mentions: list[MentionSpan]) -> list[Found]:
                 found.append(Found(value.span, value.number, value.unit, reading.metric, dataset, subject,
                                    value.previous, value.kind, round(confidence, 3)))
     return found
-
-
-def lower_is_better(metric: str) -> bool | None:
-    """Whether a lower value of ``metric`` is better (error, perplexity, FID); None when unknown.
-
-    >>> lower_is_better("test error rate"), lower_is_better("success rates"), lower_is_better("novelty")
-    (True, False, None)
-    """
-    words = set(metric.lower().replace("-", " ").split())
-    if words & lexicon.LOWER_IS_BETTER:
-        return True
-    if words & lexicon.HIGHER_IS_BETTER:
-        return False
-    return None
