@@ -38,8 +38,12 @@ def is_acronym_like(text: str) -> bool:
     return " " not in text and any(c.isupper() or c.isdigit() for c in text[1:])
 
 
-def resolution_key(text: str) -> str:
+def resolution_key(text: str, *, name: bool = False) -> str:
     """The key two surface forms share when they name the same thing.
+
+    Leading evaluative words are dropped ("our efficient sampler" is "sampler"),
+    unless the text is a ``name``, such as the long form an acronym stands for:
+    "Efficient Neural Architecture Search (ENAS)" is not NAS.
 
     >>> resolution_key("Large Language Models") == resolution_key("large language model")
     True
@@ -47,6 +51,8 @@ def resolution_key(text: str) -> str:
     ('llm', 'egrpo', True)
     >>> resolution_key("question-answering")
     'question answering'
+    >>> resolution_key("Efficient Neural Architecture Search"), resolution_key("Efficient Neural Architecture Search", name=True)
+    ('neural architecture search', 'efficient neural architecture search')
     """
     text = unicodedata.normalize("NFKC", text).replace("–", "-").replace("—", "-").strip()
     if is_acronym_like(text):
@@ -55,7 +61,7 @@ def resolution_key(text: str) -> str:
             text = plural.group(1)
         return re.sub(r"[-_.\s]", "", text).casefold() or text.casefold()
     words = re.sub(r"[-_/]", " ", text).casefold().split()
-    while len(words) > 1 and words[0] in lexicon.EVALUATIVE:
+    while not name and len(words) > 1 and words[0] in lexicon.EVALUATIVE:
         words.pop(0)
     words = [re.sub(r"^[^\w]+|[^\w]+$", "", w) for w in words]
     words = [w for w in words if w]
@@ -79,7 +85,7 @@ def acronym_definitions(extractions: Iterable[PaperExtraction]) -> dict[str, Cou
     definitions: dict[str, Counter] = defaultdict(Counter)
     for ex in extractions:
         for short, long in ex.acronyms.items():
-            definitions[resolution_key(short)][resolution_key(long)] += 1
+            definitions[resolution_key(short)][resolution_key(long, name=True)] += 1
     return definitions
 
 
@@ -99,9 +105,11 @@ def corpus_meanings(extractions: Iterable[PaperExtraction]) -> dict[str, str | N
 def cluster_key(text: str, extraction: PaperExtraction, meaning: dict[str, str | None]) -> str:
     """The key of the entity a mention ``text`` of ``extraction``'s paper belongs to: an acronym
     resolves through its own paper's definition, else the corpus's (``meaning``), else its own key."""
+    long_forms = {resolution_key(short): resolution_key(long, name=True) for short, long in extraction.acronyms.items()}
+    if text in extraction.acronyms.values():  # the long form of an acronym this paper defines: a name
+        return resolution_key(text, name=True)
     key = resolution_key(text)
-    local = {resolution_key(short): resolution_key(long) for short, long in extraction.acronyms.items()}
-    return local.get(key) or meaning.get(key) or key
+    return long_forms.get(key) or meaning.get(key) or key
 
 
 def resolve(extractions: list[PaperExtraction]) -> list[Entity]:

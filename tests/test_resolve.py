@@ -85,3 +85,14 @@ def test_report_lists_merged_clusters_largest_first_and_ambiguous_acronyms():
     assert rows[0].startswith("| LLMs | Method | 2 |")
     assert "Large Language Models (1)" in rows[0] and "LLMs (2)" in rows[0]
     assert "- `dp`: 'differential privacy' (1 papers); 'dynamic programming' (1 papers) — kept apart in every paper" in report
+
+
+def test_an_acronym_whose_letters_spell_an_evaluative_word_keeps_it_and_stays_apart():
+    # E-N-A-S: "Efficient" is part of the name, so ENAS is not NAS (which "Neural Architecture Search" is).
+    text = ("We propose Efficient Neural Architecture Search (ENAS). On CIFAR-10, ENAS reaches a test error of 2.89%, "
+            "close to the 2.65% achieved by Neural Architecture Search (NAS).")
+    [ex] = extract_papers([Paper("p", text)])
+    entities = {e.label: e for e in resolve([ex])}
+    assert {"ENAS", "NAS"} <= set(entities) and entities["ENAS"].key != entities["NAS"].key
+    by_value = {r.value: ex.mentions[r.subject].text for r in ex.results if r.subject is not None}
+    assert by_value[2.89] == "ENAS"

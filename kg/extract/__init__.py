@@ -29,7 +29,7 @@ from .results import find_results
 NAMED_RULES = {"abbreviation-long", "family", "name", "proposed-name"}
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "5"
+RULES_VERSION = "6"
 
 
 def extractor_name(nlp: Language) -> str:

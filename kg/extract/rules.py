@@ -158,7 +158,9 @@ def is_generic(span: Span) -> bool:
 def find_abbreviation_candidates(doc: Doc) -> list[Candidate]:
     found = []
     for short, long in find_abbreviations(doc):
-        while len(long) > 1 and long[0].lower_ in lexicon.EVALUATIVE:
+        # "our novel GNN" loses "our novel", but the E of ENAS stands for "Efficient": a word
+        # the acronym spells is part of the name.
+        while len(long) > 1 and long[0].lower_ in lexicon.EVALUATIVE and long[0].text[:1].lower() != short.text[:1].lower():
             long = long[1:]
         label = type_of_name(short.text) or _label_of_phrase(long)
         found.append(Candidate(long, label, 0.85, "abbreviation-long", acronym_of=short.text))
