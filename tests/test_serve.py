@@ -36,6 +36,7 @@ from SPARQLWrapper import CSV, JSON, POST, TSV, TURTLE, XML  # noqa: E402
 
 KG = "https://w3id.org/kg/ontology#"
 GRPO = "method/group-relative-policy-optimization"
+C_GRPO = "method/curriculum-aware-group-relative-policy-optimization"
 # Five copies of every triple joined: billions of rows on the sample; only the time limit ends it.
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o }"
 LIMIT = 1.5  # seconds, the tests' --timeout
@@ -483,7 +484,10 @@ def test_index_search_and_neighbourhood_json(server, count):
     assert names[0] == "GRPO" and "C-GRPO" in names  # the exact name first, then prefixes, then the rest
     assert all(names.index(n) < names.index("C-GRPO") for n in names if n.lower().startswith("grp"))
     hood = json.loads(fetch(server.url + f"/neighbourhood.json?id={GRPO}&k=1")[2])
-    assert hood["center"] == GRPO and len(hood["nodes"]) == 3 and hood["options"]["physics"] == {"enabled": False}
+    assert hood["center"] == GRPO and hood["options"]["physics"] == {"enabled": False}
+    # One link from GRPO: its two papers, and the entities related to it (C-GRPO variantOf GRPO), as offline.
+    drawn = {node["id"] for node in hood["nodes"]}
+    assert {GRPO, "paper/a30dfc905c06e8bd", "paper/a7db03a50a5fa476", C_GRPO} <= drawn
     assert fetch(server.url + f"/neighbourhood.json?id={GRPO}&k=9")[0] == 400
 
 

@@ -432,3 +432,16 @@ def test_a_datasets_panel_lists_the_results_reported_on_it(browser, server, samp
     assert results and all("on AndroidWorld" in result for result in results)
     assert any(result.startswith("61.3%") and "by PhoneRL-9B" in result for result in results)
     page.close()
+
+
+def test_a_second_run_replaces_the_first_runs_answer_instead_of_adding_to_it(session):
+    page = session.open("/query?" + urllib.parse.urlencode({"query": "SELECT ?paper WHERE { ?paper a kg:Paper } LIMIT 3"}))
+    page.wait_for_selector("body[data-state=done]", state="attached")
+    # Two runs in flight at once (a double click on Run): only the later one's answer is shown.
+    page.evaluate("""() => { const form = document.getElementById("kg-query-form");
+                             form.requestSubmit(); form.requestSubmit(); }""")
+    page.wait_for_selector("body[data-state=done]", state="attached")
+    page.wait_for_function("() => !document.querySelector('#kg-query-status').textContent.startsWith('Running')")
+    assert page.eval_on_selector_all("#kg-results table", "tables => tables.length") == 1
+    assert page.eval_on_selector_all("#kg-results tbody tr", "rows => rows.length") == 3
+    session.assert_clean()

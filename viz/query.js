@@ -75,9 +75,13 @@
     download.hidden = false;
   }
 
+  let latest = 0; // the run whose answer may be shown: a newer run makes an older answer stale
+
   async function run() {
     const query = editor.value;
     if (!query.trim()) return;
+    const runNumber = ++latest;
+    const current = () => runNumber === latest;
     history.replaceState(null, "", "?" + new URLSearchParams({ query: query }).toString());
     results.replaceChildren();
     download.hidden = true;
@@ -92,19 +96,20 @@
         body: new URLSearchParams({ query: query }),
       });
     } catch (error) {
-      setStatus("Could not reach the server: " + error, true);
+      if (current()) setStatus("Could not reach the server: " + error, true);
       return;
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(2) + " s";
     if (!response.ok) {
       const problem = await response.json().catch(() => null);
-      setStatus((problem && problem.error) || response.status + " " + response.statusText, true);
+      if (current()) setStatus((problem && problem.error) || response.status + " " + response.statusText, true);
       return;
     }
     const truncated = response.headers.get("KG-Results-Truncated");
     const type = response.headers.get("Content-Type") || "";
     if (type.startsWith("application/sparql-results+json")) {
       const data = await response.json();
+      if (!current()) return;
       if (Object.prototype.hasOwnProperty.call(data, "boolean")) {
         results.append(el("p", String(data.boolean), "kg-boolean"));
         setStatus("ASK answered in " + seconds, false);
@@ -115,7 +120,9 @@
       setStatus(rows.length + " row" + (rows.length === 1 ? "" : "s") + " in " + seconds + (truncated ? " — " + truncated : ""), false);
       offerDownload(query, "csv", "Download CSV");
     } else {
-      results.append(el("pre", await response.text(), "kg-graph-text"));
+      const text = await response.text();
+      if (!current()) return;
+      results.append(el("pre", text, "kg-graph-text"));
       setStatus("Graph in " + seconds + (truncated ? " — " + truncated : ""), false);
       offerDownload(query, "turtle", "Download Turtle");
     }

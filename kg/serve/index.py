@@ -1,7 +1,8 @@
 """The index: the store as a light networkx graph, for the explorer, search and neighbourhoods.
 
-Built once per server from the store (kinds, labels, aliases, papers and
-their role edges), so that search and neighbourhoods never query the store.
+Built once per server from the store (kinds, labels, aliases, papers, their
+role edges and the relations between entities), so that search and
+neighbourhoods never query the store.
 Node ids are the ids :mod:`kg.vocab` mints (``method/group-relative-policy-optimization``,
 ``paper/abc``), the same as in a built graph and its offline page.
 """
@@ -55,7 +56,7 @@ class GraphIndex:
 
 
 def load_index(store: ox.Store) -> GraphIndex:
-    """Read the nodes, names and role edges of the graph in ``store``."""
+    """Read the nodes, names, role edges and relations (with their support) of the graph in ``store``."""
     G, iris = nx.MultiDiGraph(), {}
     index = GraphIndex(G, iris)
 
@@ -83,6 +84,11 @@ def load_index(store: ox.Store) -> GraphIndex:
         if paper in G and entity in G:
             role = row["property"].value.rsplit("#", 1)[-1]
             G.add_edge(paper, entity, key=role, role=role)
+    for row in store.query(view_with("index-relations", property=kg_terms(vocab.RELATIONS)), prefixes=PREFIXES):
+        subject, other = vocab.node_of_iri(row["s"].value), vocab.node_of_iri(row["o"].value)
+        if subject in G and other in G:
+            relation = row["property"].value.rsplit("#", 1)[-1]
+            G.add_edge(subject, other, key=relation, role=relation, papers=int(row["papers"].value))
     for node, data in G.nodes(data=True):
         names = [data.get("title") or data["label"]] + list(data.get("aliases", ()))
         index.names += [(" ".join(name.split()).casefold(), name, node) for name in dict.fromkeys(names) if name]

@@ -52,7 +52,8 @@ def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
                          "start": marked[0] if marked else None, "end": marked[1] if marked else None})
     papers: dict[str, list[str]] = {}
     for paper, _, role in index.graph.in_edges(node, keys=True):
-        papers.setdefault(paper, []).append(role)
+        if role in vocab.ROLES:  # not the relations other entities have with it
+            papers.setdefault(paper, []).append(role)
     listed = sorted(papers, key=lambda p: (min(vocab.ROLES.index(r) for r in papers[p]), index.graph.nodes[p]["label"]))
     relations = [{"subject": vocab.node_of_iri(row["subject"].value), "subject_label": row["subjectLabel"].value,
                   "relation": row["relation"].value, "object": vocab.node_of_iri(row["object"].value),
