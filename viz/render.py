@@ -38,6 +38,7 @@ from markupsafe import Markup
 from pyvis.network import Network
 
 from kg.files import replacing
+from kg.text import clean
 from kg.vocab import ENTITY_TYPES, RELATIONS, ROLES, entity_node
 
 ASSETS = Path(__file__).parent
@@ -625,7 +626,8 @@ def _result_rows(G: nx.MultiDiGraph, index: dict, spans: dict) -> list[list]:
         ends = [index.get(result.get(part), -1) for part in ("metric", "dataset", "subject")]
         if result.get("paper") in index and max(ends) >= 0:
             spans[result["paper"]].append((result.get("sentence"), result.get("start"), result.get("end")))
-            rows.append([index[result["paper"]], str(result.get("text", "")), result.get("kind", "score"), *ends,
+            # The value as written, markup removed ("3.14\\%" reads 3.14%).
+            rows.append([index[result["paper"]], clean(str(result.get("text", ""))).text, result.get("kind", "score"), *ends,
                          result.get("start", 0), result.get("value"), result.get("unit") or "", result.get("previous")])
     return rows
 

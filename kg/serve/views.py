@@ -14,6 +14,7 @@ import pyoxigraph as ox
 from .. import vocab
 from ..queries import examples, kg_terms, view, view_with, with_values
 from ..store import PREFIXES
+from ..text import clean
 from .index import GraphIndex, value
 
 EVIDENCE_LIMIT = 200  # pieces of evidence an entity's panel lists
@@ -61,7 +62,8 @@ def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
                  for row in itertools.islice(store.query(with_values(view("entity-relations"), "entity", iri),
                                                          prefixes=PREFIXES), EVIDENCE_LIMIT)]
     results = [{"paper": vocab.node_of_iri(row["paper"].value), "value": float(row["value"].value),
-                "text": value(row["text"]) or f"{float(row['value'].value):g}{value(row['unit'])}", "unit": value(row["unit"]), "previous": float(row["previous"].value) if row["previous"] else None,
+                "text": clean(value(row["text"])).text or f"{float(row['value'].value):g}{value(row['unit'])}",
+                "unit": value(row["unit"]), "previous": float(row["previous"].value) if row["previous"] else None,
                 "kind": row["kind"].value, "metric": value(row["metric"]), "dataset": value(row["dataset"]),
                 "subject": value(row["subject"]), "sentence": row["sentence"].value}
                for row in itertools.islice(store.query(with_values(view("entity-results"), "entity", iri),
