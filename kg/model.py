@@ -8,6 +8,9 @@ process.
 """
 from __future__ import annotations
 
+import base64
+import sys
+from array import array
 from dataclasses import asdict, dataclass, field
 from sys import intern
 
@@ -122,6 +125,30 @@ class PaperExtraction:
     acronyms: dict[str, str]  # short form -> long form, as defined in this paper
     links: list[Link] = field(default_factory=list)
     results: list[Result] = field(default_factory=list)
+    #: The parse's tokens, so that later stages read the abstract without cleaning or tokenizing it
+    #: again: each token's text with its trailing space, joined by "\x1f", and (``token_spans``) each
+    #: token's start and end in the original abstract, as little-endian uint32 pairs in base64
+    #: (a few kB a paper, where lists of ints would take tens). See :meth:`token_list`.
+    tokens: str = ""
+    token_spans: str = ""
+
+    def token_list(self) -> tuple[list[str], list[int]]:
+        """The tokens (each with its trailing space, if any) and their flat ``[start, end, ...]``
+        offsets in the original abstract."""
+        words = self.tokens.split("\x1f") if self.tokens else []
+        spans = array("I")
+        spans.frombytes(base64.b64decode(self.token_spans))
+        if sys.byteorder == "big":
+            spans.byteswap()
+        return words, spans.tolist()
+
+    @staticmethod
+    def pack_tokens(words: list[str], spans: list[int]) -> tuple[str, str]:
+        """``tokens`` and ``token_spans`` for ``words`` and their flat offsets (see :meth:`token_list`)."""
+        packed = array("I", spans)
+        if sys.byteorder == "big":
+            packed.byteswap()
+        return "\x1f".join(words), base64.b64encode(packed.tobytes()).decode("ascii")
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -143,6 +170,8 @@ class PaperExtraction:
             acronyms=dict(data["acronyms"]),
             links=[Link(**link) for link in data.get("links", ())],
             results=[Result(**result) for result in data.get("results", ())],
+            tokens=data.get("tokens", ""),
+            token_spans=data.get("token_spans", ""),
         )
 
 

@@ -9,22 +9,18 @@ the paper's own acronyms, as :func:`kg.resolve.cluster_key` says). The
 paper's role for it is read from the words just before it ("relative to X",
 "than X" -> comparesWith) or else from its type.
 
-It is the last step of resolution: it reads the abstracts with the
-extraction's tokenizer, but adds mentions to entities already resolved
-rather than resolving again.
+It is the last step of resolution. It reads each abstract as the extraction
+tokenized it (``PaperExtraction.tokens``): the text is neither cleaned nor
+parsed again, and mentions are added to the entities already resolved rather
+than resolved again.
 """
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import replace
 
-from spacy.matcher import PhraseMatcher
-from spacy.util import filter_spans
-
-from .extract.pipeline import load_pipeline
 from .model import Entity, Mention, PaperExtraction, Role
 from .resolve import cluster_key, corpus_meanings, is_acronym_like
-from .text import clean
 
 EXTRACTOR = "gazetteer-1"
 CONFIDENCE = 0.55
@@ -44,54 +40,92 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> tup
 
     Example
     -------
+    Two hand-made extractions, their tokens split at spaces; the parse of the second missed the name:
+
     >>> from kg.model import Paper
     >>> from kg.resolve import resolve
-    >>> text = "CurlFlow is compared relative to flow matching."
-    >>> known = PaperExtraction(Paper("a", "Mirror Flow Matching builds on flow matching."), [(0, 45)],
-    ...     [Mention(30, 43, "flow matching", "Method", 0, 0.8, "rules")], [Role(0, "uses", 0.8)], {})
-    >>> missed = PaperExtraction(Paper("b", text), [(0, len(text))], [], [], {})
+    >>> def extraction(paper_id, text, found):
+    ...     words = [word + " " for word in text.split(" ")]
+    ...     words[-1] = words[-1].rstrip()
+    ...     spans, at = [], 0
+    ...     for word in words:
+    ...         spans, at = spans + [at, at + len(word.rstrip())], at + len(word)
+    ...     tokens, token_spans = PaperExtraction.pack_tokens(words, spans)
+    ...     mentions = [Mention(text.index(f), text.index(f) + len(f), f, "Method", 0, 0.8, "rules") for f in found]
+    ...     return PaperExtraction(Paper(paper_id, text), [(0, len(text))], mentions,
+    ...                            [Role(i, "uses", 0.8) for i in range(len(found))], {}, tokens=tokens, token_spans=token_spans)
+    >>> known = extraction("a", "We build on flow matching .", ["flow matching"])
+    >>> missed = extraction("b", "CurlFlow is compared relative to Flow Matching .", [])
     >>> extractions, entities = propagate([known, missed], resolve([known, missed]))
-    >>> [(m.text, text[m.start:m.end], r.role) for m, r in zip(extractions[1].mentions, extractions[1].roles)]
-    [('flow matching', 'flow matching', 'comparesWith')]
-    >>> entities[0].mentions  # b's new mention, and "Flow Matching" in a's "Mirror Flow Matching"
-    [('a', 0), ('a', 1), ('b', 0)]
+    >>> [(m.text, m.start, m.end, r.role) for m, r in zip(extractions[1].mentions, extractions[1].roles)]
+    [('Flow Matching', 33, 46, 'comparesWith')]
+    >>> entities[0].mentions
+    [('a', 0), ('b', 0)]
     """
-    nlp = load_pipeline()
-    case_sensitive = PhraseMatcher(nlp.vocab, attr="ORTH")
-    case_free = PhraseMatcher(nlp.vocab, attr="LOWER")
-    by_matcher = defaultdict(list)
+    by_paper = {ex.paper.id: ex for ex in extractions}
+    tokens = {ex.paper.id: ex.token_list() for ex in extractions}
+    # Each distinctive name as the tokens of a mention that wrote it: acronyms as written, the rest
+    # in lower case ("Flow Matching" is "flow matching").
+    patterns: dict[tuple[str, ...], str] = {}
     for entity in entities:
-        for form in {entity.label, *entity.aliases}:
-            if _distinctive(form):
-                by_matcher[id(case_sensitive if is_acronym_like(form) else case_free)].append(form)
-    for matcher in (case_sensitive, case_free):
-        forms = by_matcher[id(matcher)]
-        if forms:
-            matcher.add("NAME", list(nlp.tokenizer.pipe(forms)))
+        forms = {form for form in (entity.label, *entity.aliases) if _distinctive(form)}
+        for paper_id, index in entity.mentions:
+            mention = by_paper[paper_id].mentions[index]
+            if mention.text in forms:
+                forms.discard(mention.text)
+                words, spans = tokens[paper_id]
+                inside = [w.rstrip() for i, w in enumerate(words) if mention.start <= spans[2 * i] and spans[2 * i + 1] <= mention.end]
+                if inside:
+                    patterns[_pattern(inside, exact=is_acronym_like(mention.text))] = mention.text
+    longest = max((len(p) for p in patterns), default=0)
+    firsts = {p[0] for p in patterns}
 
-    by_key = {entity.key: entity for entity in entities}
     meaning = corpus_meanings(extractions)
+    by_key = {entity.key: entity for entity in entities}
     results = []
     for ex in extractions:
-        cleaned = clean(ex.paper.abstract)
-        doc = nlp.tokenizer(cleaned.text)
-        spans = filter_spans([doc[s:e] for m in (case_sensitive, case_free) for _, s, e in m(doc)])
+        words, spans = tokens[ex.paper.id]
+        bare = [w.rstrip() for w in words]
+        lower = [w.lower() for w in bare]
+        found = [(i, j) for i in range(len(bare)) if bare[i] in firsts or lower[i] in firsts
+                 for j in range(i + 1, min(i + longest, len(bare)) + 1)
+                 if tuple(bare[i:j]) in patterns or tuple(lower[i:j]) in patterns]
         covered = [(m.start, m.end) for m in ex.mentions]
         mentions, roles = list(ex.mentions), list(ex.roles)
-        for span in spans:
-            start, end = cleaned.original_span(span.start_char, span.end_char)
+        for i, j in _longest_first(found):
+            start, end = spans[2 * i], spans[2 * (j - 1) + 1]
             if any(s < end and start < e for s, e in covered):
                 continue
-            entity = by_key.get(cluster_key(span.text, ex, meaning))
+            text = "".join(words[i:j - 1]) + bare[j - 1]
+            entity = by_key.get(cluster_key(text, ex, meaning))
             if entity is None:  # a name that, in this paper, stands for something generic
                 continue
             label = entity.type
-            sentence = next((i for i, (s, e) in enumerate(ex.sentences) if s <= start < e), len(ex.sentences) - 1)
-            before = {t.lower_ for t in doc[max(0, span.start - 4) : span.start]}
+            sentence = next((k for k, (s, e) in enumerate(ex.sentences) if s <= start < e), len(ex.sentences) - 1)
+            before = set(lower[max(0, i - 4):i])
             role = "comparesWith" if label in ("Method", "Model") and before & _COMPARE_CUES else _DEFAULT_ROLE[label]
-            mentions.append(Mention(start, end, span.text, label, max(sentence, 0), CONFIDENCE, EXTRACTOR))
+            mentions.append(Mention(start, end, text, label, max(sentence, 0), CONFIDENCE, EXTRACTOR))
             roles.append(Role(len(mentions) - 1, role, CONFIDENCE))
             entity.mentions.append((ex.paper.id, len(mentions) - 1))
             covered.append((start, end))
         results.append(replace(ex, mentions=mentions, roles=roles))
     return results, entities
+
+
+def _pattern(words: list[str], *, exact: bool) -> tuple[str, ...]:
+    return tuple(words) if exact else tuple(word.lower() for word in words)
+
+
+def _longest_first(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Token spans without overlaps, the longest (then the first) kept, in text order, as
+    spaCy's ``filter_spans`` chooses them.
+
+    >>> _longest_first([(0, 2), (1, 4), (4, 5)])
+    [(1, 4), (4, 5)]
+    """
+    kept, taken = [], set()
+    for start, end in sorted(spans, key=lambda span: (span[1] - span[0], -span[0]), reverse=True):
+        if start not in taken and end - 1 not in taken:
+            kept.append((start, end))
+            taken.update(range(start, end))
+    return sorted(kept)

@@ -41,3 +41,17 @@ def test_another_extractor_version_misses_the_cache(tmp_path):
     newer = ExtractionCache(tmp_path / "c.sqlite", extractor="v2")
     assert newer.get(papers[0]) is None
     assert ExtractionCache(tmp_path / "c.sqlite", extractor="v1").get(papers[0]) is not None
+
+
+def test_the_parse_tokens_travel_with_the_extraction_through_the_cache(tmp_path):
+    from kg.model import Paper
+
+    text = "We propose **E-GRPO** for question answering."
+    [extraction] = extract_all([Paper("p", text)])
+    words, spans = extraction.token_list()
+    # Each token's offsets select it in the abstract as written (markup left out: "E-GRPO", not "**E-GRPO**").
+    assert [w.rstrip() for w in words] == ["We", "propose", "E-GRPO", "for", "question", "answering", "."]
+    assert [text[spans[2 * i]:spans[2 * i + 1]] for i in range(len(words))] == [w.rstrip() for w in words]
+    cache = ExtractionCache(tmp_path / "c.sqlite", extractor="v1")
+    cache.put([extraction])
+    assert cache.get(Paper("p", text)).token_list() == (words, spans)

@@ -29,7 +29,7 @@ from .results import find_results
 NAMED_RULES = {"abbreviation-long", "family", "name", "proposed-name"}
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "6"
+RULES_VERSION = "7"
 
 
 def extractor_name(nlp: Language) -> str:
@@ -91,8 +91,12 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
     model = load_relation_model()
     if model is not None:
         links += learned_links(spans, model, known=links)
+    spans = []
+    for token in doc:
+        spans += offsets.original_span(token.idx, token.idx + len(token))
+    tokens, token_spans = PaperExtraction.pack_tokens([token.text_with_ws for token in doc], spans)
     return PaperExtraction(paper=paper, sentences=sentences, mentions=mentions, roles=roles, acronyms=acronyms,
-                           links=links, results=results)
+                           links=links, results=results, tokens=tokens, token_spans=token_spans)
 
 
 def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batch_size: int = 64) -> Iterator[PaperExtraction]:
