@@ -153,6 +153,18 @@ def refuse_federation(query: str) -> None:
                            "and never contacts other servers.")
 
 
+def syntax_message(error: SyntaxError) -> str:
+    """The engine's syntax error for a person: where it is and the words it expected, without
+    the character classes of the grammar that follow them.
+
+    >>> syntax_message(SyntaxError("error at 1:9: expected one of '{', ['A' ..= 'Z' | 'a' ..= 'z']"))
+    "Invalid SPARQL: error at 1:9: expected one of '{' …"
+    """
+    text = " ".join(str(error).split())
+    cut = text.find(" [")
+    return "Invalid SPARQL: " + (text[:cut].rstrip(",") + " …" if cut > 0 else text)
+
+
 def run_query(store: ox.Store, query: str, bindings: dict[str, str] | None = None):
     """Run ``query``; each binding replaces the variable of that name by a plain literal.
 
@@ -165,7 +177,7 @@ def run_query(store: ox.Store, query: str, bindings: dict[str, str] | None = Non
     try:
         return store.query(query, prefixes=PREFIXES, substitutions=substitutions or None)
     except SyntaxError as error:
-        raise KGError(f"Invalid SPARQL: {error}") from None
+        raise KGError(syntax_message(error)) from None
     except RuntimeError as error:  # e.g. a bound variable the query does not select
         raise KGError(f"Query failed: {error}") from None
 

@@ -697,3 +697,11 @@ def test_workers_end_with_a_killed_server_even_mid_query(sample):
     while any(_alive(worker) for worker in workers) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert workers and not any(_alive(worker) for worker in workers)
+
+
+def test_a_syntax_error_says_where_and_what_was_expected_in_a_line(endpoint):
+    _, _, body = fetch(f"{endpoint}?{urllib.parse.urlencode({'query': 'SELECT ?x WHERE { ?x a kg:Paper'})}")
+    error = json.loads(body)["error"]
+    # The engine also lists the grammar's character classes ('\u{00C0}'..='\u{00D6}' ...): left out.
+    assert error.startswith("Invalid SPARQL: error at 1:") and "expected one of" in error
+    assert "\\u{" not in error and len(error) < 200

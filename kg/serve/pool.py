@@ -24,7 +24,7 @@ import pyoxigraph as ox
 
 from ..errors import KGError
 from ..store import (PREFIXES, NotAcceptable, QueryRefused, fill_store, graph_file, open_graph, refuse_federation,
-                     serialize_results, store_dir)
+                     serialize_results, store_dir, syntax_message)
 
 #: Worker processes answering SPARQL. Each may run one query at a time.
 POOL_SIZE = 2
@@ -122,7 +122,7 @@ def oxigraph_engine(path: str, related: bool = True):
         except QueryRefused as error:
             return _error_reply(403, str(error))
         except SyntaxError as error:
-            return _error_reply(400, f"Invalid SPARQL: {error}")
+            return _error_reply(400, syntax_message(error))
         except (ValueError, RuntimeError, OSError) as error:  # bad IRIs, evaluation errors
             return _error_reply(400, f"Query failed: {error}")
 
