@@ -39,9 +39,6 @@ from kg.errors import KGError
 from kg.queries import examples, with_values
 from kg.store import PREFIXES, STORE_SUFFIX, fill_store, graph_file, open_graph, store_dir
 
-#: An example's parameter name -> the type of entity bound to it.
-PARAM_TYPES = {"benchmark": "Dataset", "dataset": "Dataset", "task": "Task", "method": "Method",
-               "model": "Model", "metric": "Metric", "entity": "Method"}
 RANK = 10  # bind the 10th most mentioned entity: neither the head of the Zipf curve nor its tail
 BASE = vocab.DEFAULT_BASE
 # Entities per type in the synthetic graph, and how many mentions of each type a paper makes.
@@ -170,7 +167,7 @@ def bound_examples(store: ox.Store) -> list[tuple[str, str, str]]:
     for example in examples().values():
         text, values = example.text, []
         for name in example.params:
-            kind = PARAM_TYPES.get(name, "Method")
+            kind = example.param_types.get(name, "Method")
             rows = list(store.query(f"SELECT ?label WHERE {{ ?e a kg:{kind} ; skos:prefLabel ?label ; kg:paperCount ?n }} "
                                     f"ORDER BY DESC(?n) ?label LIMIT {RANK}", prefixes=PREFIXES))
             value = rows[-1]["label"].value if rows else example.params[name]

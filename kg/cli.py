@@ -151,7 +151,7 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
     shipped = examples()
     if list_examples:
         for name, ex in shipped.items():
-            params = " ".join(f"--bind {k}=VALUE (e.g. {v})" for k, v in ex.params.items())
+            params = " ".join(f"--bind {k}=VALUE (a {ex.param_types.get(k, 'name')}, e.g. {v})" for k, v in ex.params.items())
             click.echo(f"{name}\n    {ex.description}\n" + (f"    parameters: {params}\n" if params else ""))
         return
     values = {}

@@ -705,3 +705,13 @@ def test_a_syntax_error_says_where_and_what_was_expected_in_a_line(endpoint):
     # The engine also lists the grammar's character classes ('\u{00C0}'..='\u{00D6}' ...): left out.
     assert error.startswith("Invalid SPARQL: error at 1:") and "expected one of" in error
     assert "\\u{" not in error and len(error) < 200
+
+
+def test_the_query_pages_examples_name_entities_of_the_graph_served(hostile_server):
+    """On a graph without the sample's GRPO or RULER, each example still names one of its entities."""
+    shipped = json.loads(fetch(hostile_server.url + "/query.json")[2])["examples"]
+    bound = [value for e in shipped for value in re.findall(r'VALUES \?\w+ \{ "([^"]*)" \}', e["query"])]
+    assert bound and not {"GRPO", "RULER", "PhoneRL", "visual grounding"} & set(bound)
+    for value in bound:
+        found = json.loads(fetch(hostile_server.url + "/search.json?" + urllib.parse.urlencode({"q": value}))[2])
+        assert value in [r["name"] for r in found["results"]]

@@ -2,8 +2,8 @@
 
 ``kg/queries/*.rq`` are the example queries users run by name (``kg query
 --example NAME``, the server's query page); each says what it answers in its
-leading comments and names its parameters in ``# param: NAME = "example"``
-lines. ``kg/queries/views/*.rq`` are the queries behind kg's own commands and
+leading comments and names its parameters in ``# param: NAME (Type) = "example"``
+lines (the type of entity the parameter names, and a value from the sample corpus). ``kg/queries/views/*.rq`` are the queries behind kg's own commands and
 pages (:func:`view`). Python never writes query text: values from users are
 bound by substitution (:func:`kg.store.run_query`) or as a ``VALUES`` block of
 terms written by pyoxigraph (:func:`with_values`), and lists of kg's own
@@ -13,18 +13,20 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.resources import files
 
 
 @dataclass
 class Example:
-    """A shipped example query: its name, what it answers, its parameters (each with an example value), its text."""
+    """A shipped example query: its name, what it answers, its parameters (each with an example
+    value), the type of entity each parameter names (``param_types``), its text."""
 
     name: str
     description: str
     params: dict[str, str]
     text: str
+    param_types: dict[str, str] = field(default_factory=dict)
 
 
 def examples() -> dict[str, Example]:
@@ -39,10 +41,11 @@ def examples() -> dict[str, Example]:
             continue
         text = resource.read_text(encoding="utf-8")
         description = " ".join(m.group(1).strip() for m in re.finditer(r"^# (?!param:)(.*)$", text, re.M))
-        params = {m.group(1): m.group(2).strip().strip('"')
-                  for m in re.finditer(r"^# param: (\w+)\s*=\s*(.*)$", text, re.M)}
+        declared = list(re.finditer(r"^# param: (\w+)(?: \((\w+)\))?\s*=\s*(.*)$", text, re.M))
+        params = {m.group(1): m.group(3).strip().strip('"') for m in declared}
+        types = {m.group(1): m.group(2) for m in declared if m.group(2)}
         name = resource.name[:-3]
-        found[name] = Example(name, description, params, text)
+        found[name] = Example(name, description, params, text, types)
     return found
 
 

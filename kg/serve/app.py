@@ -323,7 +323,7 @@ class App:
                 "urls": {"explorer": "/", "query": "/query", "sparql": "/sparql"}}
 
     def query_view(self, query: str = "") -> dict:
-        return {"query": query, "endpoint": "/sparql", "examples": example_queries(),
+        return {"query": query, "endpoint": "/sparql", "examples": example_queries(self.index()),
                 "prefixes": PREFIXES, "timeout": self.timeout, "max_results": self.max_results}
 
     def _node(self, raw: str) -> str:

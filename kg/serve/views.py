@@ -21,13 +21,21 @@ EVIDENCE_LIMIT = 200  # pieces of evidence an entity's panel lists
 PAPERS_LIMIT = 300  # papers an entity's page lists
 
 
-def example_queries() -> list[dict]:
-    """The shipped example queries, their parameters bound to their example values, ready to run."""
+def example_queries(index: GraphIndex | None = None) -> list[dict]:
+    """The shipped example queries, ready to run: each parameter bound to the entity of its type
+    that most papers of this graph mention (to the example's own value without an ``index``, or
+    when the graph has no entity of that type), so that every example answers on any graph."""
+    most_mentioned: dict[str, tuple] = {}  # kind -> (papers, links, label) of the entity chosen
+    for node, data in (index.graph.nodes(data=True) if index else ()):
+        rank = (data.get("papers", 0), index.graph.in_degree(node), data["label"])
+        if rank > most_mentioned.get(data["kind"], (-1,)):
+            most_mentioned[data["kind"]] = rank
     shipped = []
     for example in examples().values():
         text = example.text
         for name, example_value in example.params.items():
-            text = with_values(text, name, ox.Literal(example_value))
+            chosen = most_mentioned.get(example.param_types.get(name, ""), (0, 0, example_value))[-1]
+            text = with_values(text, name, ox.Literal(chosen))
         shipped.append({"name": example.name, "description": example.description, "query": text})
     return shipped
 
