@@ -36,7 +36,7 @@ from kg.store import open_graph, run_query
 DEV = Path(__file__).resolve().parent / "concepts_dev.json"
 KG = "https://w3id.org/kg/ontology#"
 PAPER = "https://w3id.org/kg/id/paper/"
-TYPES = ("Task", "Method", "Dataset", "Metric", "Model")
+TYPES = vocab.ENTITY_TYPES
 NARROWER_THAN = ("http://www.w3.org/2004/02/skos/core#broader", KG + "hyponymOf", KG + "variantOf")
 
 
