@@ -140,6 +140,10 @@ IDIOMS = frozenset({("on", "average"), ("in", "general"), ("in", "practice"), ("
                     ("at", "scale"), ("in", "contrast")})
 
 
+#: A phrase's last word written for another: "Generative Adversarial Nets" are networks.
+HEAD_SYNONYMS = {"net": "network"}
+
+
 def lower_is_better(metric: str) -> bool | None:
     """Whether a lower value of ``metric`` is better (error, perplexity, FID); None when unknown.
 

@@ -20,7 +20,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from .model import Entity, Mention, PaperExtraction, Role
-from .resolve import cluster_key, corpus_meanings, is_acronym_like
+from .resolve import cluster_key, corpus_names, is_acronym_like
 
 EXTRACTOR = "gazetteer-1"
 CONFIDENCE = 0.55
@@ -80,7 +80,7 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> tup
     longest = max((len(p) for p in patterns), default=0)
     firsts = {p[0] for p in patterns}
 
-    meaning = corpus_meanings(extractions)
+    names = corpus_names(extractions)
     by_key = {entity.key: entity for entity in entities}
     results = []
     for ex in extractions:
@@ -97,7 +97,7 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> tup
             if any(s < end and start < e for s, e in covered):
                 continue
             text = "".join(words[i:j - 1]) + bare[j - 1]
-            entity = by_key.get(cluster_key(text, ex, meaning))
+            entity = by_key.get(cluster_key(text, ex, names))
             if entity is None:  # a name that, in this paper, stands for something generic
                 continue
             label = entity.type

@@ -49,8 +49,8 @@ def resolution_key(text: str, *, name: bool = False) -> str:
     True
     >>> resolution_key("LLMs"), resolution_key("E-GRPO"), resolution_key("CIFAR-10") == resolution_key("CIFAR10")
     ('llm', 'egrpo', True)
-    >>> resolution_key("question-answering")
-    'question answering'
+    >>> resolution_key("question-answering"), resolution_key("Generative Adversarial Nets")
+    ('question answering', 'generative adversarial network')
     >>> resolution_key("Efficient Neural Architecture Search"), resolution_key("Efficient Neural Architecture Search", name=True)
     ('neural architecture search', 'efficient neural architecture search')
     """
@@ -67,6 +67,8 @@ def resolution_key(text: str, *, name: bool = False) -> str:
     words = [w for w in words if w]
     if words:
         words[-1] = _singular(words[-1])
+    if len(words) > 1:  # "Generative Adversarial Nets" are networks
+        words[-1] = lexicon.HEAD_SYNONYMS.get(words[-1], words[-1])
     return " ".join(words)
 
 
@@ -80,12 +82,41 @@ def is_generic_key(key: str) -> bool:
                                or _singular(w) in lexicon.GENERIC_HEADS for w in key.split())
 
 
-def acronym_definitions(extractions: Iterable[PaperExtraction]) -> dict[str, Counter]:
-    """For each acronym key, how many papers define it as each long-form key."""
+def spelling_variants(extractions: Iterable[PaperExtraction]) -> dict[str, str]:
+    """Keys the corpus writes with or without spaces and hyphens ("variational auto encoder",
+    "variational autoencoder") -> the one it writes most: one name, one entity.
+
+    >>> from kg.model import Paper, Mention, PaperExtraction
+    >>> text = "Auto-encoders, autoencoders and an autoencoder"
+    >>> mentions = [Mention(0, 13, "Auto-encoders", "Method", 0, 0.9, "t"), Mention(15, 27, "autoencoders", "Method", 0, 0.9, "t"),
+    ...             Mention(35, 46, "autoencoder", "Method", 0, 0.9, "t")]
+    >>> spelling_variants([PaperExtraction(Paper("p", text), [(0, 46)], mentions, [], {})])
+    {'auto encoder': 'autoencoder'}
+    """
+    written: Counter = Counter()
+    for ex in extractions:
+        written.update(resolution_key(m.text) for m in ex.mentions)
+        written.update(resolution_key(long, name=True) for long in ex.acronyms.values())
+    by_spelling: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for key, count in written.items():
+        by_spelling[key.replace(" ", "")].append((count, key))
+    canonical = {}
+    for variants in by_spelling.values():
+        _, best = max(variants)  # the most written; on a tie, a fixed choice
+        canonical.update((key, best) for _, key in variants if key != best)
+    return canonical
+
+
+def acronym_definitions(extractions: Iterable[PaperExtraction],
+                        variants: dict[str, str] | None = None) -> dict[str, Counter]:
+    """For each acronym key, how many papers define it as each long-form key (spelling
+    ``variants`` of a long form counted as one)."""
+    variants = variants or {}
     definitions: dict[str, Counter] = defaultdict(Counter)
     for ex in extractions:
         for short, long in ex.acronyms.items():
-            definitions[resolution_key(short)][resolution_key(long, name=True)] += 1
+            key = resolution_key(long, name=True)
+            definitions[resolution_key(short)][variants.get(key, key)] += 1
     return definitions
 
 
@@ -97,19 +128,29 @@ def corpus_meaning(counts: Counter) -> str | None:
     return None
 
 
-def corpus_meanings(extractions: Iterable[PaperExtraction]) -> dict[str, str | None]:
-    """Each acronym's key -> the key of the long form the corpus gives it (None when papers disagree)."""
-    return {short: corpus_meaning(counts) for short, counts in acronym_definitions(extractions).items()}
+def corpus_names(extractions: list[PaperExtraction]) -> dict[str, str]:
+    """Each key -> the key of the entity the corpus means by it: a spelling variant its most
+    written spelling (:func:`spelling_variants`), an acronym the long form the corpus agrees on
+    (none when papers disagree)."""
+    names = spelling_variants(extractions)
+    for short, counts in acronym_definitions(extractions, names).items():
+        meaning = corpus_meaning(counts)
+        if meaning is not None:
+            names[short] = meaning
+    return names
 
 
-def cluster_key(text: str, extraction: PaperExtraction, meaning: dict[str, str | None]) -> str:
+def cluster_key(text: str, extraction: PaperExtraction, names: dict[str, str]) -> str:
     """The key of the entity a mention ``text`` of ``extraction``'s paper belongs to: an acronym
-    resolves through its own paper's definition, else the corpus's (``meaning``), else its own key."""
-    long_forms = {resolution_key(short): resolution_key(long, name=True) for short, long in extraction.acronyms.items()}
+    resolves through its own paper's definition, else the corpus's (``names``, see
+    :func:`corpus_names`), else its own key, written as the corpus writes it most."""
     if text in extraction.acronyms.values():  # the long form of an acronym this paper defines: a name
-        return resolution_key(text, name=True)
+        key = resolution_key(text, name=True)
+        return names.get(key, key)
+    local = {resolution_key(short): resolution_key(long, name=True) for short, long in extraction.acronyms.items()}
     key = resolution_key(text)
-    return long_forms.get(key) or meaning.get(key) or key
+    key = local.get(key) or key
+    return names.get(key, key)
 
 
 def resolve(extractions: list[PaperExtraction]) -> list[Entity]:
@@ -126,11 +167,11 @@ def resolve(extractions: list[PaperExtraction]) -> list[Entity]:
     >>> [(e.label, sorted(e.aliases), len(e.mentions)) for e in resolve([a, b])]
     [('LLM', ['LLM', 'LLMs', 'Large Language Models', 'large language models'], 4)]
     """
-    meaning = corpus_meanings(extractions)
+    names = corpus_names(extractions)
     clusters: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for ex in extractions:
         for index, mention in enumerate(ex.mentions):
-            clusters[cluster_key(mention.text, ex, meaning)].append((ex.paper.id, index))
+            clusters[cluster_key(mention.text, ex, names)].append((ex.paper.id, index))
 
     by_paper = {ex.paper.id: ex for ex in extractions}
     entities = []

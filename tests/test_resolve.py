@@ -96,3 +96,17 @@ def test_an_acronym_whose_letters_spell_an_evaluative_word_keeps_it_and_stays_ap
     assert {"ENAS", "NAS"} <= set(entities) and entities["ENAS"].key != entities["NAS"].key
     by_value = {r.value: ex.mentions[r.subject].text for r in ex.results if r.subject is not None}
     assert by_value[2.89] == "ENAS"
+
+
+def test_spelling_variants_across_papers_are_one_entity_and_agree_on_an_acronym():
+    # "auto-encoder" and "autoencoder" differ only by a hyphen, "Nets" are networks: one name each.
+    # The two definitions of VAE then agree, so the bare VAE of the third paper joins them.
+    entities, _ = _entities(
+        "We train a Variational Autoencoder (VAE) on images.",
+        "Variational Auto-Encoders (VAEs) and Generative Adversarial Nets are compared.",
+        "A VAE and generative adversarial networks are trained on faces.",
+    )
+    papers = {e.key: {pid for pid, _ in e.mentions} for e in entities}
+    assert papers["variational autoencoder"] == {"p0", "p1", "p2"}
+    assert papers["generative adversarial network"] == {"p1", "p2"}
+    assert not {"variational auto encoder", "vae", "generative adversarial net"} & set(papers)
