@@ -58,7 +58,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16, help="Concurrent clients.")
     parser.add_argument("--requests", type=int, default=50, help="Requests per client.")
     args = parser.parse_args()
-    print(f"| listen backlog | clients | requests | p50 ms | p99 ms | worst ms |")
+    print("| listen backlog | clients | requests | p50 ms | p99 ms | worst ms |")
     print("|---:|---:|---:|---:|---:|---:|")
     for backlog in (5, serve_app._Server.request_queue_size):
         times = load(args.graph, backlog, args.clients, args.requests)

@@ -119,7 +119,7 @@ def build(
     skipped: list[InputError] = []
     papers, duplicates = unique_papers(read_papers(inputs, format=format, strict=strict, on_skip=skipped.append))
     if not papers:
-        raise KGError("\n".join([f"No abstracts found in the input" + (f"; skipped {len(skipped)} records:" if skipped else ".")]
+        raise KGError("\n".join(["No abstracts found in the input" + (f"; skipped {len(skipped)} records:" if skipped else ".")]
                                  + skipped_lines(skipped)))
     output = Path(output)
     remove_stale_staging(output)
@@ -169,10 +169,10 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
 def remove_stale_staging(stem: Path) -> list[Path]:
     """Remove the staging folders that killed builds of ``stem`` left beside it; return them.
 
-    A build stages its outputs in ``.NAME.staging-PID-XXXX`` (:func:`write_outputs`) and removes
-    it when done, unless it is killed. Only folders of this ``NAME`` whose build process is gone
-    are removed: another graph's, or a build of the same name still running, are left alone.
-    Folders named ``.NAME.XXXXXXXX`` are staging folders of earlier kg versions.
+    A build stages its outputs in ``.NAME.staging-PID-<8 random characters>`` (:func:`write_outputs`)
+    and removes it when done, unless it is killed. Only folders of this ``NAME`` whose build process
+    is gone are removed: another graph's, or a build of the same name still running, are left alone.
+    Folders named ``.NAME.<8 random characters>`` are staging folders of earlier kg versions.
     """
     removed = []
     for folder in stem.parent.glob(f".{glob.escape(stem.name)}.*"):

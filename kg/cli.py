@@ -26,15 +26,16 @@ class _Group(click.Group):
 
 #: Where 'kg build' writes graphs by default, and where the other commands look for one.
 GRAPHS = Path("graphs")
-_RDF_SUFFIXES = (".nt", ".ttl", ".jsonld", ".oxigraph")
 
 
 def _only_graph(ctx, param, value):
     """The graph a command reads: the one given, or else the only graph under graphs/."""
+    from .store import GRAPH_SUFFIXES
+
     if value is not None:
         return value
     stems = sorted({path.with_suffix("") for path in GRAPHS.glob("*")
-                    if path.suffix in _RDF_SUFFIXES and not path.name.startswith(".")})
+                    if path.suffix in GRAPH_SUFFIXES and not path.name.startswith(".")})
     if len(stems) == 1:
         click.echo(f"Using {stems[0]}, the only graph under {GRAPHS}/ (-g GRAPH to choose another).", err=True)
         return str(stems[0])

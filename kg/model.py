@@ -132,15 +132,15 @@ class PaperExtraction:
     tokens: str = ""
     token_spans: str = ""
 
-    def token_list(self) -> tuple[list[str], list[int]]:
+    def token_list(self) -> tuple[list[str], array]:
         """The tokens (each with its trailing space, if any) and their flat ``[start, end, ...]``
-        offsets in the original abstract."""
+        offsets in the original abstract (an ``array`` of unsigned ints, as compact as stored)."""
         words = self.tokens.split("\x1f") if self.tokens else []
         spans = array("I")
         spans.frombytes(base64.b64decode(self.token_spans))
         if sys.byteorder == "big":
             spans.byteswap()
-        return words, spans.tolist()
+        return words, spans
 
     @staticmethod
     def pack_tokens(words: list[str], spans: list[int]) -> tuple[str, str]:

@@ -16,7 +16,7 @@ than resolved again.
 """
 from __future__ import annotations
 
-from collections import defaultdict
+import functools
 from dataclasses import replace
 
 from .model import Entity, Mention, PaperExtraction, Role
@@ -63,7 +63,9 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> tup
     [('a', 0), ('b', 0)]
     """
     by_paper = {ex.paper.id: ex for ex in extractions}
-    tokens = {ex.paper.id: ex.token_list() for ex in extractions}
+    # Decoded where needed, a paper at a time: decoding them all at once would hold every
+    # paper's offsets as Python objects.
+    tokens = functools.lru_cache(maxsize=1024)(lambda paper_id: by_paper[paper_id].token_list())
     # Each distinctive name as the tokens of a mention that wrote it: acronyms as written, the rest
     # in lower case ("Flow Matching" is "flow matching").
     patterns: dict[tuple[str, ...], str] = {}
@@ -73,7 +75,7 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> tup
             mention = by_paper[paper_id].mentions[index]
             if mention.text in forms:
                 forms.discard(mention.text)
-                words, spans = tokens[paper_id]
+                words, spans = tokens(paper_id)
                 inside = [w.rstrip() for i, w in enumerate(words) if mention.start <= spans[2 * i] and spans[2 * i + 1] <= mention.end]
                 if inside:
                     patterns[_pattern(inside, exact=is_acronym_like(mention.text))] = mention.text
@@ -84,7 +86,7 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> tup
     by_key = {entity.key: entity for entity in entities}
     results = []
     for ex in extractions:
-        words, spans = tokens[ex.paper.id]
+        words, spans = ex.token_list()
         bare = [w.rstrip() for w in words]
         lower = [w.lower() for w in bare]
         found = [(i, j) for i in range(len(bare)) if bare[i] in firsts or lower[i] in firsts

@@ -26,6 +26,8 @@ from .vocab import NAMESPACES
 #: ``kg build`` writes the graph's on-disk store to ``graphs/NAME`` + this suffix (a folder).
 STORE_SUFFIX = ".oxigraph"
 _FORMATS = {".nt": ox.RdfFormat.N_TRIPLES, ".ttl": ox.RdfFormat.TURTLE, ".jsonld": ox.RdfFormat.JSON_LD}
+#: The endings of the files and folder a built graph consists of (its HTML page aside).
+GRAPH_SUFFIXES = (*_FORMATS, STORE_SUFFIX)
 PREFIXES = {name: str(ns) for name, ns in NAMESPACES.items()}
 
 

@@ -1,6 +1,5 @@
 """kg explain shows the sentences behind an entity or a link, the mention marked at its offsets."""
 
-import pytest
 from click.testing import CliRunner
 
 from kg.cli import main

@@ -25,8 +25,6 @@ import base64
 import hashlib
 import json
 import math
-import os
-import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -79,8 +77,8 @@ LABEL_LIMIT = 40  # characters of an entity's label drawn on the canvas
 #: The size (bytes) an offline page aims to stay under: the whole graph if it fits, else the most
 #: linked part of it, the page saying what it holds. Chromium opens 15 MB in about a second.
 PAGE_BYTES = 15_000_000
-NEIGHBOURHOOD_LIMIT = 250  # nodes a focused view draws at most (as kg serve's)
-EVIDENCE_LIMIT = 200  # pieces of evidence an entity's panel lists (as kg serve's)
+NEIGHBOURHOOD_LIMIT = 250  # nodes a focused view draws at most, offline and in kg serve
+EVIDENCE_LIMIT = 200  # pieces of evidence an entity's panel lists, offline and in kg serve
 
 
 def render_html(G: nx.MultiDiGraph, path, *, title: str = "kg", max_nodes: int = 400,

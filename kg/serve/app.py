@@ -126,6 +126,7 @@ class App:
         self._templates.globals["highlight"] = lambda text, mentions: segments(
             text, [(m["start"], m["end"]) for m in mentions])
         self._related: dict[str, dict] = {}
+        self._examples: list[dict] | None = None
 
     # ----------------------------------------------------------- lifecycle
 
@@ -323,7 +324,9 @@ class App:
                 "urls": {"explorer": "/", "query": "/query", "sparql": "/sparql"}}
 
     def query_view(self, query: str = "") -> dict:
-        return {"query": query, "endpoint": "/sparql", "examples": example_queries(self.index()),
+        if self._examples is None:  # bound to the graph's entities: the same for every request
+            self._examples = example_queries(self.index())
+        return {"query": query, "endpoint": "/sparql", "examples": self._examples,
                 "prefixes": PREFIXES, "timeout": self.timeout, "max_results": self.max_results}
 
     def _node(self, raw: str) -> str:

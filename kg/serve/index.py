@@ -16,9 +16,9 @@ import pyoxigraph as ox
 from .. import vocab
 from ..queries import kg_terms, view, view_with
 from ..store import PREFIXES
+from ..viz.render import NEIGHBOURHOOD_LIMIT  # what a focused view draws, offline or served
 
 SEARCH_LIMIT = 20
-NEIGHBOURHOOD_LIMIT = 250  # nodes a focused view draws at most (the layout is computed here)
 
 
 @dataclass

@@ -18,13 +18,14 @@ import signal
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path  # noqa: F401 - QueryPool's doctest uses it
 
 import pyoxigraph as ox
 
 from ..errors import KGError
-from ..store import (PREFIXES, NotAcceptable, QueryRefused, fill_store, graph_file, open_graph, refuse_federation,
+from ..store import (PREFIXES, NotAcceptable, QueryRefused, graph_file, open_graph, refuse_federation,
                      serialize_results, store_dir, syntax_message)
+from ..store import fill_store  # noqa: F401 - QueryPool's doctest uses it
 
 #: Worker processes answering SPARQL. Each may run one query at a time.
 POOL_SIZE = 2

@@ -15,9 +15,9 @@ from .. import vocab
 from ..queries import examples, kg_terms, view, view_with, with_values
 from ..store import PREFIXES
 from ..text import clean
+from ..viz.render import EVIDENCE_LIMIT  # what a panel lists, offline or served
 from .index import GraphIndex, value
 
-EVIDENCE_LIMIT = 200  # pieces of evidence an entity's panel lists
 PAPERS_LIMIT = 300  # papers an entity's page lists
 
 
