@@ -49,6 +49,12 @@ framework method approach strategy scheme technique pipeline paradigm solution s
 procedure toolkit platform protocol formulation
 """.split())
 
+#: Last words that describe what a name is, not which: "the dropout algorithm" is dropout,
+#: "the EM algorithm" is EM. ("model" and "network" are not here: a language model is not a language.)
+NAME_DESCRIPTORS = frozenset("""
+algorithm method technique approach framework scheme strategy procedure task problem
+""".split())
+
 #: Adjectives and determiners dropped from the front of a phrase: they evaluate, not name.
 EVALUATIVE = frozenset("""
 a an the this that these those our their its his her my your we novel new proposed existing
@@ -63,6 +69,8 @@ fundamental promising competitive improved better best higher lower modern class
 right wrong additional single original resulting corresponding respective individual overall
 existing prevailing underlying desired resultant accurate limited inadequate shallow high low complete
 consistent correct enhanced intermediate subsequent rational next real-world worst-case
+art much considerable great little growing increasing tremendous huge enormous wide broad
+sophisticated well-known well known termed called so-called
 """.split())
 
 #: Measures reported as results. Matched case-insensitively as whole phrases.
@@ -75,6 +83,15 @@ METRICS = (
     "mean squared error", "mean absolute error", "CLIP score", "CLIPScore", "Spearman correlation",
     "Pearson correlation", "NDCG", "MRR", "hit rate", "recall@k", "BERTScore", "Elo", "throughput",
     "latency", "calibration error", "ECE", "attack success rate", "FVD", "KID", "mean reciprocal rank",
+)
+
+#: Well-known methods whose names look like plain words, so that no spelling or head noun tells
+#: they are names ("dropout", "Adam"). Matched like ``METRICS``.
+METHOD_NAMES = (
+    "dropout", "zoneout", "DropConnect", "batchnorm", "BatchNorm", "LayerNorm", "Adam", "AdaGrad", "Adagrad",
+    "Adadelta", "RMSProp", "RMSprop", "AMSGrad", "word2vec", "GloVe", "fastText", "doc2vec", "REINFORCE",
+    "backpropagation", "Q-learning", "SARSA", "skip-gram", "CBOW", "beam search", "weight decay",
+    "early stopping", "label smoothing", "mixup", "Cutout", "teacher forcing", "gradient clipping",
 )
 
 #: Families of named pretrained models: a name starting with one of these is a Model.

@@ -10,6 +10,7 @@ two papers defining the same acronym differently never merge.
 """
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 from collections import Counter, defaultdict
@@ -19,6 +20,7 @@ from . import lexicon
 from .model import Entity, PaperExtraction
 
 _ACRONYM_PLURAL = re.compile(r"^(.*[A-Z0-9])s$")
+_ADJECTIVE_ENDINGS = ("al", "ic", "ive", "ous", "ary", "ed", "ing", "ent", "ant", "ful", "less", "able", "ible")
 
 
 def _singular(word: str) -> str:
@@ -67,6 +69,10 @@ def resolution_key(text: str, *, name: bool = False) -> str:
     words = [w for w in words if w]
     if words:
         words[-1] = _singular(words[-1])
+    # "the dropout algorithm" is dropout; "spectral method" and "learning algorithm" name no more than their head.
+    if (not name and len(words) > 1 and words[-1] in lexicon.NAME_DESCRIPTORS
+            and not (len(words) == 2 and words[0].endswith(_ADJECTIVE_ENDINGS))):
+        words.pop()
     if len(words) > 1:  # "Generative Adversarial Nets" are networks
         words[-1] = lexicon.HEAD_SYNONYMS.get(words[-1], words[-1])
     return " ".join(words)
@@ -80,6 +86,27 @@ def is_generic_key(key: str) -> bool:
 
     return len(key) < 2 or all(w in lexicon.GENERIC_HEADS or w in lexicon.EVALUATIVE or w in STOP_WORDS
                                or _singular(w) in lexicon.GENERIC_HEADS for w in key.split())
+
+
+_QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?\s*[a-z%]{0,6}$", re.I)  # "1Gbps", "~3x", "16k"
+_FUNCTION_WORDS = frozenset("of for to with and or the a an in on by from as at than that which".split())
+
+
+def is_junk(form: str) -> bool:
+    """Whether a surface form is a broken span rather than a name: unbalanced brackets
+    ("Navigation(VLN"), a dangling hyphen ("BLAST-") or function word ("sentiment analysis of"),
+    a quantity ("1Gbps", "~3x").
+
+    >>> [is_junk(f) for f in ("Navigation(VLN", "BLAST-", "understanding of", "1Gbps", "CIFAR-10", "GPT-4 (0613)")]
+    [True, True, True, True, False, False]
+    """
+    form = form.strip()
+    if form.count("(") != form.count(")") or form.count("[") != form.count("]"):
+        return True
+    if form[:1] in "-–/" or form[-1:] in "-–/" or _QUANTITY.match(form):
+        return True
+    words = form.split()
+    return len(words) > 1 and (words[-1].lower() in _FUNCTION_WORDS or words[0].lower() in _FUNCTION_WORDS - {"a", "an", "the"})
 
 
 def spelling_variants(extractions: Iterable[PaperExtraction]) -> dict[str, str]:
@@ -128,13 +155,60 @@ def corpus_meaning(counts: Counter) -> str | None:
     return None
 
 
+def same_sense(a: str, b: str) -> bool:
+    """Whether two long-form keys of one acronym name one thing: equal once a generic last word
+    is dropped, one the other's first words, or spelt alike ("temporal difference" and "temporal
+    differencing"). "distance metric learning" and "deep metric learning" are two senses of DML.
+
+    >>> same_sense("long short term memory", "long short term memory network"), same_sense("stochastic gradient decent", "stochastic gradient descent")
+    (True, True)
+    >>> same_sense("distance metric learning", "deep metric learning"), same_sense("gaussian process", "general purpose")
+    (False, False)
+    """
+    def core(key: str) -> list[str]:
+        words = key.split()
+        while len(words) > 1 and (words[-1] in lexicon.GENERIC_HEADS or words[-1] in lexicon.NAME_DESCRIPTORS):
+            words.pop()
+        return words
+    x, y = core(a), core(b)
+    shorter, longer = sorted((x, y), key=len)
+    if longer[: len(shorter)] == shorter and len(shorter) >= 2:
+        return True
+    return len(x) == len(y) and difflib.SequenceMatcher(None, " ".join(x), " ".join(y)).ratio() >= 0.9
+
+
+def acronym_senses(definitions: dict[str, Counter]) -> dict[str, str]:
+    """Each long-form key -> the key of its sense: the most used of the long forms of one
+    acronym that :func:`same_sense` joins, so that a few papers spelling a long form their own
+    way do not split the acronym's entity."""
+    canonical: dict[str, str] = {}
+    for counts in definitions.values():
+        senses: list[list[str]] = []
+        for key, _ in counts.most_common():
+            sense = next((s for s in senses if same_sense(s[0], key)), None)
+            if sense is None:
+                senses.append([key])
+            else:
+                sense.append(key)
+        for first, *others in senses:
+            canonical.update((other, first) for other in others if canonical.get(other, first) == first)
+    return canonical
+
+
 def corpus_names(extractions: list[PaperExtraction]) -> dict[str, str]:
     """Each key -> the key of the entity the corpus means by it: a spelling variant its most
-    written spelling (:func:`spelling_variants`), an acronym the long form the corpus agrees on
-    (none when papers disagree)."""
+    written spelling (:func:`spelling_variants`), a long form of an acronym the most used long form
+    of its sense (:func:`acronym_senses`), an acronym the long form the corpus agrees on (none
+    when papers disagree)."""
     names = spelling_variants(extractions)
-    for short, counts in acronym_definitions(extractions, names).items():
-        meaning = corpus_meaning(counts)
+    definitions = acronym_definitions(extractions, names)
+    senses = acronym_senses(definitions)
+    names.update(senses)
+    for short, counts in definitions.items():
+        merged: Counter = Counter()
+        for key, n in counts.items():
+            merged[senses.get(key, key)] += n
+        meaning = corpus_meaning(merged)
         if meaning is not None:
             names[short] = meaning
     return names
@@ -173,20 +247,53 @@ def resolve(extractions: list[PaperExtraction]) -> list[Entity]:
         for index, mention in enumerate(ex.mentions):
             clusters[cluster_key(mention.text, ex, names)].append((ex.paper.id, index))
 
+    from .pwc import load as load_pwc  # here: kg.pwc keys its names with this module's resolution_key
+
+    known_datasets = load_pwc().datasets
     by_paper = {ex.paper.id: ex for ex in extractions}
     entities = []
     for key, refs in clusters.items():
         if is_generic_key(key):
+            continue
+        refs = [(pid, i) for pid, i in refs if not is_junk(by_paper[pid].mentions[i].text)]
+        if not refs:
             continue
         mentions = [by_paper[pid].mentions[i] for pid, i in refs]
         types: Counter = Counter()
         for m in mentions:
             types[m.label] += m.confidence
         forms = Counter(m.text for m in mentions)
-        entities.append(Entity(key=key, type=types.most_common(1)[0][0], label=_preferred_label(forms),
+        type_ = types.most_common(1)[0][0]
+        if type_ in ("Method", "Model") and key in known_datasets and any(not f.islower() for f in forms):
+            type_ = "Dataset"  # Penn Treebank and SVHN are datasets, whatever a sentence suggests
+        entities.append(Entity(key=key, type=type_, label=_preferred_label(forms),
                                aliases=sorted(forms), mentions=refs))
     entities.sort(key=lambda e: (-len({pid for pid, _ in e.mentions}), e.key))
+    _distinct_labels(entities, by_paper)
     return entities
+
+
+def _distinct_labels(entities: list[Entity], by_paper: dict[str, PaperExtraction]) -> None:
+    """One label, one entity of a type: where two senses of an acronym share it ("GP" for
+    Gaussian process and for general purpose), the entity in most papers keeps it and the others
+    are labelled by their long form. Entities with no long form keep the label (the report lists them)."""
+    by_label: dict[tuple[str, str], list[Entity]] = defaultdict(list)
+    for entity in entities:  # largest first
+        by_label[(entity.label.casefold(), entity.type)].append(entity)
+    for _, *others in by_label.values():
+        for entity in others:
+            long_forms = Counter(by_paper[pid].mentions[i].text for pid, i in entity.mentions
+                                 if not is_acronym_like(by_paper[pid].mentions[i].text))
+            if long_forms:
+                entity.label = _preferred_label(long_forms)
+
+
+def shared_labels(entities: list[Entity]) -> dict[tuple[str, str], list[Entity]]:
+    """Entities of one type that still share a label (see :func:`_distinct_labels`), by (label, type)."""
+    by_label: dict[tuple[str, str], list[Entity]] = defaultdict(list)
+    for entity in entities:
+        by_label[(entity.label, entity.type)].append(entity)
+    return {k: v for k, v in by_label.items() if len(v) > 1}
 
 
 def _preferred_label(forms: Counter) -> str:
@@ -236,6 +343,15 @@ def resolution_report(entities: list[Entity], extractions: list[PaperExtraction]
         verdict = f"resolved to '{meaning}' where undefined" if meaning else "kept apart in every paper"
         lines.append(f"- `{short}`: " + "; ".join(f"'{_md(l)}' ({n} papers)" for l, n in counts.most_common()) + f" — {verdict}")
     if not conflicts:
+        lines.append("(none)")
+    lines += ["", "## Labels naming more than one entity of a type", "",
+              "Bare uses of an acronym in papers that do not define it, where the corpus defines it in "
+              "more than one way, stay apart from every definition.", ""]
+    shared = shared_labels(entities)
+    for (label, type_), same in sorted(shared.items()):
+        lines.append(f"- `{_md(label)}` ({type_}): " + "; ".join(
+            f"{e.key} ({len({pid for pid, _ in e.mentions})} papers)" for e in same))
+    if not shared:
         lines.append("(none)")
     return "\n".join(lines) + "\n"
 

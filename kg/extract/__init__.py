@@ -29,7 +29,7 @@ from .results import find_results
 NAMED_RULES = {"abbreviation-long", "family", "name", "proposed-name"}
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "7"
+RULES_VERSION = "8"
 
 
 def extractor_name(nlp: Language) -> str:
@@ -41,7 +41,7 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
     candidates = rules.select(
         rules.find_abbreviation_candidates(doc)
         + rules.find_name_candidates(doc)
-        + rules.find_metric_candidates(doc, matchers["metric"])
+        + rules.find_lexicon_candidates(doc, matchers["lexicon"])
         + rules.find_ner_candidates(doc)
         + rules.find_task_candidates(doc, matchers["task"])
         + rules.find_phrase_candidates(doc)
@@ -113,7 +113,7 @@ def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batc
     """
     nlp = nlp or load_pipeline()
     extractor = extractor_name(nlp)
-    matchers = {"metric": rules.metric_matcher(nlp), "task": rules.task_matcher(nlp)}
+    matchers = {"lexicon": rules.lexicon_matchers(nlp), "task": rules.task_matcher(nlp)}
     papers = list(papers) if not isinstance(papers, list) else papers
     cleaned = (clean(p.abstract) for p in papers)
     pairs = ((c.text, (p, c)) for p, c in zip(papers, cleaned))

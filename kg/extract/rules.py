@@ -293,22 +293,28 @@ def find_task_candidates(doc: Doc, matcher: Matcher) -> list[Candidate]:
     return found
 
 
-def find_metric_candidates(doc: Doc, matcher: PhraseMatcher) -> list[Candidate]:
+def find_lexicon_candidates(doc: Doc, matchers: dict[str, "_Both"]) -> list[Candidate]:
+    """Known names (``lexicon.METRICS``, ``lexicon.METHOD_NAMES``) wherever they occur as a noun phrase."""
     found = []
-    for _, start, end in matcher(doc):
-        span = doc[start:end]
-        if span.root.pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "X"):
-            found.append(Candidate(span, "Metric", 0.8, "metric-lexicon"))
+    for label, matcher in matchers.items():
+        for _, start, end in matcher(doc):
+            span = doc[start:end]
+            if span.root.pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "X"):
+                found.append(Candidate(span, label, 0.8, f"{label.lower()}-lexicon"))
     return found
 
 
-def metric_matcher(nlp) -> PhraseMatcher:
-    """Metrics by name: lower-case names in any case ("Accuracy"), others as written ("mAP", not "map")."""
-    matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
-    matcher.add("Metric", list(nlp.tokenizer.pipe(m for m in lexicon.METRICS if m == m.lower())))
-    exact = PhraseMatcher(nlp.vocab, attr="ORTH")
-    exact.add("Metric", list(nlp.tokenizer.pipe(m for m in lexicon.METRICS if m != m.lower())))
-    return _Both(matcher, exact)
+def lexicon_matchers(nlp) -> dict[str, "_Both"]:
+    """A matcher per type of known name: lower-case names in any case ("Accuracy", "Dropout"),
+    others as written ("mAP", not "map"; "Adam", not "adam")."""
+    matchers = {}
+    for label, names in (("Metric", lexicon.METRICS), ("Method", lexicon.METHOD_NAMES)):
+        matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
+        matcher.add(label, list(nlp.tokenizer.pipe(m for m in names if m == m.lower())))
+        exact = PhraseMatcher(nlp.vocab, attr="ORTH")
+        exact.add(label, list(nlp.tokenizer.pipe(m for m in names if m != m.lower())))
+        matchers[label] = _Both(matcher, exact)
+    return matchers
 
 
 class _Both:
@@ -326,8 +332,9 @@ def select(candidates: list[Candidate]) -> list[Candidate]:
 
     Rule priority: abbreviation > name > metric > learned NER > phrase rules.
     """
-    priority = {"abbreviation-short": 0, "abbreviation-long": 1, "family": 2, "name": 3, "metric-lexicon": 4, "ner": 5}
-    names = {"abbreviation-short", "abbreviation-long", "family", "name", "metric-lexicon"}
+    priority = {"abbreviation-short": 0, "abbreviation-long": 1, "family": 2, "name": 3, "metric-lexicon": 4,
+                "method-lexicon": 4, "ner": 5}
+    names = {"abbreviation-short", "abbreviation-long", "family", "name", "metric-lexicon", "method-lexicon"}
     families = [c.span for c in candidates if c.rule == "family"]
     # "Diffusion-XL" inside "Stable Diffusion-XL" is part of one name.
     candidates = [c for c in candidates if c.rule == "family" or not any(
