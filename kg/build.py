@@ -1,6 +1,6 @@
 """Build: the whole pipeline, from input files to the graph files beside each other.
 
-ingest -> extract -> resolve -> graph -> RDF (Turtle, N-Triples, JSON-LD) and the explorer (HTML).
+ingest -> extract -> resolve -> concepts -> graph -> RDF (Turtle, N-Triples, JSON-LD) and the explorer (HTML).
 Every output is first written into a temporary folder beside the target and
 moved into place only when all of them are ready, so a build that fails
 leaves the previous graph files exactly as they were.
@@ -20,9 +20,10 @@ from pathlib import Path
 
 import networkx as nx
 
-from . import rdf
+from . import pwc, rdf
 from .errors import InputError, KGError
 from .cache import ExtractionCache
+from .concepts import build_hierarchy
 from .extract import extract_all, extractor_name
 from .extract.pipeline import load_pipeline
 from .graph import build_graph
@@ -135,7 +136,11 @@ def build(
     # Resolution, then its last step: the names it found looked up in every abstract.
     extractions, entities = propagate(extractions, resolve(extractions))
     relations = variant_relations(entities, extractions) + sentence_relations(entities, extractions)
-    graph = build_graph(extractions, entities, relations)
+    # The concept hierarchy joins specific names to the concepts papers share.
+    taxonomy = pwc.load()
+    hierarchy = build_hierarchy(entities, extractions, taxonomy)
+    entities = entities + hierarchy.concepts
+    graph = build_graph(extractions, entities, relations + hierarchy.links, taxonomy)
     extra = {"report.md": resolution_report(entities, extractions)} if report else {}
     outputs = write_outputs(graph, output, base=base, title=title or output.name, extra=extra)
     return BuildResult(graph, entities, extractions, outputs, skipped, duplicates, time.perf_counter() - started)

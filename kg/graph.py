@@ -8,11 +8,13 @@ Nodes
     ``<type>/<slug>`` (e.g. ``method/group-relative-policy-optimization``, minted by
     :func:`kg.vocab.entity_node`, the tail of the entity's IRI) with ``kind`` one of
     ``vocab.ENTITY_TYPES``, ``label``, ``aliases`` (other surface forms),
-    ``key`` (the resolution key) and ``papers`` (how many papers mention it).
+    ``key`` (the resolution key), ``papers`` (how many papers mention it), ``reach`` (how many
+    papers mention it or a narrower entity) and, from :func:`kg.concepts.annotate`, ``salience``
+    and, for Papers with Code names, ``pwc`` (the name) and ``area`` (a task's research area).
 
 Edges
-    entity -> entity, keyed by relation (one of ``vocab.RELATIONS``, e.g.
-    ``variantOf``), with ``confidence``, ``papers`` (the support: how many
+    entity -> entity, keyed by relation (one of ``vocab.LINKS``: a relation such as
+    ``variantOf``, or ``broader`` for the concept hierarchy), with ``confidence``, ``papers`` (the support: how many
     papers state it) and ``evidence`` as below plus each item's ``paper`` id.
 
     paper -> entity, keyed by role (one of ``vocab.ROLES``), with
@@ -37,9 +39,11 @@ from pathlib import Path
 
 import networkx as nx
 
+from .concepts import annotate
 from .model import Entity, PaperExtraction, Relation
+from .pwc import Lexicon
 from .text import plain_label
-from .vocab import entity_node, paper_node
+from .vocab import BROADER, entity_node, paper_node
 
 
 def published_path(file: str, *, folder: str | Path | None = None) -> str:
@@ -69,9 +73,10 @@ def _paper_label(extraction: PaperExtraction, limit: int = 60) -> str:
 
 
 def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entity],
-                relations: Iterable[Relation] = ()) -> nx.MultiDiGraph:
+                relations: Iterable[Relation] = (), taxonomy: Lexicon | None = None) -> nx.MultiDiGraph:
     """The knowledge graph of ``extractions`` once their mentions are resolved to ``entities``,
-    with the ``relations`` between entities.
+    with the ``relations`` (and ``broader`` links) between entities. Entity nodes are annotated
+    with :func:`kg.concepts.annotate` (reach, salience, and links to the Papers with Code ``taxonomy``).
 
     A mention that resolves to no entity (a generic phrase) adds nothing.
 
@@ -86,7 +91,8 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
     >>> G.edges["paper/p1", "method/GRPO", "proposes"]["evidence"][0]["text"]
     'GRPO'
     """
-    extractions, entities = list(extractions), list(entities)
+    extractions, entities, relations = list(extractions), list(entities), list(relations)
+    attributes = annotate(entities, [r for r in relations if r.relation == BROADER], extractions, taxonomy)
     by_paper = {ex.paper.id: ex for ex in extractions}
     mention_entity: dict[tuple[str, int], Entity] = {}
     texts: dict[str, list[str]] = {}
@@ -94,7 +100,8 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
     for entity in entities:
         papers = {paper_id for paper_id, _ in entity.mentions}
         G.add_node(entity_node(entity.type, entity.key), kind=entity.type, label=entity.label,
-                   aliases=sorted(set(entity.aliases) - {entity.label}), key=entity.key, papers=len(papers))
+                   aliases=sorted(set(entity.aliases) - {entity.label}), key=entity.key, papers=len(papers),
+                   **attributes[entity.key])
         for ref in entity.mentions:
             mention_entity[ref] = entity
 
@@ -127,6 +134,8 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
         ex = by_paper[paper_id]
         evidence = {**_evidence(ex, index, relation.confidence, relation.sentence, sentences=_sentences(ex, texts)),
                     "paper": paper_id}
+        if relation.rule:
+            evidence["extractor"] = f"hierarchy-{relation.rule}"
         source, target = node_of[relation.source], node_of[relation.target]
         if G.has_edge(source, target, relation.relation):
             data = G.edges[source, target, relation.relation]

@@ -27,8 +27,9 @@ class Entities:
 
     label: dict[str, str] = field(default_factory=dict)
     type: dict[str, str] = field(default_factory=dict)
-    papers: dict[str, int] = field(default_factory=dict)
+    papers: dict[str, int] = field(default_factory=dict)  # papers on it: its own and its narrower entities'
     named: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # folded name or key -> IRIs
+    salience: dict[str, float] = field(default_factory=dict)
 
     def find(self, name: str, type: str | None = None) -> str:
         """The IRI of the entity named ``name``, of ``type`` if given.
@@ -61,7 +62,9 @@ def read_entities(store: ox.Store) -> Entities:
         iri = row["e"].value
         entities.label[iri] = row["label"].value
         entities.type[iri] = row["class"].value.rsplit("#", 1)[-1]
-        entities.papers[iri] = int(row["papers"].value) if row["papers"] else 0
+        count = row["reach"] or row["papers"]
+        entities.papers[iri] = int(count.value) if count else 0
+        entities.salience[iri] = float(row["salience"].value) if row["salience"] else 0.0
     for row in run_query(store, view("entity-names")):
         entities.add_name(row["entity"].value, row["name"].value)
     return entities

@@ -200,3 +200,4 @@ class Relation:
     confidence: float
     evidence: tuple[str, int]  # (paper id, index into that paper's mentions)
     sentence: int | None = None  # the sentence that states it, when not the evidence mention's own
+    rule: str = ""  # the rule that made a hierarchy link (kg.concepts.RULES); its statement's extractor

@@ -32,7 +32,7 @@ import pyshacl
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
-from . import vocab
+from . import pwc, vocab
 from .files import replacing
 from .vocab import KG, OA, SCHEMA
 
@@ -64,7 +64,8 @@ _PAPER, _STATEMENT, _EXTRACTOR = str(KG.Paper), str(KG.Statement), str(KG.Extrac
 _POSITION_SELECTOR, _QUOTE_SELECTOR = str(OA.TextPositionSelector), str(OA.TextQuoteSelector)
 _CLASSES = {kind: str(vocab.class_iri(kind)) for kind in vocab.ENTITY_TYPES}
 _ROLES = {role: str(vocab.role_iri(role)) for role in vocab.ROLES}
-_RELATIONS = {relation: str(vocab.relation_iri(relation)) for relation in vocab.RELATIONS}
+_RELATIONS = {link: str(vocab.link_iri(link)) for link in vocab.LINKS}
+_REACH, _SALIENCE, _AREA, _EXACT_MATCH = str(KG.paperCountWithNarrower), str(KG.salience), str(KG.researchArea), str(SKOS.exactMatch)
 _RESULT, _REPORTS, _VALUE, _PREVIOUS, _UNIT, _KIND = map(str, (
     KG.Result, KG.reports, KG.value, KG.previousValue, KG.unit, KG.resultKind))
 _ON_DATASET, _OF_METRIC, _ACHIEVED_BY = str(KG.onDataset), str(KG.ofMetric), str(KG.achievedBy)
@@ -118,7 +119,7 @@ def to_triples(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Iterato
     >>> G = build_graph([ex], [Entity("GRPO", "Method", "GRPO", [], [("p1", 0)])])
     >>> triples = list(to_triples(G, base="https://example.org/kg/"))
     >>> len(triples)
-    26
+    28
     >>> print(triples[-1])
     <https://example.org/kg/extractor/rules> <http://www.w3.org/2000/01/rdf-schema#label> "rules"
     """
@@ -151,7 +152,7 @@ def to_rdf(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Graph:
     >>> [str(s) for s in rdf.subjects(RDF.subject, paper)]
     ['https://example.org/kg/statement/3827a9d4cae9c1c7']
     >>> len(rdf), validate(rdf)[0]
-    (26, True)
+    (28, True)
     """
     rdf = Graph(bind_namespaces="none")
     for prefix, ns in vocab.NAMESPACES.items():
@@ -212,7 +213,7 @@ def _blocks(G: nx.MultiDiGraph, base: str) -> Iterator[_Block]:
             for _, target, relation in G.out_edges(node, keys=True):
                 if relation not in _RELATIONS or G.nodes[target]["kind"] == "Paper":
                     raise ValueError(f"Edge {node!r} -> {target!r} ({relation}) starts at an entity; only "
-                                     f"relations ({', '.join(vocab.RELATIONS)}) link two entities.")
+                                     f"relations and the hierarchy ({', '.join(vocab.LINKS)}) link two entities.")
     results: dict[str, list[dict]] = defaultdict(list)
     for result in G.graph.get("results", ()):
         results[result["paper"]].append(result)
@@ -358,9 +359,16 @@ def _url_iri(url: str) -> str | None:
 
 def _entity_pairs(data: dict) -> list[tuple[str, _Term]]:
     label = _plain(data["label"])
-    return [(_TYPE, _CLASSES[data["kind"]]), (_PREF_LABEL, label), (_LABEL, label),
-            *((_ALT_LABEL, _plain(alias)) for alias in data.get("aliases") or ()),
-            (_PAPER_COUNT, _typed(str(int(data["papers"])), _INTEGER))]
+    pairs = [(_TYPE, _CLASSES[data["kind"]]), (_PREF_LABEL, label), (_LABEL, label),
+             *((_ALT_LABEL, _plain(alias)) for alias in data.get("aliases") or ()),
+             (_PAPER_COUNT, _typed(str(int(data["papers"])), _INTEGER)),
+             (_REACH, _typed(str(int(data.get("reach", data["papers"]))), _INTEGER)),
+             (_SALIENCE, _decimal(data.get("salience", 0.0)))]
+    if data.get("pwc"):
+        pairs.append((_EXACT_MATCH, pwc.lpwc_iri(data["kind"].lower(), data["pwc"])))
+    if data.get("area"):
+        pairs.append((_AREA, _plain(data["area"])))
+    return pairs
 
 
 def _statement_blocks(iri: str, paper: str, predicate: str, entity: str, item: dict,

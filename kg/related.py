@@ -1,16 +1,24 @@
-"""Related methods: given an entity, the methods that share its tasks and datasets, with reasons.
+"""Related methods: given an entity, the methods that share its tasks, datasets, papers and concepts, with reasons.
 
-The score of a candidate ``B`` for a query ``A`` adds up:
+An entity's papers are those that mention it or anything narrower than it
+(``skos:broader*``): "diffusion models" reaches the papers on "latent
+diffusion models". The score of a candidate ``B`` for a query ``A`` adds up:
 
-- variants: ``3.0`` when one is a variant of the other (``E-GRPO kg:variantOf
-  GRPO``), ``1.5`` when both are variants of the same method;
-- tasks and datasets shared across different papers, each weighted by its specificity
-  ``idf = log(1 + N / papers(item))`` (sharing "RULER" says more than sharing
-  "LLMs");
-- co-mention: ``1.0`` per paper that mentions both;
-- comparison: ``1.0`` per paper that proposes one and compares with the other.
+- ``variant``: ``3.0`` when one is a variant or a kind of the other (``kg:variantOf``,
+  ``skos:broader``), ``1.5 × spec(C)`` per concept ``C`` both are variants or kinds of
+  ("both kinds of GAN");
+- ``co-mentioned``: papers that mention both, weighted by how much more often than chance
+  they do: ``|A ∩ B| × log(N |A ∩ B| / (|A| |B|))`` (pointwise mutual information), so
+  that "neural networks", in every other paper, gains little from sharing them;
+- ``compared``: ``1.0`` per paper that proposes one and compares with the other;
+- ``tasks`` and ``datasets`` shared across different papers, each weighted by its
+  specificity ``spec(x) = log(1 + N / papers(x))`` and the sum divided by
+  ``log2(2 + papers(B))``: a hub shares something with everything.
 
-Every part of the score is returned with the items behind it.
+``N`` is the number of papers. Candidates below the salience threshold
+(:data:`kg.concepts.SALIENCE_THRESHOLD`: one paper, a plain phrase, not proposed)
+are left out unless ``min_salience=0``. Ties go to the candidate with more
+shared papers, then more papers, never to the alphabet alone.
 """
 from __future__ import annotations
 
@@ -21,14 +29,19 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 
 from . import vocab
+from .concepts import SALIENCE_THRESHOLD
 from .lookup import read_entities
 from .queries import kg_terms, view, view_with
 from .store import run_query
 
 VARIANT_WEIGHT = 3.0
 SIBLING_WEIGHT = 1.5
+BROADER_WEIGHT = 0.5
+PROFILE_WEIGHT = 3.0
 CO_MENTION_WEIGHT = 1.0
 COMPARISON_WEIGHT = 1.0
+PARTS = ("variant", "compared", "co-mentioned", "tasks", "datasets")
+
 
 @dataclass
 class Related:
@@ -40,7 +53,7 @@ class Related:
 
     def reason(self) -> str:
         bits = []
-        for part in ("variant", "compared", "tasks", "datasets", "co-mentioned"):
+        for part in PARTS:
             if self.shared.get(part):
                 items = self.shared[part]
                 shown = ", ".join(items[:4]) + (f" +{len(items) - 4}" if len(items) > 4 else "")
@@ -52,26 +65,87 @@ class Related:
 class _Index:
     label: dict[str, str] = field(default_factory=dict)
     type: dict[str, str] = field(default_factory=dict)
-    papers_of: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    salience: dict[str, float] = field(default_factory=dict)
+    papers_of: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # own and narrower papers
     edges: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
-    bases: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # variant -> what it varies
+    above: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # entity -> what it varies or is a kind of
+    n_papers: int = 0
+    below: dict[str, set[str]] | None = None  # the inverse of ``above``, made when first needed
 
 
 def _index(store: ox.Store) -> _Index:
     index = _Index()
+    entities = read_entities(store)
+    index.label, index.type, index.salience = entities.label, entities.type, entities.salience
     edges = view_with("related-edges", property=kg_terms(vocab.ROLES), **{"class": kg_terms(vocab.ENTITY_TYPES)})
     for row in run_query(store, edges):
         paper, role, entity = row["paper"].value, row["role"].value, row["entity"].value
-        index.label[entity] = row["label"].value
-        index.type[entity] = row["type"].value
         index.papers_of[entity].add(paper)
         index.edges[paper][role].add(entity)
+    index.n_papers = len(index.edges) or 1
     for row in run_query(store, view("variants")):
-        index.bases[row["variant"].value].add(row["base"].value)
+        index.above[row["variant"].value].add(row["base"].value)
+    narrower: dict[str, set[str]] = defaultdict(set)
+    for row in run_query(store, view("broader-links")):
+        index.above[row["narrower"].value].add(row["broader"].value)
+        narrower[row["broader"].value].add(row["narrower"].value)
+    own = {e: set(p) for e, p in index.papers_of.items()}
+    for entity in list(narrower):  # papers of a concept: its own and those of everything below it
+        seen, todo = {entity}, [entity]
+        while todo:
+            for child in narrower.get(todo.pop(), ()):
+                if child not in seen:
+                    seen.add(child)
+                    todo.append(child)
+                    index.papers_of[entity] |= own.get(child, set())
     return index
 
 
-def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method") -> tuple[str, list[Related]]:
+def _profiles(index: _Index, spec: dict[str, float], papers: set[str]) -> tuple[dict[str, float], dict[str, float]]:
+    """The tasks and the datasets of ``papers``, each weighted by its specificity."""
+    tasks, datasets = {}, {}
+    for paper in papers:
+        for task in index.edges[paper]["addresses"]:
+            tasks[task] = spec.get(task, 0.0)
+        for role in ("evaluatesOn", "introduces"):
+            for dataset in index.edges[paper][role]:
+                datasets[dataset] = spec.get(dataset, 0.0)
+    return tasks, datasets
+
+
+def _cosine(a: dict[str, float], b: dict[str, float], shared: set[str]) -> float:
+    """The cosine of two weighted sets over their ``shared`` items: a hub's long list of tasks
+    shares something with every list, and is divided by its length."""
+    if not shared:
+        return 0.0
+    return sum(a[x] * b[x] for x in shared) / math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
+
+
+def _npmi(both: int, a: int, b: int, n: int) -> float:
+    """Normalised pointwise mutual information of two paper sets, in [-1, 1]; 1 when they coincide."""
+    if both >= n:
+        return 0.0
+    return math.log(n * both / (a * b)) / -math.log(both / n)
+
+
+def _descendants(index: _Index, entity: str) -> set[str]:
+    """Everything narrower than ``entity`` (kinds and variants), transitively."""
+    if index.below is None:
+        index.below = defaultdict(set)
+        for child, parents in index.above.items():
+            for parent in parents:
+                index.below[parent].add(child)
+    seen, todo = set(), [entity]
+    while todo:
+        for child in index.below.get(todo.pop(), ()):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
+def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method",
+            min_salience: float = SALIENCE_THRESHOLD) -> tuple[str, list[Related]]:
     """The ``k`` entities of ``type`` most related to the one named ``name``, best first.
 
     Returns the query entity's label and the ranked list.
@@ -79,49 +153,57 @@ def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method") ->
     entities = read_entities(store)
     query = entities.find(name)
     index = _index(store)
-    if query not in index.type:  # no paper links it: it shares nothing
+    if not index.papers_of.get(query):  # no paper links it: it shares nothing
         return entities.label[query], []
-    n_papers = len(index.edges) or 1
-    idf = {e: math.log(1 + n_papers / len(p)) for e, p in index.papers_of.items()}
-
-    def items(papers: set[str], roles: tuple[str, ...]) -> set[str]:
-        return {i for paper in papers for role in roles for i in index.edges[paper][role]}
-
+    n = index.n_papers
+    spec = {e: math.log(1 + n / len(p)) for e, p in index.papers_of.items() if p}
+    query_papers = index.papers_of[query]
+    task_profile, dataset_profile = _profiles(index, spec, query_papers)
+    below = _descendants(index, query)
     results = []
-    for candidate, candidate_type in index.type.items():
-        if candidate == query or (type and candidate_type != type):
+    for candidate, papers in index.papers_of.items():
+        if candidate == query or not papers or (type and index.type.get(candidate) != type):
             continue
-        both = index.papers_of[query] & index.papers_of[candidate]
-        # Tasks and datasets count when shared across different papers: within one paper,
-        # everything shares everything, and that is what co-mention already scores.
-        own, theirs = index.papers_of[query] - both, index.papers_of[candidate] - both
-        shared_tasks = items(own, ("addresses",)) & items(theirs, ("addresses",))
-        shared_datasets = items(own, ("evaluatesOn", "introduces")) & items(theirs, ("evaluatesOn", "introduces"))
+        if index.salience.get(candidate, 0.0) < min_salience:
+            continue
+        both = query_papers & papers
         compared = {p for p in both
                     if (query in index.edges[p]["proposes"] and candidate in index.edges[p]["comparesWith"])
                     or (candidate in index.edges[p]["proposes"] and query in index.edges[p]["comparesWith"])}
-        if query in index.bases[candidate]:
-            variant = [f"variant of {index.label[query]}"]
-        elif candidate in index.bases[query]:
-            variant = [f"{index.label[query]} is a variant of it"]
+        nested = candidate in below or query in _descendants(index, candidate)
+        if candidate in below:  # weighed by how many papers use it: one-paper variants are many
+            variant = [f"a kind or variant of {index.label[query]}"]
+            variant_score = VARIANT_WEIGHT * min(1.0, math.log2(1 + len(papers)) / 4)
+        elif nested:
+            variant, variant_score = [f"{index.label[query]} is a kind or variant of it"], BROADER_WEIGHT
         else:
-            variant = [f"both variants of {index.label[b]}" for b in sorted(index.bases[query] & index.bases[candidate])]
+            common = sorted(index.above[query] & index.above[candidate], key=lambda c: -spec.get(c, 0.0))
+            variant = [f"both kinds of {index.label[c]}" for c in common]
+            variant_score = SIBLING_WEIGHT * max((spec.get(c, 0.0) for c in common), default=0.0) / math.log(1 + n)
+        # A concept and what is narrower than it share papers by construction: that says nothing.
+        association = 0.0 if nested or not both else _npmi(len(both), len(query_papers), len(papers), n)
+        # Tasks and datasets count when shared across different papers: within one paper,
+        # everything shares everything, and that is what co-mention already scores.
+        own, theirs = query_papers - both, papers - both
+        their_tasks, their_datasets = _profiles(index, spec, theirs)
+        shared_tasks = set(task_profile) & set(their_tasks) - {query, candidate}
+        shared_datasets = set(dataset_profile) & set(their_datasets) - {query, candidate}
         parts = {
-            "variant": (VARIANT_WEIGHT if variant and not variant[0].startswith("both") else SIBLING_WEIGHT * len(variant)),
-            "tasks": sum(idf[t] for t in shared_tasks),
-            "datasets": sum(idf[d] for d in shared_datasets),
-            "co-mentioned": CO_MENTION_WEIGHT * len(both),
+            "variant": variant_score,
             "compared": COMPARISON_WEIGHT * len(compared),
+            "co-mentioned": CO_MENTION_WEIGHT * association * math.log2(1 + len(both)),
+            "tasks": PROFILE_WEIGHT * _cosine(task_profile, their_tasks, shared_tasks) if own else 0.0,
+            "datasets": PROFILE_WEIGHT * _cosine(dataset_profile, their_datasets, shared_datasets) if own else 0.0,
         }
         score = sum(parts.values())
         if score <= 0:
             continue
-        by_specificity = lambda es: [index.label[e] for e in sorted(es, key=lambda e: (-idf[e], index.label[e]))]
+        by_specificity = lambda es: [index.label[e] for e in sorted(es, key=lambda e: (-spec.get(e, 0.0), index.label[e]))]
         shared = {"variant": variant, "tasks": by_specificity(shared_tasks), "datasets": by_specificity(shared_datasets),
-                  "co-mentioned": sorted(both), "compared": sorted(compared)}
-        shared["co-mentioned"] = [f"{len(both)} paper{'s' if len(both) != 1 else ''}"] if both else []
-        shared["compared"] = [f"in {len(compared)} paper{'s' if len(compared) != 1 else ''}"] if compared else []
-        results.append(Related(index.label[candidate], candidate_type, round(score, 3),
-                               {p: round(v, 3) for p, v in parts.items() if v}, shared))
-    results.sort(key=lambda r: (-r.score, r.label))
-    return index.label[query], results[:k]
+                  "co-mentioned": [f"{len(both)} paper{'s' if len(both) != 1 else ''}"] if both and not nested else [],
+                  "compared": [f"in {len(compared)} paper{'s' if len(compared) != 1 else ''}"] if compared else []}
+        results.append((Related(index.label[candidate], index.type[candidate], round(score, 3),
+                                {p: round(v, 3) for p, v in parts.items() if v}, shared),
+                        (len(both), len(papers), index.salience.get(candidate, 0.0))))
+    results.sort(key=lambda r: (-r[0].score, *(-x for x in r[1]), r[0].label))
+    return index.label[query], [r for r, _ in results[:k]]

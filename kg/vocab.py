@@ -83,6 +83,9 @@ class KG(DefinedNamespace):
     confidence: URIRef
     sentence: URIRef
     version: URIRef
+    salience: URIRef
+    paperCountWithNarrower: URIRef
+    researchArea: URIRef
 
 
 ENTITY_TYPES = ("Task", "Method", "Dataset", "Metric", "Model")
@@ -105,6 +108,13 @@ RELATION_TYPES = {
     "comparedWith": ({"Method", "Model"}, {"Method", "Model"}),
     "outperforms": ({"Method", "Model"}, {"Method", "Model"}),
 }
+
+#: The hierarchy: ``skos:broader`` links from a name to a broader concept (see :mod:`kg.concepts`),
+#: kept beside the relations in the graph under this key.
+BROADER = "broader"
+
+#: Every entity -> entity link the graph may hold: the relations and the hierarchy.
+LINKS = RELATIONS + (BROADER,)
 
 NAMESPACES = {
     "kg": KG._NS,
@@ -139,6 +149,11 @@ def relation_iri(relation: str) -> URIRef:
     if relation not in RELATIONS:
         raise ValueError(f"Unknown relation {relation!r}; expected one of {', '.join(RELATIONS)}.")
     return KG[relation]
+
+
+def link_iri(link: str) -> URIRef:
+    """The property of an entity -> entity link: a relation (:func:`relation_iri`) or ``skos:broader``."""
+    return SKOS.broader if link == BROADER else relation_iri(link)
 
 
 def _slug(key: str) -> str:

@@ -88,6 +88,7 @@ def test_export_by_hand(exported):
     assert set(exported.predicate_objects(grpo)) == {
         (RDF.type, KG.Method), (SKOS.prefLabel, Literal("GRPO")), (RDFS.label, Literal("GRPO")),
         (SKOS.altLabel, Literal("group relative policy optimization")), (KG.paperCount, Literal(1)),
+        (KG.paperCountWithNarrower, Literal(1)), (KG.salience, Literal("2.5", datatype=XSD.decimal)),
     }
 
 
@@ -231,11 +232,15 @@ BROKEN = {
         lambda g: g.remove((vocab.entity_iri(BASE, "Method", "GRPO"), SKOS.prefLabel, None)), "skos:prefLabel"),
     "entity with two prefLabels": (
         lambda g: g.add((vocab.entity_iri(BASE, "Method", "GRPO"), SKOS.prefLabel, Literal("G"))), "skos:prefLabel"),
-    "entity with paperCount 0": (
-        lambda g: g.set((vocab.entity_iri(BASE, "Method", "GRPO"), KG.paperCount, Literal(0))), "kg:paperCount"),
+    "entity reaching no paper": (
+        lambda g: g.set((vocab.entity_iri(BASE, "Method", "GRPO"), KG.paperCountWithNarrower, Literal(0))),
+        "kg:paperCountWithNarrower"),
+    "broader link to a paper": (
+        lambda g: g.add((vocab.entity_iri(BASE, "Method", "GRPO"), SKOS.broader, vocab.paper_iri(BASE, "p1"))),
+        "skos:broader"),
     "entity without paperCount": (
         lambda g: g.remove((vocab.entity_iri(BASE, "Method", "GRPO"), KG.paperCount, None)), "kg:paperCount"),
-    "entity no paper mentions": (_add_orphan_task, "at least one role edge"),
+    "entity no paper mentions": (_add_orphan_task, "role edge from a kg:Paper, or a concept"),
     "quote selector without text": (
         lambda g: g.remove((vocab.selector_iri(_statement(g), "quote"), OA.exact, None)), "oa:exact"),
 }

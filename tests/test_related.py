@@ -11,6 +11,7 @@ KG = "https://w3id.org/kg/ontology#"
 ID = "https://w3id.org/kg/id/"
 SKOS_LABEL = "http://www.w3.org/2004/02/skos/core#prefLabel"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+XSD_DECIMAL = "http://www.w3.org/2001/XMLSchema#decimal"
 
 # Five papers:                       A, B, C, E are methods; T, U tasks; D a dataset
 #   p1 proposes A, addresses T, evaluates on D
@@ -25,45 +26,72 @@ EDGES = [("p1", "proposes", "method/a"), ("p1", "addresses", "task/t"), ("p1", "
          ("p5", "proposes", "method/e")]
 
 
+SALIENCE = KG + "salience"
+BROADER = "http://www.w3.org/2004/02/skos/core#broader"
+
+
 @pytest.fixture(scope="module")
 def store() -> ox.Store:
     store = ox.Store()
     quads = [ox.Quad(ox.NamedNode(ID + "paper/" + p), ox.NamedNode(KG + role), ox.NamedNode(ID + e))
              for p, role, e in EDGES]
-    for node in {e for _, _, e in EDGES}:
+    for node in {e for _, _, e in EDGES} | {"method/g"}:
         kind, name = node.split("/")
         quads += [ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(RDF_TYPE), ox.NamedNode(KG + kind.capitalize())),
-                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SKOS_LABEL), ox.Literal(name.upper()))]
+                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SKOS_LABEL), ox.Literal(name.upper())),
+                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SALIENCE), ox.Literal("2", datatype=ox.NamedNode(XSD_DECIMAL)))]
     quads.append(ox.Quad(ox.NamedNode(ID + "method/e"), ox.NamedNode(KG + "variantOf"), ox.NamedNode(ID + "method/a")))
+    # G is a concept no paper names: A and C are kinds of it, so it reaches p1 and p4.
+    quads += [ox.Quad(ox.NamedNode(ID + f"method/{m}"), ox.NamedNode(BROADER), ox.NamedNode(ID + "method/g")) for m in "ac"]
     store.extend(quads)
     return store
 
 
 def test_scores_add_up_as_worked_out_by_hand(store):
     label, found = related(store, "a")
-    # N = 5 papers. T and D are each mentioned by 2 papers: idf = log(1 + 5/2) = log 3.5.
-    # B: shares T and D across different papers (p1 for A, p2 for B): 2 * log 3.5;
-    #    co-mentioned in p3: 1.0; p3 proposes B and compares with A: 1.0.
-    # E: a variant of A: 3.0; it shares nothing else.
-    # C: shares nothing (U is not A's task): left out.
+    # N = 5 papers; A is in p1 and p3.
+    # B (p2, p3): shares T and D across different papers (p1 for A, p2 for B). Each has
+    #   spec = log(1 + 5/2); A's task profile (from p1, p3) is {T}, B's other papers' (p2) {T}:
+    #   cosine 1, times 3.0; the same for datasets. Co-mentioned in p3: NPMI of 1 shared paper
+    #   of 2 and 2 among 5 = log(5/4) / log(5), times log2(2) = 1. p3 proposes B and compares with A: 1.0.
+    # E: a variant of A, in one paper: 3.0 * log2(2) / 4 = 0.75.
+    # C: both kinds of G; spec(G) = log(1 + 5/3) (G reaches p1, p3 and p4), so 1.5 * log(8/3) / log 6.
+    # G: A is a kind of it, which says less: 0.5.
     assert label == "A"
-    assert [(r.label, r.score) for r in found] == [("B", round(2 * math.log(3.5) + 2, 3)), ("E", 3.0)]
-    assert found[0].parts == {"tasks": round(math.log(3.5), 3), "datasets": round(math.log(3.5), 3),
-                              "co-mentioned": 1.0, "compared": 1.0}
-    assert found[0].reason() == "compared: in 1 paper; tasks: T; datasets: D; co-mentioned: 1 paper"
-    assert found[1].reason() == "variant of A"
+    npmi = math.log(5 / 4) / math.log(5)
+    assert [(r.label, r.score) for r in found] == [("B", round(6 + npmi + 1, 3)),
+                                                   ("C", round(1.5 * math.log(8 / 3) / math.log(6), 3)),
+                                                   ("E", 0.75), ("G", 0.5)]
+    assert found[0].parts == {"compared": 1.0, "co-mentioned": round(npmi, 3), "tasks": 3.0, "datasets": 3.0}
+    assert found[0].reason() == "compared: in 1 paper; co-mentioned: 1 paper; tasks: T; datasets: D"
+    assert found[1].reason() == "both kinds of G"
+    assert found[2].reason() == "a kind or variant of A"
 
 
 def test_the_variants_side_says_which_way_round(store):
     _, found = related(store, "E")
-    # A: E is a variant of it (3.0); nothing shared: p5 addresses no task.
-    assert [(r.label, r.score, r.reason()) for r in found] == [("A", 3.0, "E is a variant of it")]
+    # A and G above it: E is a variant of A, a kind of G (0.5 each); nothing else is shared. The tie
+    # goes to the one with more papers.
+    assert [(r.label, r.score, r.reason()) for r in found] == [("G", 0.5, "E is a kind or variant of it"),
+                                                               ("A", 0.5, "E is a kind or variant of it")]
 
 
-def test_k_and_type_narrow_the_list(store):
+def test_a_concept_reaches_the_papers_of_its_narrower_entities(store):
+    label, found = related(store, "g")
+    # G's papers are A's and C's (p1, p3, p4). A (2 papers) and C (1) are kinds of it:
+    # 3.0 * log2(3) / 4 and 3.0 * log2(2) / 4.
+    assert label == "G"
+    kinds = {r.label: (r.score, r.reason()) for r in found if r.label in "AC"}
+    assert kinds == {"A": (round(3 * math.log2(3) / 4, 3), "a kind or variant of G"), "C": (0.75, "a kind or variant of G")}
+
+
+def test_k_type_and_salience_narrow_the_list(store):
     assert [r.label for r in related(store, "a", k=1)[1]] == ["B"]
-    # Among tasks, T is mentioned with A in p1 (1.0); U never is.
-    assert [(r.label, r.score) for r in related(store, "a", type="Task")[1]] == [("T", 1.0)]
+    # Among tasks, T is mentioned with A in p1 only (NPMI of 1 of 2 and 2 among 5 papers), and its
+    # other paper (p2) evaluates on A's dataset D (cosine 1, times 3.0).
+    assert [(r.label, r.score) for r in related(store, "a", type="Task")[1]] == [
+        ("T", round(3 + math.log(5 / 4) / math.log(5), 3))]
+    assert related(store, "a", min_salience=3)[1] == []
 
 
 def test_an_unknown_name_suggests_close_ones(store):

@@ -195,7 +195,7 @@ def test_focus_on_a_neighbourhood_and_back(session, server):
     # and outperforms it; GRPO is usedFor mathematical reasoning and the online training framework).
     assert page.evaluate("() => kgExplorer.nodes.getIds().sort()") == sorted(
         [GRPO, "paper/a30dfc905c06e8bd", "paper/a7db03a50a5fa476",
-         "method/curriculum-aware-group-relative-policy-optimization", "method/online-training-framework",
+         "method/curriculum-aware-group-relative-policy-optimization", "method/online-training",
          "task/mathematical-reasoning"])
     assert page.text_content("#kg-overview") == "Within 1 link of GRPO: 6 nodes."
     assert page.text_content("#kg-legend input[data-kind='Paper'] ~ .kg-count") == "2"

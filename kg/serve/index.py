@@ -70,7 +70,9 @@ def load_index(store: ox.Store) -> GraphIndex:
     for row in store.query(entities, prefixes=PREFIXES):
         kind = row["class"].value.rsplit("#", 1)[-1]
         node = add(row["e"].value, kind=kind, label=row["label"].value, aliases=[],
-                   papers=int(row["papers"].value) if row["papers"] else 0)
+                   papers=int(row["papers"].value) if row["papers"] else 0,
+                   reach=int(row["reach"].value) if row["reach"] else 0,
+                   salience=float(row["salience"].value) if row["salience"] else 0.0)
         index.by_label.setdefault((kind, row["label"].value), node)
     for row in store.query(view("index-aliases"), prefixes=PREFIXES):
         node = vocab.node_of_iri(row["e"].value)
@@ -89,6 +91,10 @@ def load_index(store: ox.Store) -> GraphIndex:
         if subject in G and other in G:
             relation = row["property"].value.rsplit("#", 1)[-1]
             G.add_edge(subject, other, key=relation, role=relation, papers=int(row["papers"].value))
+    for row in store.query(view("broader-links"), prefixes=PREFIXES):
+        narrower, broader = vocab.node_of_iri(row["narrower"].value), vocab.node_of_iri(row["broader"].value)
+        if narrower in G and broader in G:
+            G.add_edge(narrower, broader, key=vocab.BROADER, role=vocab.BROADER, papers=0)
     for node, data in G.nodes(data=True):
         names = [data.get("title") or data["label"]] + list(data.get("aliases", ()))
         index.names += [(" ".join(name.split()).casefold(), name, node) for name in dict.fromkeys(names) if name]

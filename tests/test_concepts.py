@@ -1,0 +1,130 @@
+"""The concept layer: hierarchy links by rule, concepts no paper names alone, corpus-wide names, salience."""
+import networkx as nx
+import pytest
+
+from kg.concepts import build_hierarchy, papers_reached
+from kg.model import Entity, Mention, Paper, PaperExtraction
+from kg.pwc import load, lpwc_iri
+from kg.resolve import resolve
+from kg.store import open_graph, run_query
+
+
+def paper(pid: str, text: str, names: list[str], *, label: str = "Method", acronyms=None) -> PaperExtraction:
+    mentions, at = [], 0
+    for name in names:
+        start = text.index(name, at)
+        mentions.append(Mention(start, start + len(name), name, label, 0, 0.9, "rules"))
+        at = start + len(name)
+    return PaperExtraction(Paper(pid, text), [(0, len(text))], mentions, [], acronyms or {})
+
+
+def links_of(extractions):
+    entities = resolve(extractions)
+    hierarchy = build_hierarchy(entities, extractions, load())
+    return entities, hierarchy, {(l.source, l.target, l.rule) for l in hierarchy.links}
+
+
+def test_a_name_is_narrower_than_its_head_and_a_shared_unnamed_head_becomes_a_concept():
+    extractions = [paper("a", "We study document summarization.", ["document summarization"], label="Task"),
+                   paper("b", "Abstractive summarization is hard.", ["Abstractive summarization"], label="Task"),
+                   paper("c", "Latent diffusion models and video diffusion models.",
+                         ["Latent diffusion models", "video diffusion models"])]
+    entities, hierarchy, links = links_of(extractions)
+    assert ("document summarization", "summarization", "head") in links
+    assert ("abstractive summarization", "summarization", "head") in links
+    # "summarization": no paper names it alone, two reach it. "diffusion model": one paper only.
+    assert [(c.key, c.type, c.mentions) for c in hierarchy.concepts] == [("summarization", "Task", [])]
+    assert papers_reached(entities + hierarchy.concepts, hierarchy.links)["summarization"] == {"a", "b"}
+
+
+def test_coordinations_are_split_and_a_head_reaches_through_an_acronym():
+    extractions = [
+        paper("a", "Diffusion and flow-based models generate images.", ["Diffusion and flow-based models"]),
+        paper("b", "Diffusion models are strong.", ["Diffusion models"]),
+        paper("c", "Graph neural networks (GNNs) and relational GNNs.", ["Graph neural networks", "GNNs", "relational GNNs"],
+              acronyms={"GNNs": "Graph neural networks"}),
+    ]
+    _, _, links = links_of(extractions)
+    assert ("diffusion and flow based model", "diffusion model", "coordination") in links
+    assert ("relational gnn", "graph neural network", "head") in links
+
+
+def test_a_numbered_member_is_narrower_than_its_family_and_pwc_gives_parent_tasks():
+    extractions = [paper("a", "Results on CIFAR-10 and CIFAR.", ["CIFAR-10", "CIFAR"], label="Dataset"),
+                   paper("b", "Unsupervised machine translation without parallel data.",
+                         ["Unsupervised machine translation"], label="Task"),
+                   paper("c", "Machine translation of speech.", ["Machine translation"], label="Task")]
+    _, _, links = links_of(extractions)
+    assert ("cifar10", "cifar", "family") in links
+    # The head rule finds it first; PwC's parent agrees, so the link is made once.
+    assert ("unsupervised machine translation", "machine translation", "head") in links
+
+
+def test_sentences_give_links_and_keep_their_evidence():
+    text = "We compare regularizers such as dropout, DropConnect and zoneout."
+    extractions = [paper("a", text, ["regularizers", "dropout", "DropConnect", "zoneout"])]
+    _, hierarchy, links = links_of(extractions)
+    assert {(s, t) for s, t, rule in links if rule == "such-as"} == {
+        ("dropout", "regularizer"), ("dropconnect", "regularizer"), ("zoneout", "regularizer")}
+    link = next(l for l in hierarchy.links if l.source == "dropout")
+    assert link.evidence == ("a", 1) and link.sentence == 0
+
+
+def test_the_hierarchy_never_closes_a_cycle():
+    # Each sentence makes the other's name narrower: only the first rule's link is kept.
+    extractions = [paper("a", "Samplers such as annealed samplers.", ["Samplers", "annealed samplers"]),
+                   paper("b", "Annealed samplers and other samplers.", ["Annealed samplers", "samplers"]),
+                   paper("c", "Langevin samplers, an annealed sampler.", ["Langevin samplers", "annealed sampler"])]
+    _, hierarchy, _ = links_of(extractions)
+    graph = nx.DiGraph([(l.source, l.target) for l in hierarchy.links])
+    assert hierarchy.links and nx.is_directed_acyclic_graph(graph)
+
+
+def test_the_built_sample_graph_has_an_acyclic_hierarchy_with_evidence(sample):
+    store = open_graph(sample)
+    pairs = [(r["n"].value, r["b"].value) for r in run_query(store, "SELECT ?n ?b WHERE { ?n skos:broader ?b }")]
+    assert pairs and nx.is_directed_acyclic_graph(nx.DiGraph(pairs))
+    evidence = list(run_query(store, """SELECT ?s ?rule ?sentence WHERE {
+        ?s rdf:predicate skos:broader ; prov:wasAttributedTo/rdfs:label ?rule ; kg:sentence ?sentence }"""))
+    assert {r["rule"].value.split("-")[0] for r in evidence} == {"hierarchy"}
+    assert len({r["s"].value for r in evidence}) >= len(pairs) and all(r["sentence"].value for r in evidence)
+    counts = list(run_query(store, "SELECT ?e ?n ?r WHERE { ?e kg:paperCount ?n ; kg:paperCountWithNarrower ?r ; kg:salience ?s }"))
+    assert counts and all(int(r["r"].value) >= int(r["n"].value) for r in counts)
+
+
+def test_acronym_long_forms_spelt_differently_make_one_entity():
+    extractions = [paper("a", "Stochastic gradient descent (SGD) trains it.", ["Stochastic gradient descent", "SGD"],
+                         acronyms={"SGD": "Stochastic gradient descent"}),
+                   paper("b", "Stochastic gradient decent (SGD) again.", ["Stochastic gradient decent", "SGD"],
+                         acronyms={"SGD": "Stochastic gradient decent"}),
+                   paper("c", "Plain SGD.", ["SGD"])]
+    assert [(e.label, len(e.mentions)) for e in resolve(extractions)] == [("SGD", 5)]
+
+
+def test_two_senses_of_an_acronym_get_two_labels():
+    extractions = [paper(p, "Gaussian process (GP) priors.", ["Gaussian process", "GP"], acronyms={"GP": "Gaussian process"})
+                   for p in "ab"]
+    extractions.append(paper("c", "A general purpose (GP) solver.", ["general purpose", "GP"], acronyms={"GP": "general purpose"}))
+    labels = sorted((e.label, e.key) for e in resolve(extractions))
+    assert labels == [("GP", "gaussian process"), ("general purpose", "general purpose")]
+
+
+def test_known_dataset_names_are_datasets_and_junk_spans_are_not_entities():
+    extractions = [paper("a", "A language model on Penn Treebank.", ["Penn Treebank"]),
+                   paper("b", "Vision-Language Navigation(VLN and 1Gbps links.", ["Navigation(VLN", "1Gbps"])]
+    assert [(e.label, e.type) for e in resolve(extractions)] == [("Penn Treebank", "Dataset")]
+
+
+@pytest.mark.parametrize("kind,name,iri", [
+    ("task", "Visual Question Answering (VQA)", "https://linkedpaperswithcode.com/task/visual-question-answering"),
+    ("dataset", "CIFAR-10", "https://linkedpaperswithcode.com/dataset/cifar-10"),
+])
+def test_pwc_iris_use_pwc_slugs(kind, name, iri):
+    assert lpwc_iri(kind, name) == iri
+
+
+def test_the_shipped_pwc_lexicon_keeps_names_and_drops_junk():
+    lexicon = load()
+    assert lexicon.dataset("svhn") == "SVHN" and lexicon.task("semantic segmentation") == "Semantic Segmentation"
+    assert lexicon.area["Semantic Segmentation"] == "Computer Vision"
+    assert "16k" not in lexicon.tasks and not any(";" in name or "'" in name for name in lexicon.datasets.values())
