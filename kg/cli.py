@@ -213,17 +213,22 @@ def stats(graph):
               default="Method", show_default=True, help="Type of the entities to rank.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def related(name, graph, k, entity_type, fmt):
-    """Entities related to NAME (a label or alias), ranked by shared tasks and datasets,
-    co-mentions and comparisons, each with the items behind its score.
+    """Entities related to NAME (a label or alias), ranked by the concept hierarchy, co-mentions,
+    comparisons and shared tasks and datasets, each with the items behind its score.
 
     NAME is matched case-insensitively against labels and aliases, ignoring
-    hyphens and plurals; a miss suggests close names.
+    hyphens and plurals; a miss suggests close names. An entity's papers are its
+    own and those of every name narrower than it (skos:broader*).
 
     
-    Score = 3.0 if one is a variant of the other (1.5 per method both vary)
-            + sum of idf(task) + sum of idf(dataset) shared by different papers
-            + 1.0 per paper mentioning both + 1.0 per paper comparing them,
-    where idf(x) = log(1 + papers / papers mentioning x).
+    Score = up to 3.0 if it is a kind or variant of NAME (0.5 the other way round;
+              up to 1.5 if both are kinds of one concept)
+            + NPMI of their papers x log2(1 + papers mentioning both)
+            + 1.0 per paper comparing them
+            + 3.0 x cosine of their task profiles + the same for datasets,
+              across different papers, each item weighted by log(1 + N / its papers).
+    Entities below the salience threshold (one paper, a plain phrase, not proposed)
+    are left out.
 
     
     Examples:

@@ -55,12 +55,19 @@ based driven aware free like specific level wise style agnostic conditioned guid
 enhanced assisted informed centric scale shot order grained dependent independent invariant
 of and or for with to in on by via from the a an as at vs versus
 """.split())
-# Single words that are concepts on their own when papers share them as a tail, though nobody names
-# them alone ("summarization"). Heads that only make sense with their modifier stay out.
-_SINGLE_WORD_CONCEPTS = (lexicon.TASK_HEADS | lexicon.METHOD_HEADS) - lexicon.GENERIC_HEADS - frozenset("""
+# Single words that only make sense with their modifier: "drug discovery" is not a kind of discovery.
+_NOT_A_HEAD = frozenset("""
 answering understanding modeling modelling design control completion coding process flow matching head
 layer mechanism module tuning search discovery planning alignment editing verification routing merging
+problem problems test length function
 """.split())
+# Single words that are concepts on their own when papers share them as a tail, though nobody names
+# them alone ("summarization").
+_SINGLE_WORD_CONCEPTS = (lexicon.TASK_HEADS | lexicon.METHOD_HEADS) - lexicon.GENERIC_HEADS - _NOT_A_HEAD
+# Prefixes written with a hyphen that change what follows: "non-linear", "over-parameterized", "few-bit".
+_PREPOSITIONS = frozenset("of for in on by from with to via".split())
+_PREFIXES = frozenset("non un in im multi semi over under self cross sub pre post anti co few bi uni de re".split())
+_ADJECTIVE_ENDINGS = ("al", "ic", "ive", "ous", "ary", "ed", "ful", "less", "able", "ible", "ian")
 # Trailing words that add nothing to the concept before them: "imitation learning domain",
 # "reading comprehension setting". ("model", "network" and "learning" are not here: a language
 # model is not a language.)
@@ -101,8 +108,18 @@ def _tails(key: str) -> list[str]:
     while len(words) > 1 and (words[-1] in _TRAILING or words[-1] in _NOT_A_START):
         words.pop()
     core = [" ".join(words)] if len(words) < len(key.split()) else []
-    return core + [" ".join(words[i:]) for i in range(1, len(words))
-                   if words[i] not in _NOT_A_START and not is_generic_key(" ".join(words[i:]))]
+    tails = []
+    for i in range(1, len(words)):
+        before, tail = words[:i], words[i:]
+        # "training of deep models" is not a kind of deep model, "non-uniform sampling" not of
+        # uniform sampling, "Children's Book Test" not of "Book Test".
+        if tail[0] in _NOT_A_START or before[-1] in _PREFIXES or any(w in _PREPOSITIONS or w.endswith("'s") for w in before):
+            continue
+        if len(tail) == 1 and (tail[0] in _NOT_A_HEAD or tail[0].endswith(_ADJECTIVE_ENDINGS)):
+            continue
+        if not is_generic_key(" ".join(tail)):
+            tails.append(" ".join(tail))
+    return core + tails
 
 
 def _conjuncts(key: str) -> list[str]:

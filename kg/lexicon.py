@@ -55,6 +55,11 @@ NAME_DESCRIPTORS = frozenset("""
 algorithm method technique approach framework scheme strategy procedure task problem
 """.split())
 
+#: First words of idioms that are no names: "much attention", "considerable interest".
+IDIOM_STARTS = frozenset("""
+much considerable great little growing increasing tremendous huge enormous broad wide widespread
+""".split())
+
 #: Adjectives and determiners dropped from the front of a phrase: they evaluate, not name.
 EVALUATIVE = frozenset("""
 a an the this that these those our their its his her my your we novel new proposed existing
@@ -69,8 +74,7 @@ fundamental promising competitive improved better best higher lower modern class
 right wrong additional single original resulting corresponding respective individual overall
 existing prevailing underlying desired resultant accurate limited inadequate shallow high low complete
 consistent correct enhanced intermediate subsequent rational next real-world worst-case
-art much considerable great little growing increasing tremendous huge enormous wide broad
-sophisticated well-known well known termed called so-called
+art sophisticated well-known well known termed called so-called
 """.split())
 
 #: Measures reported as results. Matched case-insensitively as whole phrases.

@@ -95,7 +95,7 @@ _FUNCTION_WORDS = frozenset("of for to with and or the a an in on by from as at 
 def is_junk(form: str) -> bool:
     """Whether a surface form is a broken span rather than a name: unbalanced brackets
     ("Navigation(VLN"), a dangling hyphen ("BLAST-") or function word ("sentiment analysis of"),
-    a quantity ("1Gbps", "~3x").
+    a quantity ("1Gbps", "~3x"), an idiom ("much attention").
 
     >>> [is_junk(f) for f in ("Navigation(VLN", "BLAST-", "understanding of", "1Gbps", "CIFAR-10", "GPT-4 (0613)")]
     [True, True, True, True, False, False]
@@ -106,7 +106,8 @@ def is_junk(form: str) -> bool:
     if form[:1] in "-–/" or form[-1:] in "-–/" or _QUANTITY.match(form):
         return True
     words = form.split()
-    return len(words) > 1 and (words[-1].lower() in _FUNCTION_WORDS or words[0].lower() in _FUNCTION_WORDS - {"a", "an", "the"})
+    return len(words) > 1 and (words[-1].lower() in _FUNCTION_WORDS or words[0].lower() in _FUNCTION_WORDS - {"a", "an", "the"}
+                               or words[0].lower() in lexicon.IDIOM_STARTS)
 
 
 def spelling_variants(extractions: Iterable[PaperExtraction]) -> dict[str, str]:
@@ -280,12 +281,14 @@ def _distinct_labels(entities: list[Entity], by_paper: dict[str, PaperExtraction
     by_label: dict[tuple[str, str], list[Entity]] = defaultdict(list)
     for entity in entities:  # largest first
         by_label[(entity.label.casefold(), entity.type)].append(entity)
-    for _, *others in by_label.values():
+    for (shared, _), (_, *others) in by_label.items():
         for entity in others:
-            long_forms = Counter(by_paper[pid].mentions[i].text for pid, i in entity.mentions
-                                 if not is_acronym_like(by_paper[pid].mentions[i].text))
+            long_forms = Counter(text for text in (by_paper[pid].mentions[i].text for pid, i in entity.mentions)
+                                 if not is_acronym_like(text) and text.casefold() != shared)
             if long_forms:
                 entity.label = _preferred_label(long_forms)
+            elif not is_acronym_like(entity.label):  # forms that all read as the other's name
+                entity.label = entity.key
 
 
 def shared_labels(entities: list[Entity]) -> dict[tuple[str, str], list[Entity]]:
@@ -312,7 +315,9 @@ def _preferred_label(forms: Counter) -> str:
         spelling.setdefault(group, Counter())[shown] += n
     best = max(groups, key=lambda g: (groups[g], is_acronym_like(g), -len(g)))
     # Ties go to the lower-case spelling: "Success Rate" is capitalised by a title or sentence start.
-    label = max(spelling[best], key=lambda f: (spelling[best][f], f == f.lower() or is_acronym_like(f), -len(f)))
+    # A form without an evaluative first word ("attention", not "much attention") names the thing.
+    label = max(spelling[best], key=lambda f: (f.split()[0].casefold() not in lexicon.EVALUATIVE, spelling[best][f],
+                                              f == f.lower() or is_acronym_like(f), -len(f)))
     first, _, rest = label.partition(" ")
     if rest and first[:1].isupper() and first[1:].islower() and rest == rest.lower():
         label = first.lower() + " " + rest  # "Diffusion models" opened a sentence

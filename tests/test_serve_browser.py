@@ -449,3 +449,28 @@ def test_a_second_run_replaces_the_first_runs_answer_instead_of_adding_to_it(ses
     assert page.eval_on_selector_all("#kg-results table", "tables => tables.length") == 1
     assert page.eval_on_selector_all("#kg-results tbody tr", "rows => rows.length") == 3
     session.assert_clean()
+
+
+@pytest.mark.parametrize("where", ["offline page", "kg serve"])
+def test_a_concepts_panel_lists_its_narrower_names_and_theirs_the_broader_concept(browser, server, sample, where):
+    """The hierarchy in both pages: "reasoning" lists "mathematical reasoning" and "spatial reasoning" as
+    narrower, and "mathematical reasoning" lists "reasoning" as broader."""
+    pages = []
+    for node in ("task/reasoning", "task/mathematical-reasoning"):
+        if where == "kg serve":
+            opened = Session(browser, server)
+            page = opened.open("/?" + urllib.parse.urlencode({"node": node}))
+            page.wait_for_selector(panel_shows(node, loaded=True), state="attached")
+        else:
+            page = browser.new_page()
+            page.goto(sample.with_name(sample.name + ".html").as_uri() + "?" + urllib.parse.urlencode({"node": node}))
+            page.wait_for_selector(panel_shows(node), state="attached")
+        pages.append(page)
+        relations = " ".join(texts(page, "#kg-panel li"))
+        if node == "task/reasoning":
+            assert "narrower →" in relations and "mathematical reasoning" in relations and "spatial reasoning" in relations
+        else:
+            assert "broader →" in relations and "reasoning" in relations
+    pages[0].screenshot(path=str(sample.parent / f"concept-panel-{where.replace(' ', '-')}.png"))
+    for page in pages:
+        page.close()

@@ -654,7 +654,8 @@
   }
 
   /** An entity's relations as links to the entity at the other end, with the relation's direction
-   * ("E-GRPO: variantOf → GRPO"; "GRPO: ← variantOf E-GRPO"); several relations with one entity share a row. */
+   * ("E-GRPO: variantOf → GRPO"; "GRPO: ← variantOf E-GRPO"; "summarization: narrower → document
+   * summarization"); several relations with one entity share a row. */
   function relationLinks(view) {
     const byOther = new Map();
     for (const r of view.relations) {
@@ -662,7 +663,9 @@
       const other = outgoing ? r.object : r.subject;
       if (!byOther.has(other)) byOther.set(other, { id: other, name: outgoing ? r.object_label : r.subject_label, roles: [], evidence: "" });
       const link = byOther.get(other);
-      link.roles.push(outgoing ? r.relation + " →" : "← " + r.relation);
+      // The hierarchy reads both ways: "broader →" a concept above, "narrower →" a name below.
+      if (r.relation === "broader") link.roles.push(outgoing ? "broader →" : "narrower →");
+      else link.roles.push(outgoing ? r.relation + " →" : "← " + r.relation);
       link.evidence = link.evidence || r.sentence;
     }
     return [...byOther.values()];

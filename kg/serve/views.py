@@ -77,7 +77,7 @@ def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
                for row in itertools.islice(store.query(with_values(view("entity-results"), "entity", iri),
                                                        prefixes=PREFIXES), EVIDENCE_LIMIT)]
     return {"id": node, "iri": iri.value, "type": data["kind"], "label": data["label"], "aliases": data["aliases"],
-            "relations": relations, "results": results, "paper_count": data.get("papers", 0),
+            "relations": relations, "results": results, "paper_count": data.get("reach") or data.get("papers", 0),
             "papers": [{"id": p, "title": index.graph.nodes[p]["label"],
                         "roles": sorted(papers[p], key=vocab.ROLES.index)} for p in listed[:PAPERS_LIMIT]],
             "links_left_out": max(0, len(listed) - PAPERS_LIMIT),
