@@ -204,8 +204,8 @@ def build_hierarchy(entities: list[Entity], extractions: list[PaperExtraction], 
     for item in [*entities, *concepts]:
         if not is_acronym_like(item.label):
             for tail in _tails(item.key):
-                if find(tail) is not None:
-                    link(item.key, find(tail), "head")
+                if (broader := find(tail)) is not None:
+                    link(item.key, broader, "head")
                     break
     for entity in entities:
         for conjunct in _conjuncts(entity.key):
@@ -248,7 +248,7 @@ def _sentence_patterns(ex: PaperExtraction):
     """(rule, narrower mention, broader mention, sentence) for "X such as Y, Z", "Y and other X", "Y, a X"."""
     text = ex.paper.abstract
     mentions = sorted(range(len(ex.mentions)), key=lambda i: ex.mentions[i].start)
-    for a, b in zip(mentions, mentions[1:]):
+    for position, (a, b) in enumerate(zip(mentions, mentions[1:])):
         first, second = ex.mentions[a], ex.mentions[b]
         if first.sentence != second.sentence:
             continue
@@ -259,7 +259,7 @@ def _sentence_patterns(ex: PaperExtraction):
                     yield rule, b, a, first.sentence
                     # "X such as Y, Z and W": the rest of the list too
                     previous = second
-                    for c in mentions[mentions.index(b) + 1:]:
+                    for c in mentions[position + 2:]:
                         nxt = ex.mentions[c]
                         if nxt.sentence != first.sentence or not re.fullmatch(r"\s*(?:,|,?\s*and|,?\s*or)\s*", text[previous.end:nxt.start]):
                             break
@@ -312,15 +312,15 @@ def papers_reached(entities: list[Entity], links: list[Relation]) -> dict[str, s
     return reached
 
 
-def salience(entity: Entity, reached: int, proposed: bool, total_papers: int) -> float:
+def salience(entity: Entity, reached: int, proposed: bool) -> float:
     """How much an entity matters to a reader: papers that reach it (log scale), plus one if a paper
     proposes or introduces it, plus a half if its name is written as a name (capitals, digits).
     An entity below ``SALIENCE_THRESHOLD`` (one paper, a plain phrase, not proposed) is hidden by default.
 
     >>> from kg.model import Entity
-    >>> salience(Entity("analytical model", "Method", "analytical model", [], []), 1, False, 100)
+    >>> salience(Entity("analytical model", "Method", "analytical model", [], []), 1, False)
     1.0
-    >>> salience(Entity("grpo", "Method", "GRPO", [], []), 1, True, 100)
+    >>> salience(Entity("grpo", "Method", "GRPO", [], []), 1, True)
     2.5
     """
     named = any(c.isupper() or c.isdigit() for c in entity.label[1:])
@@ -341,7 +341,7 @@ def annotate(entities: list[Entity], links: list[Relation], extractions: list[Pa
     attributes = {}
     for entity in entities:
         reach = len(reached.get(entity.key, ()))
-        data = {"reach": reach, "salience": salience(entity, reach, entity.key in proposed, len(extractions))}
+        data = {"reach": reach, "salience": salience(entity, reach, entity.key in proposed)}
         name = pwc.match(entity.type, entity.key) if pwc is not None else None
         if name:
             data["pwc"] = name

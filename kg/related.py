@@ -30,7 +30,7 @@ import pyoxigraph as ox
 
 from . import vocab
 from .concepts import SALIENCE_THRESHOLD
-from .lookup import read_entities
+from .lookup import Entities, read_entities
 from .queries import kg_terms, view, view_with
 from .store import run_query
 
@@ -70,12 +70,11 @@ class _Index:
     edges: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
     above: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # entity -> what it varies or is a kind of
     n_papers: int = 0
-    below: dict[str, set[str]] | None = None  # the inverse of ``above``, made when first needed
+    below: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # the inverse of ``above``
 
 
-def _index(store: ox.Store) -> _Index:
+def _index(store: ox.Store, entities: Entities) -> _Index:
     index = _Index()
-    entities = read_entities(store)
     index.label, index.type, index.salience = entities.label, entities.type, entities.salience
     edges = view_with("related-edges", property=kg_terms(vocab.ROLES), **{"class": kg_terms(vocab.ENTITY_TYPES)})
     for row in run_query(store, edges):
@@ -85,19 +84,16 @@ def _index(store: ox.Store) -> _Index:
     index.n_papers = len(index.edges) or 1
     for row in run_query(store, view("variants")):
         index.above[row["variant"].value].add(row["base"].value)
+        index.below[row["base"].value].add(row["variant"].value)
     narrower: dict[str, set[str]] = defaultdict(set)
     for row in run_query(store, view("broader-links")):
         index.above[row["narrower"].value].add(row["broader"].value)
+        index.below[row["broader"].value].add(row["narrower"].value)
         narrower[row["broader"].value].add(row["narrower"].value)
     own = {e: set(p) for e, p in index.papers_of.items()}
     for entity in list(narrower):  # papers of a concept: its own and those of everything below it
-        seen, todo = {entity}, [entity]
-        while todo:
-            for child in narrower.get(todo.pop(), ()):
-                if child not in seen:
-                    seen.add(child)
-                    todo.append(child)
-                    index.papers_of[entity] |= own.get(child, set())
+        for child in _closure(narrower, entity):
+            index.papers_of[entity] |= own.get(child, set())
     return index
 
 
@@ -128,19 +124,15 @@ def _npmi(both: int, a: int, b: int, n: int) -> float:
     return math.log(n * both / (a * b)) / -math.log(both / n)
 
 
-def _descendants(index: _Index, entity: str) -> set[str]:
-    """Everything narrower than ``entity`` (kinds and variants), transitively."""
-    if index.below is None:
-        index.below = defaultdict(set)
-        for child, parents in index.above.items():
-            for parent in parents:
-                index.below[parent].add(child)
+def _closure(links: dict[str, set[str]], entity: str) -> set[str]:
+    """Everything ``links`` lead to from ``entity``, transitively (``entity`` itself left out)."""
     seen, todo = set(), [entity]
     while todo:
-        for child in index.below.get(todo.pop(), ()):
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
+        for other in links.get(todo.pop(), ()):
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+    seen.discard(entity)
     return seen
 
 
@@ -152,14 +144,14 @@ def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method",
     """
     entities = read_entities(store)
     query = entities.find(name)
-    index = _index(store)
+    index = _index(store, entities)
     if not index.papers_of.get(query):  # no paper links it: it shares nothing
         return entities.label[query], []
     n = index.n_papers
     spec = {e: math.log(1 + n / len(p)) for e, p in index.papers_of.items() if p}
     query_papers = index.papers_of[query]
     task_profile, dataset_profile = _profiles(index, spec, query_papers)
-    below = _descendants(index, query)
+    below, above = _closure(index.below, query), _closure(index.above, query)
     results = []
     for candidate, papers in index.papers_of.items():
         if candidate == query or not papers or (type and index.type.get(candidate) != type):
@@ -170,7 +162,7 @@ def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method",
         compared = {p for p in both
                     if (query in index.edges[p]["proposes"] and candidate in index.edges[p]["comparesWith"])
                     or (candidate in index.edges[p]["proposes"] and query in index.edges[p]["comparesWith"])}
-        nested = candidate in below or query in _descendants(index, candidate)
+        nested = candidate in below or candidate in above
         if candidate in below:  # weighed by how many papers use it: one-paper variants are many
             variant = [f"a kind or variant of {index.label[query]}"]
             variant_score = VARIANT_WEIGHT * min(1.0, math.log2(1 + len(papers)) / 4)

@@ -419,19 +419,25 @@ def test_pages_isolate_corpus_text_so_an_rtl_override_stays_inside_it(session):
     session.assert_clean()
 
 
+def open_panel(browser, server, sample, where, node):
+    """A page opened on ``node``'s panel: the sample's offline page from disk, or the page ``kg serve``
+    serves once the server's part of the panel has loaded."""
+    query = "?" + urllib.parse.urlencode({"node": node})
+    if where == "kg serve":
+        page = Session(browser, server).open("/" + query)
+        page.wait_for_selector(panel_shows(node, loaded=True), state="attached")
+    else:
+        page = browser.new_page()
+        page.goto(sample.with_name(sample.name + ".html").as_uri() + query)
+        page.wait_for_selector(panel_shows(node), state="attached")
+    return page
+
+
 @pytest.mark.parametrize("where", ["offline page", "kg serve"])
 def test_a_datasets_panel_lists_the_results_reported_on_it(browser, server, sample, where):
     """One panel, drawn by one function from the same view, whether the page is opened from disk
     or served: the results on AndroidWorld appear in both."""
-    node = "dataset/androidworld"
-    if where == "kg serve":
-        opened = Session(browser, server)
-        page = opened.open("/?" + urllib.parse.urlencode({"node": node}))
-        page.wait_for_selector(panel_shows(node, loaded=True), state="attached")
-    else:
-        page = browser.new_page()
-        page.goto(sample.with_name(sample.name + ".html").as_uri() + "?" + urllib.parse.urlencode({"node": node}))
-        page.wait_for_selector(panel_shows(node), state="attached")
+    page = open_panel(browser, server, sample, where, "dataset/androidworld")
     results = texts(page, "#kg-panel .kg-results li")
     assert results and all("on AndroidWorld" in result for result in results)
     assert any(result.startswith("61.3%") and "by PhoneRL-9B" in result for result in results)
@@ -457,14 +463,7 @@ def test_a_concepts_panel_lists_its_narrower_names_and_theirs_the_broader_concep
     narrower, and "mathematical reasoning" lists "reasoning" as broader."""
     pages = []
     for node in ("task/reasoning", "task/mathematical-reasoning"):
-        if where == "kg serve":
-            opened = Session(browser, server)
-            page = opened.open("/?" + urllib.parse.urlencode({"node": node}))
-            page.wait_for_selector(panel_shows(node, loaded=True), state="attached")
-        else:
-            page = browser.new_page()
-            page.goto(sample.with_name(sample.name + ".html").as_uri() + "?" + urllib.parse.urlencode({"node": node}))
-            page.wait_for_selector(panel_shows(node), state="attached")
+        page = open_panel(browser, server, sample, where, node)
         pages.append(page)
         relations = " ".join(texts(page, "#kg-panel li"))
         if node == "task/reasoning":
