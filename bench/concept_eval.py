@@ -12,7 +12,7 @@ queries) and prints
      transitively); and the misses, with the entities each paper has whose name
      contains one of the forms;
   2. related methods: precision@5 and recall@10 of kg.related.related(store, query,
-     k=10) against each query's "relevant" names (a result counts when its label or
+     k=10, vectors=the graph's vectors; --no-similarity: none) against each query's "relevant" names (a result counts when its label or
      one of its aliases equals a relevant name, case-insensitive), mean and per
      query. "relevant" may hold synonyms (WGAN, Wasserstein GAN) and names absent
      from the corpus, so recall@10 is a lower bound;
@@ -31,6 +31,7 @@ from pathlib import Path
 from kg import vocab
 from kg.errors import KGError
 from kg.related import related
+from kg.similarity import graph_vectors
 from kg.store import open_graph, run_query
 
 DEV = Path(__file__).resolve().parent / "concepts_dev.json"
@@ -150,14 +151,14 @@ def result_names(graph: Graph, label: str) -> set[str]:
     return names
 
 
-def report_related(graph: Graph, queries: list[dict]) -> None:
+def report_related(graph: Graph, queries: list[dict], vectors=None) -> None:
     print(f"\n== related methods ({len(queries)} queries; kg.related.related, k=10)")
     print(f"{'query':<24}{'P@5':>6}{'R@10':>6}  top 5")
     p5_sum = r10_sum = 0.0
     for q in queries:
         relevant = {name.casefold() for name in q["relevant"]}
         try:
-            label, ranked = related(graph.store, q["query"], k=10)
+            label, ranked = related(graph.store, q["query"], k=10, vectors=vectors)
         except KGError:
             label, ranked = "(not in graph)", []
         names = [result_names(graph, r.label) for r in ranked]
@@ -186,11 +187,12 @@ def main() -> None:
     parser.add_argument("-g", "--graph", required=True, help="a built graph (the path given to kg build -o)")
     parser.add_argument("--dev", default=str(DEV), help="the development set (default: bench/concepts_dev.json)")
     parser.add_argument("--misses", type=int, default=20, help="how many missed concepts to list")
+    parser.add_argument("--no-similarity", action="store_true", help="rank related methods without the graph's vectors")
     args = parser.parse_args()
     dev = json.loads(Path(args.dev).read_text(encoding="utf-8"))
     graph = Graph(open_graph(args.graph))
     report_concepts(graph, dev["concepts"], args.misses)
-    report_related(graph, dev["related"])
+    report_related(graph, dev["related"], None if args.no_similarity else graph_vectors(args.graph))
     report_shape(graph)
 
 

@@ -1,6 +1,7 @@
 """Build: the whole pipeline, from input files to the graph files beside each other.
 
-ingest -> extract -> resolve -> concepts -> graph -> RDF (Turtle, N-Triples, JSON-LD) and the explorer (HTML).
+ingest -> extract -> resolve -> concepts -> graph -> RDF (Turtle, N-Triples, JSON-LD), the explorer (HTML)
+and the entities' vectors (for similarity).
 Every output is first written into a temporary folder beside the target and
 moved into place only when all of them are ready, so a build that fails
 leaves the previous graph files exactly as they were.
@@ -32,7 +33,8 @@ from .model import Entity, Paper, PaperExtraction
 from .propagate import propagate
 from .relations import sentence_relations, variant_relations
 from .resolve import resolution_report, resolve
-from .store import STORE_SUFFIX, fill_store
+from .similarity import Vectors, entity_vectors
+from .store import STORE_SUFFIX, VECTORS_SUFFIX, fill_store
 from .viz.render import render_html
 from .vocab import DEFAULT_BASE
 
@@ -141,16 +143,18 @@ def build(
     hierarchy = build_hierarchy(entities, extractions, taxonomy)
     entities = entities + hierarchy.concepts
     graph = build_graph(extractions, entities, relations + hierarchy.links, taxonomy)
+    vectors = entity_vectors(entities, extractions)
     extra = {"report.md": resolution_report(entities, extractions)} if report else {}
-    outputs = write_outputs(graph, output, base=base, title=title or output.name, extra=extra)
+    outputs = write_outputs(graph, output, base=base, title=title or output.name, extra=extra, vectors=vectors)
     return BuildResult(graph, entities, extractions, outputs, skipped, duplicates, time.perf_counter() - started)
 
 
 def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
-                  extra: dict[str, str] | None = None) -> dict[str, Path]:
+                  extra: dict[str, str] | None = None, vectors: Vectors | None = None) -> dict[str, Path]:
     """Write every output of ``graph`` next to ``stem``, all or nothing.
 
-    ``extra`` maps further suffixes (``"report.md"``) to text written alongside."""
+    ``extra`` maps further suffixes (``"report.md"``) to text written alongside; ``vectors``,
+    the entities' vectors, go to ``stem.vectors.npz``."""
     stem.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{stem.name}.staging-{os.getpid()}-", dir=stem.parent))
     try:
@@ -158,6 +162,8 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
         # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing the .nt.
         staged["oxigraph"] = fill_store(staged["nt"], staging / f"{stem.name}{STORE_SUFFIX}")
         staged["html"] = render_html(graph, staging / f"{stem.name}.html", title=title)
+        if vectors is not None:
+            staged["vectors"] = vectors.save(staging / f"{stem.name}{VECTORS_SUFFIX}")
         for suffix, text in (extra or {}).items():
             staged[suffix] = staging / f"{stem.name}.{suffix}"
             staged[suffix].write_text(text, encoding="utf-8")

@@ -214,7 +214,7 @@ def stats(graph):
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def related(name, graph, k, entity_type, fmt):
     """Entities related to NAME (a label or alias), ranked by the concept hierarchy, co-mentions,
-    comparisons and shared tasks and datasets, each with the items behind its score.
+    comparisons, shared tasks and datasets and similarity, each with the items behind its score.
 
     NAME is matched case-insensitively against labels and aliases, ignoring
     hyphens and plurals; a miss suggests close names. An entity's papers are its
@@ -226,7 +226,9 @@ def related(name, graph, k, entity_type, fmt):
             + NPMI of their papers x log2(1 + papers mentioning both)
             + 1.0 per paper comparing them
             + 3.0 x cosine of their task profiles + the same for datasets,
-              across different papers, each item weighted by log(1 + N / its papers).
+              across different papers, each item weighted by log(1 + N / its papers)
+            + 2.0 x (cos - 0.5) / 0.5 when the cosine of their vectors (names and
+              sentences) is above 0.5.
     Entities below the salience threshold (one paper, a plain phrase, not proposed)
     are left out.
 
@@ -236,9 +238,10 @@ def related(name, graph, k, entity_type, fmt):
       kg related "group relative policy optimization" -g graphs/sample --format json
     """
     from .related import related as find_related
+    from .similarity import graph_vectors
     from .store import open_graph
 
-    label, results = find_related(open_graph(graph), name, k=k, type=entity_type)
+    label, results = find_related(open_graph(graph), name, k=k, type=entity_type, vectors=graph_vectors(graph))
     if fmt == "json":
         click.echo(json.dumps({"query": label, "results": [r.__dict__ for r in results]}, indent=2))
         return

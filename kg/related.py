@@ -11,9 +11,12 @@ diffusion models". The score of a candidate ``B`` for a query ``A`` adds up:
   they do: ``|A ∩ B| × log(N |A ∩ B| / (|A| |B|))`` (pointwise mutual information), so
   that "neural networks", in every other paper, gains little from sharing them;
 - ``compared``: ``1.0`` per paper that proposes one and compares with the other;
-- ``tasks`` and ``datasets`` shared across different papers, each weighted by its
-  specificity ``spec(x) = log(1 + N / papers(x))`` and the sum divided by
-  ``log2(2 + papers(B))``: a hub shares something with everything.
+- ``tasks`` and ``datasets`` shared across different papers: ``3.0 ×`` the cosine of the two
+  entities' task (dataset) profiles, each task weighted by its specificity
+  ``spec(x) = log(1 + N / papers(x))``: a hub shares something with everything, and its long
+  profile divides what it shares;
+- ``similar``: ``2.0 × (cos - 0.5) / 0.5`` when the cosine of the two entities' vectors (names and
+  sentences, :mod:`kg.similarity`) is above 0.5: GRU and LSTM, never in one abstract, are alike.
 
 ``N`` is the number of papers. Candidates below the salience threshold
 (:data:`kg.concepts.SALIENCE_THRESHOLD`: one paper, a plain phrase, not proposed)
@@ -29,9 +32,11 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 
 from . import vocab
+from .vocab import node_of_iri
 from .concepts import SALIENCE_THRESHOLD
 from .lookup import Entities, read_entities
 from .queries import kg_terms, view, view_with
+from .similarity import Vectors
 from .store import run_query
 
 VARIANT_WEIGHT = 3.0
@@ -40,7 +45,9 @@ BROADER_WEIGHT = 0.5
 PROFILE_WEIGHT = 3.0
 CO_MENTION_WEIGHT = 1.0
 COMPARISON_WEIGHT = 1.0
-PARTS = ("variant", "compared", "co-mentioned", "tasks", "datasets")
+SIMILARITY_WEIGHT = 2.0
+SIMILARITY_FLOOR = 0.5  # cosines below are what any two names of one field share
+PARTS = ("variant", "compared", "co-mentioned", "tasks", "datasets", "similar")
 
 
 @dataclass
@@ -136,11 +143,20 @@ def _closure(links: dict[str, set[str]], entity: str) -> set[str]:
     return seen
 
 
+def _similarities(vectors: Vectors | None, query: str):
+    """``cosine(candidate IRI)`` of each candidate with the query (0.0 without vectors)."""
+    if vectors is None:
+        return lambda candidate: 0.0
+    cosines = vectors.similarity(node_of_iri(query))
+    return lambda candidate: float(cosines[vectors.row[node]]) if (node := node_of_iri(candidate)) in vectors.row else 0.0
+
+
 def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method",
-            min_salience: float = SALIENCE_THRESHOLD) -> tuple[str, list[Related]]:
+            min_salience: float = SALIENCE_THRESHOLD, vectors: Vectors | None = None) -> tuple[str, list[Related]]:
     """The ``k`` entities of ``type`` most related to the one named ``name``, best first.
 
-    Returns the query entity's label and the ranked list.
+    ``vectors`` (the graph's :class:`kg.similarity.Vectors`) add the ``similar`` part; without
+    them, similarity is not scored. Returns the query entity's label and the ranked list.
     """
     entities = read_entities(store)
     query = entities.find(name)
@@ -152,6 +168,7 @@ def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method",
     query_papers = index.papers_of[query]
     task_profile, dataset_profile = _profiles(index, spec, query_papers)
     below, above = _closure(index.below, query), _closure(index.above, query)
+    similarity = _similarities(vectors, query)
     results = []
     for candidate, papers in index.papers_of.items():
         if candidate == query or not papers or (type and index.type.get(candidate) != type):
@@ -186,6 +203,7 @@ def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method",
             "co-mentioned": CO_MENTION_WEIGHT * association * math.log2(1 + len(both)),
             "tasks": PROFILE_WEIGHT * _cosine(task_profile, their_tasks, shared_tasks) if own else 0.0,
             "datasets": PROFILE_WEIGHT * _cosine(dataset_profile, their_datasets, shared_datasets) if own else 0.0,
+            "similar": SIMILARITY_WEIGHT * max(0.0, similarity(candidate) - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR),
         }
         score = sum(parts.values())
         if score <= 0:
@@ -193,7 +211,8 @@ def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method",
         by_specificity = lambda es: [index.label[e] for e in sorted(es, key=lambda e: (-spec.get(e, 0.0), index.label[e]))]
         shared = {"variant": variant, "tasks": by_specificity(shared_tasks), "datasets": by_specificity(shared_datasets),
                   "co-mentioned": [f"{len(both)} paper{'s' if len(both) != 1 else ''}"] if both and not nested else [],
-                  "compared": [f"in {len(compared)} paper{'s' if len(compared) != 1 else ''}"] if compared else []}
+                  "compared": [f"in {len(compared)} paper{'s' if len(compared) != 1 else ''}"] if compared else [],
+                  "similar": [f"{similarity(candidate):.2f}"] if parts["similar"] else []}
         results.append((Related(index.label[candidate], index.type[candidate], round(score, 3),
                                 {p: round(v, 3) for p, v in parts.items() if v}, shared),
                         (len(both), len(papers), index.salience.get(candidate, 0.0))))

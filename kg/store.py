@@ -25,6 +25,8 @@ from .vocab import NAMESPACES
 
 #: ``kg build`` writes the graph's on-disk store to ``graphs/NAME`` + this suffix (a folder).
 STORE_SUFFIX = ".oxigraph"
+#: ... and its entities' vectors (:class:`kg.similarity.Vectors`) to ``graphs/NAME`` + this suffix.
+VECTORS_SUFFIX = ".vectors.npz"
 _FORMATS = {".nt": ox.RdfFormat.N_TRIPLES, ".ttl": ox.RdfFormat.TURTLE, ".jsonld": ox.RdfFormat.JSON_LD}
 #: The endings of the files and folder a built graph consists of (its HTML page aside).
 GRAPH_SUFFIXES = (*_FORMATS, STORE_SUFFIX)
@@ -56,6 +58,19 @@ def store_dir(path: str | Path) -> Path | None:
     stem = path.with_suffix("") if path.suffix in _FORMATS else path
     folder = stem.with_name(stem.name + STORE_SUFFIX)
     return folder if folder.is_dir() else None
+
+
+def vectors_file(path: str | Path) -> Path | None:
+    """The entity vectors of the graph at ``path`` (``graphs/NAME`` or one of its files), or None
+    when the graph has none (built by an older kg).
+
+    >>> vectors_file("no/such/graph") is None
+    True
+    """
+    path = Path(path)
+    stem = path.with_suffix("") if path.suffix in (*_FORMATS, STORE_SUFFIX) else path
+    file = stem.with_name(stem.name + VECTORS_SUFFIX)
+    return file if file.is_file() else None
 
 
 def open_graph(path: str | Path) -> ox.Store:

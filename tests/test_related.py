@@ -97,3 +97,17 @@ def test_k_type_and_salience_narrow_the_list(store):
 def test_an_unknown_name_suggests_close_ones(store):
     with pytest.raises(KGError, match="No entity named 'AA'"):
         related(store, "AA")
+
+
+def test_similar_vectors_add_a_part_and_a_reason(store):
+    import numpy as np
+
+    from kg.similarity import Vectors
+
+    # A's and E's vectors at cosine 0.8, C's opposite: E gains 2.0 * (0.8 - 0.5) / 0.5 = 1.2, C nothing.
+    vectors = Vectors(["method/a", "method/e", "method/c"],
+                      np.array([[1.0, 0.0], [0.8, 0.6], [-1.0, 0.0]], dtype=np.float32))
+    found = {r.label: r for r in related(store, "a", vectors=vectors)[1]}
+    assert found["E"].parts == {"variant": 0.75, "similar": 1.2}
+    assert found["E"].reason() == "a kind or variant of A; similar: 0.80"
+    assert "similar" not in found["C"].parts

@@ -133,7 +133,7 @@ def test_a_rebuild_replaces_the_store(sample, tmp_path):
     assert len(open_graph(stem)) == len(open_graph(sample)) != before
     # The old store went away with the staging folder: nothing else is left behind.
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        ".kg-cache", "graph.html", "graph.jsonld", "graph.nt", "graph.oxigraph", "graph.ttl"]
+        ".kg-cache", "graph.html", "graph.jsonld", "graph.nt", "graph.oxigraph", "graph.ttl", "graph.vectors.npz"]
 
 
 # ---------------------------------------------------------------- SPARQL through real clients
@@ -489,6 +489,15 @@ def test_index_search_and_neighbourhood_json(server, count):
     drawn = {node["id"] for node in hood["nodes"]}
     assert {GRPO, "paper/a30dfc905c06e8bd", "paper/a7db03a50a5fa476", C_GRPO} <= drawn
     assert fetch(server.url + f"/neighbourhood.json?id={GRPO}&k=9")[0] == 400
+
+
+def test_search_finds_an_entity_by_meaning_after_names(server):
+    """No name contains "phone app agents": the graph's vectors find the entity it means."""
+    results = json.loads(fetch(server.url + "/search.json?q=phone+app+agents")[2])["results"]
+    assert results[0]["label"] == "Mobile GUI agents" and results[0]["similar"] >= 0.6
+    # Names first: "GRPO" is found by name, and what is only close in meaning comes after.
+    results = json.loads(fetch(server.url + "/search.json?q=grpo")[2])["results"]
+    assert results[0]["name"] == "GRPO" and "similar" not in results[0]
 
 
 @pytest.mark.parametrize("name", sorted(examples()))

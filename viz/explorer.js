@@ -841,7 +841,8 @@
       for (const item of results) {
         const key = item.name.trim().toLowerCase();
         if (!suggested.has(key)) suggested.set(key, item.id); // two "GAN"s: the one of more papers
-        searchOptions.append(option(item.name, item.kind + (item.name === item.label ? "" : " · " + isolated(item.label))));
+        const hint = item.similar ? " · close in meaning" : item.name === item.label ? "" : " · " + isolated(item.label);
+        searchOptions.append(option(item.name, item.kind + hint));
       }
       searchOptions.dataset.query = query; // what the suggestions are for (tests wait for it)
     }

@@ -27,6 +27,7 @@ import pyoxigraph as ox
 from ..errors import KGError
 # kg.viz is the top-level viz/ folder (installed under that name, see pyproject.toml): the pages'
 # templates, script and style live with the explorer's.
+from ..similarity import graph_vectors
 from ..viz import render
 from ..store import PREFIXES, STORE_SUFFIX, QueryRefused, fill_store, graph_file, refuse_federation, store_dir
 from .index import GraphIndex, load_index, neighbourhood, search
@@ -113,7 +114,7 @@ class App:
             rdf = graph_file(graph)
             self._scratch = tempfile.TemporaryDirectory(prefix="kg-serve-")
             folder = fill_store(rdf, Path(self._scratch.name) / (rdf.stem + STORE_SUFFIX))
-        self.store_path = str(folder)
+        self.store_path, self.graph = str(folder), graph
         self.title = Path(folder).name.removesuffix(STORE_SUFFIX)
         self.store = ox.Store.read_only(self.store_path)
         self._pool = pool
@@ -141,7 +142,7 @@ class App:
     def index(self) -> GraphIndex:
         with self._index_lock:
             if self._index is None:
-                self._index = load_index(self.store)
+                self._index = load_index(self.store, graph_vectors(self.graph))
             return self._index
 
     def close(self) -> None:

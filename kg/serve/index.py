@@ -15,10 +15,14 @@ import pyoxigraph as ox
 
 from .. import vocab
 from ..queries import kg_terms, view, view_with
+from ..similarity import Vectors
 from ..store import PREFIXES
 from ..viz.render import NEIGHBOURHOOD_LIMIT  # what a focused view draws, offline or served
 
 SEARCH_LIMIT = 20
+#: Below this cosine with the text, an entity is not suggested for its meaning ("phone app agents"
+#: finds "Mobile GUI agents" at 0.72; "text summary" and "text-to-image generation" are at 0.59).
+SEARCH_SIMILARITY = 0.6
 
 
 @dataclass
@@ -31,6 +35,7 @@ class GraphIndex:
     iri: dict[str, str]  # node id -> IRI
     names: list[tuple[str, str, str]] = field(default_factory=list)  # (casefolded name, name, node id)
     by_label: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, label) -> node id
+    vectors: Vectors | None = None  # the entities' vectors (kg.similarity), for search by meaning
 
     def find(self, raw: str) -> str | None:
         """The node a URL path names: its id (as minted, or percent-decoded once), else, for
@@ -55,10 +60,11 @@ class GraphIndex:
         return max(matches, key=lambda n: (self.graph.nodes[n].get("papers", 0), n), default=None)
 
 
-def load_index(store: ox.Store) -> GraphIndex:
-    """Read the nodes, names, role edges and relations (with their support) of the graph in ``store``."""
+def load_index(store: ox.Store, vectors: Vectors | None = None) -> GraphIndex:
+    """Read the nodes, names, role edges and relations (with their support) of the graph in ``store``;
+    ``vectors`` (:func:`kg.similarity.graph_vectors`) let search find entities by meaning."""
     G, iris = nx.MultiDiGraph(), {}
-    index = GraphIndex(G, iris)
+    index = GraphIndex(G, iris, vectors=vectors)
 
     def add(iri: str, **data) -> str:
         node = vocab.node_of_iri(iri)
@@ -108,7 +114,9 @@ def value(term) -> str:
 
 def search(index: GraphIndex, text: str, *, limit: int = SEARCH_LIMIT) -> list[dict]:
     """Nodes whose label, title or alias contains ``text`` (case ignored): exact names first,
-    then names starting with it, then the rest; entities mentioned by more papers first."""
+    then names starting with it, then the rest; entities mentioned by more papers first. With the
+    graph's vectors, entities whose meaning is close to ``text`` follow (each with its ``similar``
+    cosine), so that "denoising generative model" finds "diffusion models"."""
     wanted = " ".join(text.split()).casefold()
     if not wanted:
         return []
@@ -122,9 +130,29 @@ def search(index: GraphIndex, text: str, *, limit: int = SEARCH_LIMIT) -> list[d
         if node not in best or rank < best[node][0]:
             best[node] = (rank, name)
     found = sorted(best.items(), key=lambda item: item[1][0])[:limit]
-    return [{"id": node, "name": name, "label": index.graph.nodes[node]["label"],
-             "kind": index.graph.nodes[node]["kind"], "papers": index.graph.nodes[node].get("papers", 0)}
-            for node, (_, name) in found]
+    results = [{"id": node, "name": name, "label": index.graph.nodes[node]["label"],
+                "kind": index.graph.nodes[node]["kind"], "papers": index.graph.nodes[node].get("papers", 0)}
+               for node, (_, name) in found]
+    if index.vectors is not None and len(results) < limit:
+        results += _similar(index, wanted, {node for node, _ in found}, limit - len(results))
+    return results
+
+
+def _similar(index: GraphIndex, text: str, found: set[str], limit: int) -> list[dict]:
+    """Up to ``limit`` entities not in ``found`` whose vectors are closest to ``text``'s, best first."""
+    from ..similarity import load
+
+    cosines = index.vectors.matrix @ load().encode([text])[0]
+    results = []
+    for row in cosines.argsort()[::-1]:
+        node = index.vectors.nodes[row]
+        if cosines[row] < SEARCH_SIMILARITY or len(results) == limit:
+            break
+        if node in index.graph and node not in found:
+            data = index.graph.nodes[node]
+            results.append({"id": node, "name": data["label"], "label": data["label"], "kind": data["kind"],
+                            "papers": data.get("papers", 0), "similar": round(float(cosines[row]), 2)})
+    return results
 
 
 def neighbourhood(G: nx.MultiDiGraph, node: str, hops: int, *, limit: int = NEIGHBOURHOOD_LIMIT) -> tuple[list, int]:

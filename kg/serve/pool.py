@@ -79,12 +79,12 @@ def _error_reply(status: int, message: str) -> dict:
     return {"status": status, "type": "application/json", "body": body, "truncated": False}
 
 
-def _related_reply(store: ox.Store, request: dict) -> dict:
+def _related_reply(store: ox.Store, vectors, request: dict) -> dict:
     """kg.related's answer for the entity labelled ``request["label"]``, as JSON."""
     from ..related import related
 
     try:
-        _, found = related(store, request["label"], k=request.get("k", 5))
+        _, found = related(store, request["label"], k=request.get("k", 5), vectors=vectors)
     except KGError:  # a label kg.related resolves to no entity
         found = []
     body = json.dumps([{"label": r.label, "type": r.type, "score": r.score, "reason": r.reason()} for r in found])
@@ -103,14 +103,16 @@ def oxigraph_engine(path: str, related: bool = True):
     asks for :func:`kg.related.related` instead, under the same time limit.
     """
     store = open_graph(path)
+    vectors = None
     if related:
         # kg.related imports spaCy, which takes seconds: while the worker starts (not counted in any
         # query's time limit) rather than within a related request's.
         importlib.import_module("kg.related")
+        vectors = importlib.import_module("kg.similarity").graph_vectors(path)
 
     def answer(request: dict) -> dict:
         if related and request.get("task") == "related":
-            return _related_reply(store, request)
+            return _related_reply(store, vectors, request)
         graphs = {key: [ox.NamedNode(iri) for iri in request[key]] for key in ("default_graph", "named_graphs")
                   if request.get(key)}
         substitutions = {ox.Variable(name): ox.Literal(value) for name, value in request.get("bindings", {}).items()}
