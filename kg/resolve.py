@@ -270,8 +270,60 @@ def resolve(extractions: list[PaperExtraction]) -> list[Entity]:
         entities.append(Entity(key=key, type=type_, label=_preferred_label(forms),
                                aliases=sorted(forms), mentions=refs))
     entities.sort(key=lambda e: (-len({pid for pid, _ in e.mentions}), e.key))
+    entities = merge_reorderings(entities)
     _distinct_labels(entities, by_paper)
     return entities
+
+
+def merge_reorderings(entities: list[Entity]) -> list[Entity]:
+    """Entities of one type whose labels have the same words and head in another order or spelling
+    merged into the one in most papers (``entities`` is largest first): "benchmark image datasets" and
+    "image benchmark datasets", "dialogue modelling" and "dialogue modeling", "training of neural
+    networks" and "neural network training". "embedding layers" and "layer embeddings" have different
+    heads; "attention-based memory model" and "memory-based attention model" different modifiers.
+
+    >>> def entity(key, label, n):
+    ...     return Entity(key, "Method", label, [label], [(f"p{i}", 0) for i in range(n)])
+    >>> merged = merge_reorderings([entity("a", "benchmark image datasets", 3), entity("b", "image benchmark datasets", 1),
+    ...                             entity("c", "embedding layers", 2), entity("d", "layer embeddings", 1)])
+    >>> [(e.label, e.aliases, len(e.mentions)) for e in merged]
+    [('benchmark image datasets', ['benchmark image datasets', 'image benchmark datasets'], 4), ('embedding layers', ['embedding layers'], 2), ('layer embeddings', ['layer embeddings'], 1)]
+    """
+    first: dict[tuple, Entity] = {}
+    kept = []
+    for entity in entities:
+        bag = _word_bag(entity.label)
+        into = first.get((entity.type, bag)) if bag else None
+        # Labels with one key were kept apart on purpose (two senses of an acronym).
+        if into is not None and resolution_key(into.label) != resolution_key(entity.label):
+            into.aliases = sorted(set(into.aliases) | set(entity.aliases))
+            into.mentions += entity.mentions
+            continue
+        if bag:
+            first.setdefault((entity.type, bag), entity)
+        kept.append(entity)
+    return kept
+
+
+_BAG_FUNCTION_WORDS = frozenset("of for the a an and or in on with by to".split())
+
+
+def _word_bag(label: str) -> tuple | None:
+    """A name's words in order-free form with its head (the word before "of", else the last), or
+    None for fewer than two content words. "X-based" stays one word: it says which is the modifier."""
+    words = [_spelling(w) for w in re.findall(r"[a-z0-9]+(?:-based)?", label.casefold())]
+    head_at = words.index("of") - 1 if "of" in words[1:] else len(words) - 1
+    content = sorted(w for w in words if w not in _BAG_FUNCTION_WORDS)
+    return (words[head_at], *content) if len(content) >= 2 else None
+
+
+def _spelling(word: str) -> str:
+    """One spelling and number of a word: "modelling" and "modeling", "networks" and "network"."""
+    word = _singular(word)
+    for british, american in (("lling", "ling"), ("isation", "ization"), ("ise", "ize"), ("our", "or")):
+        if word.endswith(british) and len(word) > 5:  # not "four", "hour", "noise"
+            return word[: -len(british)] + american
+    return word
 
 
 def _distinct_labels(entities: list[Entity], by_paper: dict[str, PaperExtraction]) -> None:
