@@ -33,8 +33,8 @@ def server(sample):
 
 @pytest.fixture(scope="module")
 def small_overview(sample):
-    """The sample opening on an overview of 10 of its 60 nodes, as a large graph would: laid out in
-    Python (so the page draws at once, with physics off) and leaving most nodes out."""
+    """The sample opening on an overview of 10 of its 60 nodes, as a large graph would: its top
+    concepts, laid out in Python (so the page draws at once, with physics off), leaving most nodes out."""
     app = serve.make_app(sample, timeout=5, overview_nodes=10)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(render, "LAYOUT_ABOVE", 5)
@@ -214,12 +214,12 @@ def test_search_reaches_nodes_the_overview_leaves_out(browser, small_overview):
     try:
         page = opened.open("/")
         assert page.evaluate("() => kgExplorer.nodes.length") == 10
-        assert page.evaluate("(id) => kgExplorer.nodes.get(id)", "dataset/androidworld") is None
-        page.fill("#kg-search", "AndroidWorld")
+        assert page.evaluate("(id) => kgExplorer.nodes.get(id)", "dataset/refcoco") is None
+        page.fill("#kg-search", "RefCOCO")
         page.press("#kg-search", "Enter")
-        page.wait_for_selector(panel_shows("dataset/androidworld", loaded=True), state="attached")
-        assert page.evaluate("() => kgExplorer.network.getSelectedNodes()") == ["dataset/androidworld"]
-        assert page.text_content("#kg-overview").startswith("Within 1 link of AndroidWorld")
+        page.wait_for_selector(panel_shows("dataset/refcoco", loaded=True), state="attached")
+        assert page.evaluate("() => kgExplorer.network.getSelectedNodes()") == ["dataset/refcoco"]
+        assert page.text_content("#kg-overview").startswith("Within 1 link of RefCOCO")
         opened.assert_clean()
     finally:
         opened.close()
@@ -229,12 +229,12 @@ def test_a_deep_link_opens_a_node_the_overview_leaves_out(browser, small_overvie
     """/?node=ID for a node outside the overview: its neighbourhood is drawn and its panel filled."""
     opened = Session(browser, small_overview)
     try:
-        node = "dataset/androidworld"
+        node = "dataset/refcoco"
         view = view_of(small_overview, f"/entity/{node}.json")
         page = opened.open("/?" + urllib.parse.urlencode({"node": node}))
         page.wait_for_selector(panel_shows(node, loaded=True), state="attached")
         assert page.evaluate("(id) => kgExplorer.network.getSelectedNodes()") == [node]
-        assert page.text_content("#kg-panel h2") == "AndroidWorld"
+        assert page.text_content("#kg-panel h2") == "RefCOCO"
         papers = texts(page, "#kg-panel h3:text-matches('^Linked papers') + .kg-links .kg-link")
         assert sorted(papers) == sorted(p["title"] for p in view["papers"])
         assert {"Dataset", "Paper"} <= {box.get_attribute("data-kind") for box in page.query_selector_all("#kg-legend input")}

@@ -251,6 +251,25 @@ def test_overview_prefers_entities_with_most_papers_and_keeps_them_connected():
     assert len(shown) == 100
 
 
+def test_a_large_graph_with_a_hierarchy_opens_on_its_top_concepts_labelled_with_their_papers(tmp_path):
+    """m1..m59 each have one broader concept, c(i mod 5): the overview draws the five top concepts, each
+    with its three narrower ones that reach the most papers, and no paper; labels end with the papers reached."""
+    G = big_graph()
+    for c in range(5):
+        G.add_node(f"method/c{c}", kind="Method", label=f"c{c}", aliases=[], papers=0, reach=400 - c)
+    for i in range(1, 60):
+        G.nodes[f"method/m{i}"]["reach"] = G.nodes[f"method/m{i}"]["papers"]
+        G.add_edge(f"method/m{i}", f"method/c{i % 5}", key="broader", role="broader", evidence=[])
+    html = render_html(G, tmp_path / "kg.html", max_nodes=350).read_text(encoding="utf-8")
+    data = embedded_data(html)
+    labels = {node["id"]: node["label"] for node in data["nodes"]}
+    # Roots: c0..c4 and m0 (nothing is broader than it); under c1, m1 (400 papers), m6 and m11.
+    assert {"method/c1", "method/m1", "method/m6", "method/m11"} <= set(labels) and "method/m16" not in labels
+    assert len(labels) == 6 + 5 * 3 and not any(node.startswith("paper/") for node in labels)
+    assert labels["method/c1"] == "c1 · 399" and labels["method/m6"] == "m6 · 58"
+    assert "The top concepts of 465 nodes, each with the papers it reaches and its largest narrower concepts" in html
+
+
 LAYOUT_SCRIPT = """
 import json, networkx as nx
 from kg.viz.render import layout

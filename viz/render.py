@@ -37,7 +37,7 @@ from pyvis.network import Network
 
 from kg.files import replacing
 from kg.text import clean
-from kg.vocab import ENTITY_TYPES, RELATIONS, ROLES, entity_node
+from kg.vocab import BROADER, ENTITY_TYPES, RELATIONS, ROLES, entity_node
 
 ASSETS = Path(__file__).parent
 VIS_NETWORK = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2"
@@ -77,6 +77,10 @@ LABEL_LIMIT = 40  # characters of an entity's label drawn on the canvas
 #: The size (bytes) an offline page aims to stay under: the whole graph if it fits, else the most
 #: linked part of it, the page saying what it holds. Chromium opens 15 MB in about a second.
 PAGE_BYTES = 15_000_000
+#: A large graph with a concept hierarchy opens on its top concepts (the roots that reach the most
+#: papers), each with its largest narrower ones: labelled nodes a person can read, not a hairball.
+OVERVIEW_CONCEPTS = 40
+OVERVIEW_NARROWER = 3  # narrower concepts shown under each top concept
 NEIGHBOURHOOD_LIMIT = 250  # nodes a focused view draws at most, offline and in kg serve
 EVIDENCE_LIMIT = 200  # pieces of evidence an entity's panel lists, offline and in kg serve
 
@@ -165,12 +169,13 @@ def render_page(G: nx.MultiDiGraph, *, title: str = "kg", max_nodes: int = 400, 
     """
     if max_nodes < 1:
         raise ValueError(f"max_nodes must be at least 1, got {max_nodes}.")
-    H = induced(G, select_overview(G, max_nodes))
-    positions = layout(H) if len(H) > LAYOUT_ABOVE else None
-    net = _network(H, positions, title, kinds=kinds_of(G))
+    concepts = select_concepts(G, max_nodes) if G.number_of_nodes() > max_nodes else None
+    H = induced(G, concepts or select_overview(G, max_nodes))
+    positions = layout(H) if len(H) > LAYOUT_ABOVE or concepts else None
+    net = _network(H, positions, title, kinds=kinds_of(G), counts=bool(concepts))
     env = _environment()
     env.globals.update(total_nodes=G.number_of_nodes(), hidden_nodes=G.number_of_nodes() - H.number_of_nodes(),
-                       **_assets(served=served))
+                       concepts=len(concepts or ()), **_assets(served=served))
     net.templateEnv, net.path = env, "explorer.html"
 
     def page(tables: dict) -> str:
@@ -202,6 +207,43 @@ def subgraph_data(G: nx.MultiDiGraph, nodes, *, title: str = "kg") -> dict:
     net = _network(H, layout(H) if len(H) else None, title, kinds=kinds_of(G))
     return {"nodes": net.nodes, "edges": net.edges, "options": net.options,
             "explorer": _explorer_data(G, H, graph_tables(G, nodes=H))}
+
+
+def select_concepts(G: nx.MultiDiGraph, max_nodes: int) -> set | None:
+    """The top concepts of ``G`` and their largest narrower ones, at most ``max_nodes`` nodes; None
+    when ``G`` has no concept hierarchy (no ``broader`` link).
+
+    Top concepts are the entities nothing is broader than, by the papers they reach
+    (``reach``, their own and their narrower entities'), :data:`OVERVIEW_CONCEPTS` of them, each
+    with its :data:`OVERVIEW_NARROWER` largest narrower entities that reach two papers or more.
+
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_nodes_from([("task/summarization", {"kind": "Task", "reach": 3}),
+    ...                   ("task/document-summarization", {"kind": "Task", "reach": 2}),
+    ...                   ("task/news-summarization", {"kind": "Task", "reach": 1}),
+    ...                   ("task/parsing", {"kind": "Task", "reach": 1}), ("paper/1", {"kind": "Paper"})])
+    >>> _ = G.add_edge("task/document-summarization", "task/summarization", key="broader")
+    >>> _ = G.add_edge("task/news-summarization", "task/summarization", key="broader")
+    >>> sorted(select_concepts(G, 10))
+    ['task/document-summarization', 'task/parsing', 'task/summarization']
+    """
+    narrower = defaultdict(list)
+    for source, target, key in G.edges(keys=True):
+        if key == BROADER:
+            narrower[target].append(source)
+    if not narrower:
+        return None
+    reach = lambda n: (-G.nodes[n].get("reach", G.nodes[n].get("papers", 0)), str(n))  # noqa: E731
+    below = {child for children in narrower.values() for child in children}
+    roots = sorted((n for n, kind in G.nodes(data="kind") if kind != PAPER and n not in below
+                    and not any(key == BROADER for _, _, key in G.out_edges(n, keys=True))), key=reach)
+    keep: set = set()
+    for root in roots[:OVERVIEW_CONCEPTS]:
+        largest = [n for n in sorted(narrower.get(root, ()), key=reach) if -reach(n)[0] >= 2]  # a one-paper name says little
+        for node in [root] + largest[:OVERVIEW_NARROWER]:
+            if len(keep) < max_nodes:
+                keep.add(node)
+    return keep
 
 
 def select_overview(G: nx.MultiDiGraph, max_nodes: int) -> set:
@@ -387,9 +429,11 @@ def _kind(data: dict) -> str:
     return str(data.get("kind") or "Entity")  # a node without a kind still gets drawn
 
 
-def _network(H: nx.MultiDiGraph, positions: dict | None, title: str, *, kinds: list[str]) -> Network:
+def _network(H: nx.MultiDiGraph, positions: dict | None, title: str, *, kinds: list[str],
+             counts: bool = False) -> Network:
     """The pyvis network of ``H``: node and edge lists built directly (``add_node`` is quadratic),
-    with a colour for each of ``kinds`` (the page may later draw kinds ``H`` lacks)."""
+    with a colour for each of ``kinds`` (the page may later draw kinds ``H`` lacks). With ``counts``,
+    entity labels end with the papers each reaches ("reinforcement learning · 153")."""
     net = Network(height="100%", width="100%", directed=True, heading=title, cdn_resources="in_line")
     nodes = []
     for node, data in H.nodes(data=True):
@@ -400,6 +444,8 @@ def _network(H: nx.MultiDiGraph, positions: dict | None, title: str, *, kinds: l
         else:
             label = str(data.get("label", node))
             item["label"] = label if len(label) <= LABEL_LIMIT else label[: LABEL_LIMIT - 1] + "…"
+            if counts:
+                item["label"] += f" · {data.get('reach') or data.get('papers', 0)}"
             item["value"] = round(math.sqrt(max(int(data.get("papers", 0)), 0)), 3)
         if positions:
             item["x"], item["y"] = positions[node]
