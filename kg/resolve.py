@@ -228,6 +228,9 @@ def cluster_key(text: str, extraction: PaperExtraction, names: dict[str, str]) -
     return names.get(key, key)
 
 
+_KNOWN_METHODS = frozenset(resolution_key(name) for name in lexicon.METHOD_NAMES)  # Adam is no dataset ADAM
+
+
 def resolve(extractions: list[PaperExtraction]) -> list[Entity]:
     """Group every mention of ``extractions`` into entities, largest first.
 
@@ -265,7 +268,8 @@ def resolve(extractions: list[PaperExtraction]) -> list[Entity]:
             types[m.label] += m.confidence
         forms = Counter(m.text for m in mentions)
         type_ = types.most_common(1)[0][0]
-        if type_ in ("Method", "Model") and key in known_datasets and any(not f.islower() for f in forms):
+        if (type_ in ("Method", "Model") and key in known_datasets and key not in _KNOWN_METHODS
+                and any(not f.islower() for f in forms)):
             type_ = "Dataset"  # Penn Treebank and SVHN are datasets, whatever a sentence suggests
         entities.append(Entity(key=key, type=type_, label=_preferred_label(forms),
                                aliases=sorted(forms), mentions=refs))

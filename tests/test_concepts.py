@@ -113,6 +113,8 @@ def test_known_dataset_names_are_datasets_and_junk_spans_are_not_entities():
     extractions = [paper("a", "A language model on Penn Treebank.", ["Penn Treebank"]),
                    paper("b", "Vision-Language Navigation(VLN and 1Gbps links.", ["Navigation(VLN", "1Gbps"])]
     assert [(e.label, e.type) for e in resolve(extractions)] == [("Penn Treebank", "Dataset")]
+    # PwC lists a dataset ADAM; Adam the optimizer, a method kg knows by name, stays a method.
+    assert [(e.label, e.type) for e in resolve([paper("c", "We train with Adam.", ["Adam"])])] == [("Adam", "Method")]
 
 
 @pytest.mark.parametrize("kind,name,iri", [

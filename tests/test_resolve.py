@@ -110,3 +110,21 @@ def test_spelling_variants_across_papers_are_one_entity_and_agree_on_an_acronym(
     assert papers["variational autoencoder"] == {"p0", "p1", "p2"}
     assert papers["generative adversarial network"] == {"p1", "p2"}
     assert not {"variational auto encoder", "vae", "generative adversarial net"} & set(papers)
+
+
+def test_reordered_and_respelt_names_are_one_entity_but_not_other_heads_or_modifiers():
+    from kg.model import Entity
+    from kg.resolve import merge_reorderings
+
+    def entity(label, papers):
+        return Entity(resolution_key(label), "Task", label, [label], [(f"{label}{i}", 0) for i in range(papers)])
+
+    merged = merge_reorderings([entity("dialogue modeling", 3), entity("dialogue modelling", 1),
+                                entity("neural network training", 2), entity("training of neural networks", 1),
+                                entity("attention-based memory model", 2), entity("memory-based attention model", 1),
+                                entity("embedding layers", 2), entity("layer embeddings", 1),
+                                entity("layer network", 2), entity("four-layer network", 1)])
+    assert [(e.label, len(e.mentions)) for e in merged] == [
+        ("dialogue modeling", 4), ("neural network training", 3), ("attention-based memory model", 2),
+        ("memory-based attention model", 1), ("embedding layers", 2), ("layer embeddings", 1),
+        ("layer network", 2), ("four-layer network", 1)]
