@@ -3,6 +3,7 @@
 Lemmas, lower case. One list per fact, so a newcomer can see what the rules
 know and add to it.
 """
+import re
 
 #: Head nouns of a noun phrase naming a dataset or benchmark ("the CIFAR image benchmark").
 DATASET_HEADS = frozenset("""
@@ -88,6 +89,14 @@ METRICS = (
     "Pearson correlation", "NDCG", "MRR", "hit rate", "recall@k", "BERTScore", "Elo", "throughput",
     "latency", "calibration error", "ECE", "attack success rate", "FVD", "KID", "mean reciprocal rank",
 )
+
+#: Organisms a paper studies are its subject matter, not one of kg's kinds: "HIV-1", "SARS-CoV-2",
+#: "influenza A", "E. coli", "Zika virus".
+ORGANISMS = re.compile(r"^(?:HIV(?:-\d)?|SIV|SARS-CoV(?:-\d)?|MERS-CoV|H\d+N\d+|influenza(?: [AB])?|Ebola|Zika|"
+                       r"[A-Z]\. ?[a-z]{3,}|.*\b(?:virus|viruses|bacteria|bacterium|phage)s?)$", re.IGNORECASE)
+
+#: Assay readouts (half-maximal concentrations, binding and dissociation constants) are measures: Metrics.
+ASSAY_MEASURES = re.compile(r"^(?:p?[IE]C50|[CG][CI]50|LD50|pK[id]|K[idD]|MIC)$")
 
 #: Well-known methods whose names look like plain words, so that no spelling or head noun tells
 #: they are names ("dropout", "Adam"). Matched like ``METRICS``.

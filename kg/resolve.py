@@ -267,11 +267,14 @@ def resolve(extractions: list[PaperExtraction]) -> list[Entity]:
         for m in mentions:
             types[m.label] += m.confidence
         forms = Counter(m.text for m in mentions)
-        type_ = types.most_common(1)[0][0]
+        label = _preferred_label(forms)
+        if lexicon.ORGANISMS.match(label):  # what the paper studies, not a method it uses
+            continue
+        type_ = "Metric" if lexicon.ASSAY_MEASURES.match(label) else types.most_common(1)[0][0]
         if (type_ in ("Method", "Model") and key in known_datasets and key not in _KNOWN_METHODS
                 and any(not f.islower() for f in forms)):
             type_ = "Dataset"  # Penn Treebank and SVHN are datasets, whatever a sentence suggests
-        entities.append(Entity(key=key, type=type_, label=_preferred_label(forms),
+        entities.append(Entity(key=key, type=type_, label=label,
                                aliases=sorted(forms), mentions=refs))
     entities.sort(key=lambda e: (-len({pid for pid, _ in e.mentions}), e.key))
     entities = merge_reorderings(entities)
