@@ -312,15 +312,12 @@ def merge_reorderings(entities: list[Entity]) -> list[Entity]:
     return kept
 
 
-_BAG_FUNCTION_WORDS = frozenset("of for the a an and or in on with by to".split())
-
-
 def _word_bag(label: str) -> tuple | None:
     """A name's words in order-free form with its head (the word before "of", else the last), or
     None for fewer than two content words. "X-based" stays one word: it says which is the modifier."""
     words = [_spelling(w) for w in re.findall(r"[a-z0-9]+(?:-based)?", label.casefold())]
     head_at = words.index("of") - 1 if "of" in words[1:] else len(words) - 1
-    content = sorted(w for w in words if w not in _BAG_FUNCTION_WORDS)
+    content = sorted(w for w in words if w not in _FUNCTION_WORDS)
     return (words[head_at], *content) if len(content) >= 2 else None
 
 

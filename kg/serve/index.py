@@ -116,7 +116,7 @@ def search(index: GraphIndex, text: str, *, limit: int = SEARCH_LIMIT) -> list[d
     """Nodes whose label, title or alias contains ``text`` (case ignored): exact names first,
     then names starting with it, then the rest; entities mentioned by more papers first. With the
     graph's vectors, entities whose meaning is close to ``text`` follow (each with its ``similar``
-    cosine), so that "denoising generative model" finds "diffusion models"."""
+    cosine), so that "phone app agents" finds "Mobile GUI agents"."""
     wanted = " ".join(text.split()).casefold()
     if not wanted:
         return []
