@@ -1,71 +1,78 @@
-"""Exact-match scores and speed of kg's extractors on a SciERC file (e.g. SciERC dev).
+"""Speed of kg's two learned extractors on the same texts: the old spaCy CNN NER and the new encoder.
 
-    python bench/scierc.py path/to/scierc/dev.json [--model kg/extract/ner/model]
+    python bench/scierc.py ../shared/corpus/*.txt [--processes 2]
 
-Prints, for the learned NER alone and for kg's whole extractor (when
-``kg.extract.predict_entities`` exists), the table of ``kg eval scierc`` and the
-speed in SciERC words per second on one process, best of two passes over the
-file's texts; then relation P/R/F1 by SciERC type on kg's entities, on the
-learned NER's, and on the gold ones. The NER is timed with ``nlp.pipe``; the whole extractor through
-``predict_entities``, one text at a time.
+Prints words per second (whitespace words of the cleaned abstracts) for
+  1. old: the SciERC-trained spaCy NER (its own tok2vec + ner), ``nlp.pipe``;
+  2. new: the fine-tuned encoder, int8 ONNX, entities and relations
+     (``SpanModel.predict`` on sentences split beforehand, as ``kg build`` hands them over);
+each on one core (one process, one thread) and on every core (one process
+per core, one thread each, as ``kg build -j`` runs), measured in one run.
+Scores are ``kg eval scierc``'s.
 """
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import time
-from collections.abc import Callable
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as the figures in MEASURED.md
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import spacy  # noqa: E402
 
-from kg import extract  # noqa: E402
-from kg.cli import relation_table  # noqa: E402
-from kg.evaluate import KG_TO_SCIERC, entity_predictor, evaluate, read_scierc  # noqa: E402
-from kg.train import MODEL_DIR  # noqa: E402
+from kg.build import unique_papers  # noqa: E402
+from kg.extract.pipeline import BASELINE_NER, load_pipeline  # noqa: E402
+from kg.extract.spans import SpanModel  # noqa: E402
+from kg.ingest import read_papers  # noqa: E402
+from kg.text import clean  # noqa: E402
 
 
-def best_of(runs: int, work: Callable[[], object]) -> float:
-    """The shortest wall time of ``runs`` calls of ``work``."""
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - started)
-    return min(times)
+def _old(texts: list[str]) -> int:
+    nlp = spacy.load(BASELINE_NER)
+    return sum(len(doc.ents) for doc in nlp.pipe(texts, batch_size=64))
+
+
+def _new(documents) -> int:
+    model = SpanModel.from_files(threads=1)
+    return sum(len(entities) for entities, _ in model.predict(documents))
+
+
+def timed(work, shares: list, processes: int) -> float:
+    started = time.perf_counter()
+    if processes == 1:
+        for share in shares:
+            work(share)
+    else:
+        with multiprocessing.get_context("fork").Pool(processes) as pool:
+            pool.map(work, shares)
+    return time.perf_counter() - started
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("file", help="a SciERC JSON Lines file, e.g. SciERC dev.json")
-    parser.add_argument("--model", default=str(MODEL_DIR), help="the NER pipeline (default: %(default)s)")
+    parser.add_argument("inputs", nargs="+")
+    parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--limit", type=int, default=400, help="abstracts to time")
     args = parser.parse_args()
 
-    docs = read_scierc(args.file)
-    texts = [d.text for d in docs]
-    words = sum(len(d.words) for d in docs)
-    print(f"{args.file}: {len(docs)} documents, {words} words\n")
+    papers, _ = unique_papers(read_papers(args.inputs, on_skip=lambda e: None))
+    texts = [clean(p.abstract).text for p in papers[: args.limit]]
+    words = sum(len(t.split()) for t in texts)
+    nlp = load_pipeline(ner=False)
+    documents = [[[t.text for t in sent if not t.is_space] for sent in doc.sents] for doc in nlp.pipe(texts)]
+    _old(texts[:8]), _new(documents[:8])  # warm up: load models, fill caches
 
-    nlp = spacy.load(args.model)
-    seconds = best_of(2, lambda: list(nlp.pipe(texts, batch_size=64, n_process=1)))
-    print(f"== ner ({args.model}): {words / seconds:,.0f} words/s, 1 process")
-    print(evaluate(docs, entity_predictor(nlp)).table())
+    def shares(items: list, n: int) -> list[list]:
+        return [items[i::n] for i in range(n)]
 
-    predict_entities = getattr(extract, "predict_entities", None)
-    if predict_entities is None:
-        print("\n== full: kg.extract.predict_entities does not exist yet; skipped.")
-        return
-    seconds = best_of(2, lambda: [predict_entities(text) for text in texts])
-    print(f"\n== full (kg.extract.predict_entities): {words / seconds:,.0f} words/s, 1 process")
-    print(evaluate(docs, predict_entities, label_map=KG_TO_SCIERC).table())
-
-    # Relation F1 beside the entity F1: exact boundaries of both arguments and the type.
-    for entities, title in (("kg", "kg's own entities"), ("ner", "the learned NER's entities"),
-                            ("gold", "the gold entities")):
-        print(f"\n== relations on {title} (published end-to-end references on SciERC test: SciIE 39.3, "
-              "DyGIE++ 48.4, PURE 50.1, PL-Marker 53.2)" if entities == "ner" else f"\n== relations on {title}")
-        print(relation_table(docs, entities=entities))
+    print(f"{len(texts)} abstracts, {words} words; {args.processes} cores")
+    print(f"{'extractor':<44}{'1 core':>12}{f'{args.processes} cores':>12}   (words/s)")
+    for name, work, items in [("old: spaCy CNN NER (tok2vec + ner)", _old, texts),
+                              ("new: MiniLM encoder, int8 ONNX, + heads", _new, documents)]:
+        one = timed(work, [items], 1)
+        every = timed(work, shares(items, args.processes), args.processes)
+        print(f"{name:<44}{words / one:>12,.0f}{words / every:>12,.0f}")
 
 
 if __name__ == "__main__":

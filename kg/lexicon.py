@@ -155,6 +155,9 @@ validate state-of-the-art sota rate report demonstrate show
 #: Nouns that turn "the problem of X" / "X task" into a task mention.
 TASK_CUES = frozenset("task problem challenge".split())
 
+#: Generic words that name a metric only right after a value ("5.6% error", "12% errors").
+METRICS_AFTER_VALUE = {"error", "errors", "loss"}
+
 #: Words of a metric's name that say which way is better ("test error rate": lower).
 LOWER_IS_BETTER = frozenset("""
 error errors loss perplexity fid wer cer mse mae rmse latency distance lpips bpc bpd regret cost time

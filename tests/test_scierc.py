@@ -1,5 +1,5 @@
 """SciERC evaluation: the reader, the detokenizer's offsets, the exact-match scorer worked out by hand,
-the learned NER kg ships, its training, and the `kg eval scierc` / `kg train-ner` commands.
+the first-round spaCy NER kept as the baseline, and the `kg eval scierc` / `kg train-*` commands.
 
 The fixture tests/fixtures/scierc_tiny.json is two invented abstracts in SciERC's format.
 """
@@ -16,8 +16,7 @@ from kg.evaluate import (
     KG_LABELS, KG_TO_SCIERC, PRF, SCIERC_LABELS, detokenize, entity_predictor, evaluate,
     evaluate_relations, read_scierc, score,
 )
-from kg.extract.relation_model import RelationModel
-from kg.train import MODEL_DIR, outermost, to_doc, train_ner, train_relations
+from kg.extract.pipeline import BASELINE_NER as MODEL_DIR
 
 TINY = Path(__file__).parent / "fixtures" / "scierc_tiny.json"
 TEXT_1 = ('We present a graph-based parser (GBP) for semantic role labeling. '
@@ -159,14 +158,6 @@ def test_evaluate_aligns_character_spans_trims_spaces_and_maps_kg_types(tiny):
     assert s.micro() == PRF(tp=2, fp=1, fn=5)
 
 
-def test_outermost_keeps_the_longest_of_nested_spans(tiny):
-    assert outermost(tiny[1].spans) == [(0, 3, "Method"), (4, 6, "OtherScientificTerm"),
-                                        (8, 9, "Generic"), (10, 12, "Metric")]
-    doc = to_doc(spacy.blank("en"), tiny[1])
-    assert doc.text == TEXT_2
-    assert [(e.text, e.label_) for e in doc.ents][:1] == [("Speech recognition systems", "Method")]
-
-
 # --- the learned NER ----------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -188,56 +179,31 @@ def test_shipped_ner_is_self_contained_so_another_pipeline_can_source_it(ner):
     assert [(e.text, e.label_) for e in host(text).ents] == [(e.text, e.label_) for e in ner(text).ents]
 
 
-def test_train_ner_saves_a_self_contained_pipeline(tmp_path):
-    overrides = {"training.max_steps": 4, "training.eval_frequency": 2}
-    result = train_ner(TINY, TINY, tmp_path / "model", overrides=overrides, max_minutes=2, log=lambda line: None)
-    nlp = spacy.load(tmp_path / "model")
-    assert nlp.pipe_names == ["ner"]
-    assert set(nlp.get_pipe("ner").labels) == set(SCIERC_LABELS)
-    assert "scierc_dev_micro_f1_6" in nlp.meta["performance"]
-    assert result.steps <= 4 and 0.0 <= result.scores.micro().f1 <= 1.0
-    assert nlp("We parse.").text == "We parse."
-
-
 # --- the commands -------------------------------------------------------------------------------
 
-def test_cli_eval_scierc_prints_the_table():
-    result = CliRunner().invoke(main, ["eval", "scierc", str(TINY), "--extractor", "ner"])
+def test_cli_eval_scierc_prints_old_new_and_kg_side_by_side():
+    result = CliRunner().invoke(main, ["eval", "scierc", str(TINY), "--no-relations"])
     assert result.exit_code == 0, result.output
     assert "2 documents, 48 words" in result.output
-    for row in (*SCIERC_LABELS, "micro (6 labels)", "micro (4: Task Method Metric Material)"):
-        assert row in result.output
+    header = result.output.splitlines()[1].split()
+    assert header == ["old", "new", "kg"]
+    for row in (*SCIERC_LABELS, "micro (6 types)", "micro (4: kg's types)"):
+        assert any(line.startswith(row) and len(line.split()) >= 11 for line in result.output.splitlines()), row
 
 
-def test_cli_eval_scierc_full_needs_predict_entities():
-    result = CliRunner().invoke(main, ["eval", "scierc", str(TINY), "--extractor", "full"])
-    if hasattr(extract, "predict_entities"):
-        assert result.exit_code == 0, result.output
-        assert "micro (6 labels)" in result.output
-    else:
-        assert result.exit_code == 1
-        assert "predict_entities" in result.output and "--extractor ner" in result.output
-
-
-def test_cli_eval_scierc_reports_a_missing_model(tmp_path):
-    result = CliRunner().invoke(main, ["eval", "scierc", str(TINY), "--model", str(tmp_path / "nothing")])
+def test_cli_eval_scierc_reports_a_missing_baseline(tmp_path):
+    result = CliRunner().invoke(main, ["eval", "scierc", str(TINY), "--baseline", str(tmp_path / "nothing")])
     assert result.exit_code == 1
-    assert "No NER pipeline at" in result.output and "kg train-ner" in result.output
+    assert "No NER pipeline at" in result.output
 
 
-def test_cli_train_ner_help_shows_examples_and_defaults():
-    result = CliRunner().invoke(main, ["train-ner", "--help"])
-    assert result.exit_code == 0
-    assert "kg train-ner --train" in result.output and "default: 10.0" in result.output
-
-
-def test_cli_train_ner_runs_and_saves_a_loadable_pipeline(tmp_path):
-    # --minutes 0: one step, enough to check the command end to end.
-    result = CliRunner().invoke(main, ["train-ner", "--train", str(TINY), "--dev", str(TINY),
-                                       "-o", str(tmp_path / "ner"), "--minutes", "0"])
-    assert result.exit_code == 0, result.output
-    assert "Dev micro-F1" in result.output
-    assert spacy.load(tmp_path / "ner").pipe_names == ["ner"]
+def test_cli_train_commands_explain_themselves_and_need_the_train_extra():
+    for command in ("train-ner", "train-relations"):
+        result = CliRunner().invoke(main, [command, "--help"])
+        assert result.exit_code == 0 and f"kg {command} --train" in result.output
+    result = CliRunner().invoke(main, ["train-ner", "--train", str(TINY), "--dev", str(TINY), "--set", "nonsense=1"])
+    assert result.exit_code != 0
+    assert "train extra" in result.output or "unknown setting 'nonsense'" in result.output
 
 
 # ------------------------------------------------------------------ relations
@@ -261,31 +227,16 @@ def test_relation_scoring_needs_both_spans_and_the_type(tiny):
     assert scores.per_label["EVALUATE-FOR"] == PRF(tp=0, fp=0, fn=2)
 
 
-def test_train_relations_saves_a_model_that_predicts_without_scikit_learn(tmp_path):
-    path, scores = train_relations(TINY, TINY, tmp_path / "relations.npz", strengths=(30.0,), min_count=1,
-                                   log=lambda line: None)
-    model = RelationModel.load(path)
-    assert "USED-FOR>" in model.classes and "NONE" in model.classes
-    # Trained and scored on the same two abstracts, it must find most of their four relations.
-    assert scores.micro().tp >= 3
-    doc = read_scierc(TINY)[0]
-    found = extract.predict_relations(doc.text, doc.char_spans(), model=model, use_rules=False)
-    assert (*_at(doc, "graph-based parser"), *_at(doc, "semantic role labeling"), "USED-FOR") in found
-
-
 def _at(doc, needle):
     start = doc.text.index(needle)
     return start, start + len(needle)
 
 
-def test_cli_eval_scierc_prints_relation_tables():
+def test_cli_eval_scierc_prints_relations_side_by_side():
     result = CliRunner().invoke(main, ["eval", "scierc", str(TINY)])
     assert result.exit_code == 0, result.output
-    for title in ("relations, end to end, on kg's own entities", "relations, on the gold entities",
-                  "relations, end to end, on the learned NER's entities"):
-        assert title in result.output
-    gold = result.output.split("relations, on the gold entities:")[1]
-    assert "EVALUATE-FOR" in gold and "micro (7 types)" in gold
+    relations = result.output.split("Relations, each extractor end to end on its own entities:")[1]
+    assert "EVALUATE-FOR" in relations and "micro (7 types)" in relations and "micro (5 kg maps)" in relations
 
 
 def test_the_shipped_relation_model_relates_a_method_to_its_task():

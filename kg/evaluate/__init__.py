@@ -18,11 +18,12 @@ from .scierc import (
     entity_predictor,
     evaluate,
     evaluate_relations,
+    side_by_side,
     read_scierc,
     score,
 )
 
 __all__ = [
     "KG_LABELS", "KG_TO_SCIERC", "PRF", "SCIERC_LABELS", "SCIERC_RELATIONS", "Scores", "SciercDoc", "ScierDoc",
-    "detokenize", "entity_predictor", "evaluate", "evaluate_relations", "read_scierc", "score",
+    "detokenize", "entity_predictor", "evaluate", "evaluate_relations", "read_scierc", "score", "side_by_side",
 ]

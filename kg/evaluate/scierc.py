@@ -269,6 +269,38 @@ class Scores:
         return "\n".join(rows)
 
 
+def side_by_side(columns: Mapping[str, Scores], groups: Mapping[str, Iterable[str]] | None = None) -> str:
+    """One table of several extractors' scores: a row per label and per micro group, P/R/F1 per extractor.
+
+    >>> a = Scores({"Task": PRF(1, 1, 0), "Method": PRF(0, 0, 2)})
+    >>> b = Scores({"Task": PRF(1, 0, 0), "Method": PRF(2, 0, 0)})
+    >>> print(side_by_side({"old": a, "new": b}, {"micro": ["Task", "Method"]}))
+                                     old                  new
+    label   support      P      R     F1      P      R     F1
+    Task          1  0.500  1.000  0.667  1.000  1.000  1.000
+    Method        2  0.000  0.000  0.000  1.000  1.000  1.000
+    ---------------------------------------------------------
+    micro         3  0.500  0.333  0.400  1.000  1.000  1.000
+    """
+    first = next(iter(columns.values()))
+    groups = groups or {f"micro ({len(first.per_label)})": list(first.per_label)}
+    width = max(len(name) for name in [*first.per_label, *groups, "label"])
+    block = 3 * 7
+    header = " " * (width + 9) + "".join(f"{name:>{block}}" for name in columns)
+    rows = [header.rstrip(), f"{'label':<{width}}  {'support':>7}" + "      P      R     F1" * len(columns)]
+
+    def row(name: str, labels: Iterable[str]) -> str:
+        labels = list(labels)
+        cells = "".join(f" {prf.precision:6.3f} {prf.recall:6.3f} {prf.f1:6.3f}"
+                        for prf in (scores.micro(labels) for scores in columns.values()))
+        return f"{name:<{width}}  {first.micro(labels).support:7d}{cells}"
+
+    rows += [row(label, [label]) for label in first.per_label]
+    rows.append("-" * len(rows[1]))
+    rows += [row(name, labels) for name, labels in groups.items()]
+    return "\n".join(rows)
+
+
 def score(gold: Sequence[Iterable[Span]], predicted: Sequence[Iterable[Span]], *,
           labels: Sequence[str] = SCIERC_LABELS) -> Scores:
     """Exact-match precision, recall and F1 per label, for spans grouped by document.

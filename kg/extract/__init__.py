@@ -11,6 +11,7 @@ The step is pure and per paper, so it can be cached and run in parallel.
 """
 from __future__ import annotations
 
+import functools
 import multiprocessing
 from collections.abc import Callable, Iterable, Iterator
 
@@ -22,14 +23,14 @@ from ..text import clean
 from . import rules
 from .links import MentionSpan, find_links
 from .pipeline import load_pipeline, version
-from .relation_model import SCIERC_LABEL, SCIERC_RELATION, learned_links, load_relation_model
+from .relation_model import SCIERC_LABEL, SCIERC_RELATION, load_relation_model, span_model_links
 from .results import find_results
 
 #: Rules whose spans are names: a name nested in one ("GRPO" in "Difficulty-Adaptive GRPO") is used, not proposed.
 NAMED_RULES = {"abbreviation-long", "family", "name", "proposed-name"}
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "8"
+RULES_VERSION = "9"
 
 
 def extractor_name(nlp: Language) -> str:
@@ -88,9 +89,7 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
                               subject=found.subject, previous=found.previous, kind=found.kind,
                               confidence=found.confidence))
     links = find_links(doc, spans)
-    model = load_relation_model()
-    if model is not None:
-        links += learned_links(spans, model, known=links)
+    links += span_model_links(spans, known=links)
     spans = []
     for token in doc:
         spans += offsets.original_span(token.idx, token.idx + len(token))
@@ -121,9 +120,9 @@ def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batc
         yield extract_doc(paper, doc, offsets, extractor=extractor, matchers=matchers)
 
 
-def _extract_chunk(papers: list[Paper]) -> list[PaperExtraction]:
+def _extract_chunk(papers: list[Paper], encoder_threads: int | None = None) -> list[PaperExtraction]:
     # Runs in a worker process: the pipeline is loaded once per process (load_pipeline caches it).
-    return list(extract_papers(papers))
+    return list(extract_papers(papers, nlp=load_pipeline(encoder_threads=encoder_threads)))
 
 
 def extract_all(
@@ -147,8 +146,9 @@ def extract_all(
     chunks = [todo[i : i + chunk_size] for i in range(0, len(todo), chunk_size)]
     work = ([papers[i] for i in chunk] for chunk in chunks)
     if processes > 1 and len(chunks) > 1:
+        # One encoder thread per worker: the workers already use every core.
         pool = multiprocessing.get_context("fork").Pool(min(processes, len(chunks)))
-        batches = pool.imap(_extract_chunk, work)
+        batches = pool.imap(functools.partial(_extract_chunk, encoder_threads=1), work)
     else:
         pool = None
         batches = map(_extract_chunk, work)

@@ -1,12 +1,13 @@
-"""A learned classifier of the relation between two mentions of one sentence, trained on SciERC.
+"""SciERC's relations in kg's terms, and the learned relations that become kg's links.
 
-For every ordered pair of mentions in a sentence (``a`` before ``b``) it
+``span_model_links`` turns the span model's relations (:mod:`.spans`) into
+links between kg's mentions; ``build`` uses it. ``RelationModel`` is the first
+round's classifier, kept as the baseline ``kg eval scierc`` compares against:
+for every ordered pair of mentions in a sentence (``a`` before ``b``) it
 predicts one of SciERC's relation types and its direction (``USED-FOR>``: a
-is used for b; ``USED-FOR<``: b for a), or ``NONE``. The features are the
-pair's types, the words between them and around them, their head words and
-the dependency path between their heads. The model is a multinomial
-logistic regression (``kg train-relations``, scikit-learn); what ships is
-its weights, so predicting needs only NumPy.
+is used for b; ``USED-FOR<``: b for a), or ``NONE``, by a multinomial
+logistic regression over the pair's types, the words between and around
+them, their heads and the dependency path between them.
 """
 from __future__ import annotations
 
@@ -133,15 +134,6 @@ class RelationModel:
             found.append((head, tail, label, float(row[best])))
         return found
 
-    def save(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        names = sorted(self.features, key=self.features.get)
-        np.savez_compressed(path, weights=self.weights.astype(np.float16), bias=self.bias.astype(np.float32),
-                            meta=np.frombuffer(json.dumps({"features": names, "classes": self.classes}).encode(),
-                                               dtype=np.uint8))
-        return path
-
     @classmethod
     def load(cls, path: str | Path) -> RelationModel:
         with np.load(path) as data:
@@ -171,25 +163,33 @@ def to_kg_relation(label: str, head_type: str) -> tuple[str, bool] | None:
     return None
 
 
-def learned_links(mentions, model: RelationModel, *, known: Iterable = (), threshold: float = 0.6) -> list:
-    """The model's links between ``mentions`` (``kg.extract.links.MentionSpan``) that ``known`` links
-    (the rules') do not already relate, in our relations and types.
+def span_model_links(mentions, *, known: Iterable = ()) -> list:
+    """The span model's relations (``doc._.relations``, set by :mod:`.spans`) between ``mentions``
+    (``kg.extract.links.MentionSpan``) that ``known`` links do not already relate, in our relations.
 
-    Confidence is the model's probability, scaled by 0.8: the model was
-    trained on SciERC's abstracts, and kg's mentions are not SciERC's.
+    A model entity stands for the mention with the same tokens or, failing that, the mention
+    sharing its root word (kg trims "the", cuts at brackets). Confidence is the model's probability.
     """
+    if not mentions:
+        return []
+    doc = mentions[0].span.doc
+    ents = list(doc.ents)
+    exact = {(m.span.start, m.span.end): i for i, m in enumerate(mentions)}
+    by_root = {m.span.root.i: i for i, m in enumerate(mentions)}
+
+    def mention_of(ent) -> int | None:
+        found = exact.get((ent.start, ent.end))
+        return found if found is not None else by_root.get(ent.root.i)
+
+    sentence_of = {sent.start: n for n, sent in enumerate(doc.sents)}
     related = {frozenset((link.head, link.tail)) for link in known}
-    sentence_of = {}
-    for n, sent in enumerate(mentions[0].span.doc.sents if mentions else ()):
-        sentence_of[sent.start] = n
-    usable = [i for i, m in enumerate(mentions) if m.label in SCIERC_LABEL]
     found = []
-    predictions = model.predict([(mentions[i].span, SCIERC_LABEL[mentions[i].label]) for i in usable],
-                                threshold=threshold)
-    for head, tail, label, probability in predictions:
-        head, tail = usable[head], usable[tail]
+    for head_ent, tail_ent, label, probability in doc._.relations:
+        head, tail = mention_of(ents[head_ent]), mention_of(ents[tail_ent])
+        if head is None or tail is None or head == tail or frozenset((head, tail)) in related:
+            continue
         mapped = to_kg_relation(label, mentions[head].label)
-        if mapped is None or frozenset((head, tail)) in related:
+        if mapped is None:
             continue
         relation, swap = mapped
         if swap:
@@ -197,6 +197,6 @@ def learned_links(mentions, model: RelationModel, *, known: Iterable = (), thres
         heads, tails = RELATION_TYPES[relation]
         if mentions[head].label in heads and mentions[tail].label in tails:
             related.add(frozenset((head, tail)))
-            found.append(Link(head, relation, tail, sentence_of[mentions[tail].span.sent.start],
-                              round(0.8 * probability, 3)))
+            found.append(Link(head, relation, tail, sentence_of[mentions[tail].span.sent.start], probability))
     return found
+

@@ -377,8 +377,9 @@ def _path(anchor: Token) -> list[Token]:
 
 def _is_condition(path: list[Token]) -> bool:
     """Whether the value sits in a condition ("when the true positive rate is 95%")."""
-    return any(t.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ in _CONDITION_MARKS for c in t.children)
-               for t in path)
+    # The parser takes "when" for a marker or an adverb of the clause, depending on the sentence.
+    return any(t.dep_ == "advcl" and any(c.dep_ in ("mark", "advmod") and c.lower_ in _CONDITION_MARKS
+                                         for c in t.children) for t in path)
 
 
 def _metric_on_path(path: list[Token], names: _Mentions, skip: set[int]) -> int | None:

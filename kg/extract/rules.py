@@ -235,14 +235,15 @@ SCIERC_TO_KG = {"Task": "Task", "Method": "Method", "Metric": "Metric", "Materia
 
 
 def find_ner_candidates(doc: Doc) -> list[Candidate]:
-    """Spans of the learned scientific NER (when the pipeline has it), in our types.
+    """Spans of the learned scientific NER (when the pipeline has it), in our types, with its probability.
 
     A Method whose spelling says Model ("LLaMA-3-8B") is a Model; a Material is
     kept only as a Dataset that is named (a name, a known dataset, or called a
     benchmark by its context), since "images" or "long texts" are no datasets.
     """
     found = []
-    for ent in doc.ents:
+    probabilities = doc._.entity_probabilities if doc.has_extension("entity_probabilities") else ()
+    for index, ent in enumerate(doc.ents):
         label = SCIERC_TO_KG.get(ent.label_)
         span = _trim(ent)
         # "flow matching and mirror maps" names two things, and neither whole.
@@ -263,7 +264,8 @@ def find_ner_candidates(doc: Doc) -> list[Candidate]:
             named = any(looks_like_name(t) for t in span) or type_of_name(span.text) == "Dataset"
             if not named and not (type_from_context(span.root) or ("", 0))[0] == "Dataset":
                 continue
-        found.append(Candidate(span, label, 0.7, "ner"))
+        confidence = probabilities[index] if index < len(probabilities) else 0.7
+        found.append(Candidate(span, label, confidence, "ner"))
     return found
 
 
@@ -301,6 +303,10 @@ def find_lexicon_candidates(doc: Doc, matchers: dict[str, "_Both"]) -> list[Cand
             span = doc[start:end]
             if span.root.pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "X"):
                 found.append(Candidate(span, label, 0.8, f"{label.lower()}-lexicon"))
+    # "5.6% error": a measure named by a word too generic for the lexicon, right after its value.
+    for token in doc[1:]:
+        if token.lower_ in lexicon.METRICS_AFTER_VALUE and doc[token.i - 1].text == "%":
+            found.append(Candidate(doc[token.i : token.i + 1], "Metric", 0.7, "metric-lexicon"))
     return found
 
 
