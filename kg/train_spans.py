@@ -260,6 +260,9 @@ def train(train_path: str | Path, dev_path: str | Path, output_dir: str | Path =
     random.seed(settings["seed"])
     np.random.seed(settings["seed"])
     torch.manual_seed(settings["seed"])
+    # Gradients of gathered rows are summed in parallel in an order that varies from run to run;
+    # the deterministic kernels make a retrain give the same model.
+    torch.use_deterministic_algorithms(True)
     started = time.monotonic()
     tokenizer = Tokenizer.from_file(str(Path(encoder_path()) / "tokenizer.json"))
     spacy_tokenizer = load_pipeline(ner=False).tokenizer
