@@ -1,6 +1,7 @@
 """The ``kg`` command: one verb per stage users run. It only wires the stages together."""
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections import Counter
@@ -375,23 +376,23 @@ def eval_scierc(file, baseline, relations):
 
     docs = read_scierc(file)
     old_ner = _load_ner(baseline)
-    new_model = lambda text: predict_text(text)[0]  # noqa: E731
+    new_model = functools.lru_cache(maxsize=None)(predict_text)  # entities now, relations later
     click.echo(f"Entities on {file} ({len(docs)} documents, {sum(len(d.words) for d in docs)} words):")
-    columns = {"old": evaluate(docs, entity_predictor(old_ner)), "new": evaluate(docs, new_model),
+    columns = {"old": evaluate(docs, entity_predictor(old_ner)), "new": evaluate(docs, lambda t: new_model(t)[0]),
                "kg": evaluate(docs, predict_entities, label_map=KG_TO_SCIERC)}
     click.echo(side_by_side(columns, {f"micro ({len(SCIERC_LABELS)} types)": SCIERC_LABELS,
                                       f"micro ({len(KG_LABELS)}: kg's types)": KG_LABELS}))
     if relations:
         click.echo("\nRelations, each extractor end to end on its own entities:")
-        click.echo(relation_table(docs, old_ner))
+        click.echo(relation_table(docs, old_ner, new_model))
 
 
-def relation_table(docs, old_ner) -> str:
+def relation_table(docs, old_ner, new_model) -> str:
     """Relation scores on SciERC ``docs``, side by side: the old extractor (``old_ner``'s entities and
-    the logistic-regression classifier), the new model, and kg's own edges (see ``kg eval scierc --help``)."""
+    the logistic-regression classifier), the new model (``new_model(text)``, as
+    ``kg.extract.spans.predict_text``), and kg's own edges (see ``kg eval scierc --help``)."""
     from .evaluate import SCIERC_RELATIONS, evaluate_relations, side_by_side
     from .extract import SCIERC_RELATION, predict_relations
-    from .extract.spans import predict_text
 
     def old(doc):
         ents = [(e.start_char, e.end_char, e.label_) for e in old_ner(doc.text).ents]
@@ -399,7 +400,7 @@ def relation_table(docs, old_ner) -> str:
 
     mapped = sorted({label for label, _ in SCIERC_RELATION.values()}, key=SCIERC_RELATIONS.index)
     columns = {"old": evaluate_relations(docs, old),
-               "new": evaluate_relations(docs, lambda doc: predict_text(doc.text)[1]),
+               "new": evaluate_relations(docs, lambda doc: new_model(doc.text)[1]),
                "kg": evaluate_relations(docs, lambda doc: predict_relations(doc.text))}
     return side_by_side(columns, {f"micro ({len(SCIERC_RELATIONS)} types)": SCIERC_RELATIONS,
                                   f"micro ({len(mapped)} kg maps)": mapped})

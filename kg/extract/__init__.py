@@ -169,14 +169,20 @@ def extract_all(
 
 
 
+@functools.lru_cache(maxsize=256)
+def _extract_text(text: str) -> PaperExtraction:
+    # Scoring asks for a text's entities and then its relations: extract it once.
+    [extraction] = extract_papers([Paper("scierc", text)])
+    return extraction
+
+
 def predict_entities(text: str) -> list[tuple[int, int, str]]:
     """The mentions kg finds in ``text``, as (start, end, SciERC label) character spans.
 
     >>> predict_entities("We propose E-GRPO for question answering on SQuAD.")
     [(11, 17, 'Method'), (22, 40, 'Task'), (44, 49, 'Material')]
     """
-    [extraction] = extract_papers([Paper("scierc", text)])
-    return [(m.start, m.end, SCIERC_LABEL[m.label]) for m in extraction.mentions]
+    return [(m.start, m.end, SCIERC_LABEL[m.label]) for m in _extract_text(text).mentions]
 
 
 def predict_relations(text: str, entities: list[tuple[int, int, str]] | None = None, *,
@@ -192,7 +198,7 @@ def predict_relations(text: str, entities: list[tuple[int, int, str]] | None = N
     [(11, 17, 22, 40, 'USED-FOR')]
     """
     if entities is None:
-        [extraction] = extract_papers([Paper("scierc", text)])
+        extraction = _extract_text(text)
         spans = [(m.start, m.end) for m in extraction.mentions]
         links = extraction.links
     else:

@@ -74,7 +74,7 @@ def load_pipeline(name: str | None = None, *, ner: bool = True, encoder_threads:
         except OSError:
             continue
         ml_tokenizer_rules(nlp)
-        if ner and spans.load_span_model() is not None:
+        if ner and spans.shipped():
             nlp.add_pipe(spans.COMPONENT, config={"threads": encoder_threads})
         return nlp
     raise OSError(
@@ -86,5 +86,5 @@ def load_pipeline(name: str | None = None, *, ner: bool = True, encoder_threads:
 def version(nlp: Language) -> str:
     """A short id of the pipeline and the models it runs with, part of every extractor's version
     (and so of the cache key)."""
-    encoder = f"+spans-{spans.load_span_model().version}" if spans.COMPONENT in nlp.pipe_names else ""
+    encoder = f"+spans-{nlp.get_pipe(spans.COMPONENT).model.version}" if spans.COMPONENT in nlp.pipe_names else ""
     return f"{nlp.meta.get('name', '?')}-{nlp.meta.get('version', '?')}{encoder}"

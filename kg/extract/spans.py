@@ -33,6 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import minibatch
 
 #: Where the trained model lives in the package.
 MODEL_DIR = Path(__file__).parent / "span_model"
@@ -229,29 +232,17 @@ class SpanModel:
         digest = hashlib.sha1(heads + (directory / ENCODER_FILE.name).read_bytes()).hexdigest()[:8]
         return cls(encoder, arrays, Tokenizer.from_file(str(directory / TOKENIZER_FILE.name)), version=digest)
 
-    def encode(self, chunks: Sequence[Chunk], batch_size: int = 1) -> list[np.ndarray]:
+    def encode(self, chunks: Sequence[Chunk]) -> list[np.ndarray]:
         """The encoder's last hidden states of each chunk (pieces × hidden).
 
-        One chunk at a time by default: the int8 encoder scales its activations by
-        their range over the whole batch, so a chunk batched with others could come
-        out differently, and a paper's extraction must not depend on its neighbours.
+        One chunk at a time: the int8 encoder scales its activations by their
+        range over the whole batch, so a chunk batched with others could come out
+        differently, and a paper's extraction must not depend on its neighbours.
         It costs little: on one core, 6,000 words/s alone, 6,500 in twos, 3,700 in
         sixteens (small batches stay in cache).
         """
-        hidden: list[np.ndarray | None] = [None] * len(chunks)
-        order = sorted(range(len(chunks)), key=lambda i: len(chunks[i].ids))
-        for at in range(0, len(order), batch_size):
-            batch = order[at : at + batch_size]
-            width = max(len(chunks[i].ids) for i in batch)
-            ids = np.zeros((len(batch), width), dtype=np.int64)
-            mask = np.zeros((len(batch), width), dtype=np.int64)
-            for row, i in enumerate(batch):
-                ids[row, : len(chunks[i].ids)] = chunks[i].ids
-                mask[row, : len(chunks[i].ids)] = 1
-            states = self.encoder(ids, mask)
-            for row, i in enumerate(batch):
-                hidden[i] = np.asarray(states[row, : len(chunks[i].ids)], dtype=np.float32)
-        return hidden  # type: ignore[return-value]
+        return [np.asarray(self.encoder(np.array([c.ids], dtype=np.int64), np.ones((1, len(c.ids)), dtype=np.int64))[0],
+                           dtype=np.float32) for c in chunks]
 
     def _split(self, name: str, sizes: Sequence[int]) -> list[np.ndarray]:
         """The first layer of head ``name`` cut into the blocks that multiply each part of its input."""
@@ -299,8 +290,7 @@ class SpanModel:
                  + (table @ a_label.T)[labels[:, 0]] + (table @ b_label.T)[labels[:, 1]] + gaps @ on_gap.T)
         return self._output("relation", layer)
 
-    def predict(self, documents: Sequence[Sequence[Sequence[str]]], *, relations: bool = True
-                ) -> list[tuple[list[Entity], list[Relation]]]:
+    def predict(self, documents: Sequence[Sequence[Sequence[str]]]) -> list[tuple[list[Entity], list[Relation]]]:
         """Entities and relations of each document, given as sentences of words.
 
         Word spans count over the whole document's words, in order.
@@ -317,8 +307,7 @@ class SpanModel:
             base = len(entities)
             entities.extend(Entity(chunk.offset + s, chunk.offset + e, ENTITY_LABELS[k], round(p, 3))
                             for s, e, k, p in found)
-            if relations:
-                links.extend(self._relations(hidden, chunk, found, base))
+            links.extend(self._relations(hidden, chunk, found, base))
         return results
 
     def _relations(self, hidden, chunk: Chunk, found, base: int) -> list[Relation]:
@@ -349,11 +338,14 @@ class SpanModel:
         return out
 
 
+def shipped() -> bool:
+    """Whether the package carries the model (a checkout may have been made without it)."""
+    return ENCODER_FILE.exists() and HEADS_FILE.exists()
+
+
 @functools.lru_cache(maxsize=None)
-def load_span_model(threads: int | None = None) -> SpanModel | None:
-    """The shipped model, loaded once per process; ``None`` when the package has none."""
-    if not (ENCODER_FILE.exists() and HEADS_FILE.exists()):
-        return None
+def load_span_model(threads: int | None = None) -> SpanModel:
+    """The shipped model, loaded once per process and thread count."""
     return SpanModel.from_files(threads=threads)
 
 
@@ -363,12 +355,9 @@ def config() -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-# The model as a spaCy component: it batches the sentences of every abstract in an
-# ``nlp.pipe`` batch through the encoder, and leaves its entities in ``doc.ents``
-# (SciERC labels) and its relations in ``doc._.relations``.
-
-from spacy.language import Language  # noqa: E402
-from spacy.tokens import Doc, Span  # noqa: E402
+# The model as a spaCy component: it reads the sentences of every abstract in an
+# ``nlp.pipe`` batch, and leaves its entities in ``doc.ents`` (SciERC labels) and its
+# relations in ``doc._.relations``.
 
 #: The component's name in kg's pipeline.
 COMPONENT = "scierc_spans"
@@ -388,23 +377,14 @@ class SpanComponent:
     @property
     def model(self) -> SpanModel:
         # Loaded on first use, in the process that runs it: an onnxruntime session does not survive a fork.
-        model = load_span_model(self.threads)
-        if model is None:
-            raise FileNotFoundError(f"No span model in {MODEL_DIR}: train one with 'kg train-ner'")
-        return model
+        return load_span_model(self.threads)
 
     def __call__(self, doc: Doc) -> Doc:
         return next(iter(self.pipe([doc])))
 
     def pipe(self, docs, batch_size: int = 64):
-        batch = []
-        for doc in docs:
-            batch.append(doc)
-            if len(batch) >= batch_size:
-                yield from self._annotate(batch)
-                batch = []
-        if batch:
-            yield from self._annotate(batch)
+        for batch in minibatch(docs, size=batch_size):
+            yield from self._annotate(list(batch))
 
     def _annotate(self, docs: list[Doc]) -> list[Doc]:
         documents, tokens = [], []
