@@ -3,7 +3,8 @@
 Nodes
     ``paper/<paper id>`` (:func:`kg.vocab.paper_node`) with ``kind="Paper"``, ``label``, ``title``,
     ``abstract``, ``venue``, ``year``, ``authors``, ``keywords``, ``url``,
-    ``source_file`` (see :func:`published_path`), ``source_line``, ``paper_id``.
+    ``source_file`` (see :func:`published_path`), ``source_line``, ``paper_id``, ``sentences``
+    (the (start, end) of each sentence of the abstract).
 
     ``<type>/<slug>`` (e.g. ``method/group-relative-policy-optimization``, minted by
     :func:`kg.vocab.entity_node`, the tail of the entity's IRI) with ``kind`` one of
@@ -19,9 +20,9 @@ Edges
 
     paper -> entity, keyed by role (one of ``vocab.ROLES``), with
     ``confidence`` (the best of its evidence) and ``evidence``: a list of
-    ``{"text", "start", "end", "sentence", "confidence", "extractor"}`` where
+    ``{"text", "start", "end", "sentence", "sentence_index", "confidence", "extractor"}`` where
     ``abstract[start:end]`` is the mention as written and ``sentence`` is the
-    sentence it occurs in, as written in the abstract.
+    sentence it occurs in (number ``sentence_index`` of the paper's), as written in the abstract.
 
 Graph attribute
     ``G.graph["results"]``: the scores papers report, each a dict with
@@ -29,7 +30,7 @@ Graph attribute
     value before, in "from X to Y"), ``kind`` ("score" or "gain"),
     ``metric``/``dataset``/``subject`` (entity nodes or None), and evidence
     fields as above (``start``/``end`` of the value, ``text``, ``sentence``,
-    ``confidence``, ``extractor``).
+    ``sentence_index``, ``confidence``, ``extractor``).
 """
 from __future__ import annotations
 
@@ -112,7 +113,7 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
                    venue=paper.venue, year=paper.year, authors=list(paper.authors),
                    keywords=list(paper.keywords), url=paper.url, paper_id=paper.id,
                    source_file=published_path(paper.source.file) if paper.source else "",
-                   source_line=paper.source.line if paper.source else 0)
+                   source_line=paper.source.line if paper.source else 0, sentences=list(ex.sentences))
         for role in ex.roles:
             entity = mention_entity.get((paper.id, role.mention))
             if entity is None:
@@ -168,6 +169,7 @@ def _results(extraction: PaperExtraction, mention_entity: dict[tuple[str, int], 
         found.append({"paper": paper_node(paper.id), "paper_id": paper.id, "value": result.value, "unit": result.unit,
                       "previous": result.previous, "kind": result.kind, "start": result.start, "end": result.end,
                       "text": paper.abstract[result.start:result.end], "sentence": paper.abstract[start:end],
+                      "sentence_index": result.sentence,
                       "confidence": result.confidence,
                       "extractor": extraction.mentions[result.dataset if result.dataset is not None
                                                        else result.metric].extractor, **ends})
@@ -186,7 +188,8 @@ def _sentences(extraction: PaperExtraction, texts: dict[str, list[str]]) -> list
 def _evidence(extraction: PaperExtraction, index: int, confidence: float, sentence: int | None = None, *,
               sentences: list[str]) -> dict:
     mention = extraction.mentions[index]
-    # As written in the abstract (markup included), so the quote selector and the position selector agree.
+    sentence = mention.sentence if sentence is None else sentence
+    # As written in the abstract (markup included), so the text is what the offsets select.
     return {"text": extraction.paper.abstract[mention.start:mention.end], "start": mention.start, "end": mention.end,
-            "sentence": sentences[mention.sentence if sentence is None else sentence], "confidence": confidence,
+            "sentence": sentences[sentence], "sentence_index": sentence, "confidence": confidence,
             "extractor": mention.extractor}

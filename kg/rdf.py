@@ -3,9 +3,11 @@
 The networkx graph of :mod:`kg.graph` becomes RDF using the terms of
 ``ontology/kg.ttl`` (mirrored by :mod:`kg.vocab`, which mints every IRI).
 Every paper -> entity edge is asserted as a plain triple and, once per piece
-of evidence, reified as a ``kg:Statement`` pointing into the paper's abstract
-with Web Annotation selectors. No blank nodes are written, so two exports of
-the same graph compare triple for triple.
+of evidence, reified as a ``kg:Statement`` with a Web Annotation position
+selector into the paper's abstract, derived from a ``kg:Sentence`` that holds
+the sentence once (its text and offsets). The quote is not repeated: the
+position selects it from ``dcterms:abstract``. No blank nodes are written, so
+two exports of the same graph compare triple for triple.
 
 The mapping is defined once and read straight from the networkx graph,
 subject by subject: :func:`to_triples` yields it as pyoxigraph triples;
@@ -57,11 +59,13 @@ _KEYWORDS, _URL = str(SCHEMA.keywords), str(SCHEMA.url)
 _VENUE, _SOURCE_FILE, _SOURCE_LINE = str(KG.venue), str(KG.sourceFile), str(KG.sourceLine)
 _PREF_LABEL, _ALT_LABEL, _PAPER_COUNT = str(SKOS.prefLabel), str(SKOS.altLabel), str(KG.paperCount)
 _SUBJECT, _PREDICATE, _OBJECT = str(RDF.subject), str(RDF.predicate), str(RDF.object)
-_CONFIDENCE, _SENTENCE, _VERSION = str(KG.confidence), str(KG.sentence), str(KG.version)
+_CONFIDENCE, _VERSION, _LOOKUP_KEY = str(KG.confidence), str(KG.version), str(KG.lookupKey)
+_SENTENCE, _VALUE_TEXT, _PART_OF = str(KG.Sentence), str(RDF.value), str(DCTERMS.isPartOf)
+_COOCCURRENCE, _COOCCURS_WITH = str(KG.cooccurrence), str(KG.cooccursWith)
 _DERIVED_FROM, _ATTRIBUTED_TO = str(PROV.wasDerivedFrom), str(PROV.wasAttributedTo)
-_HAS_SELECTOR, _START, _END, _EXACT = str(OA.hasSelector), str(OA.start), str(OA.end), str(OA.exact)
+_HAS_SELECTOR, _START, _END = str(OA.hasSelector), str(OA.start), str(OA.end)
 _PAPER, _STATEMENT, _EXTRACTOR = str(KG.Paper), str(KG.Statement), str(KG.Extractor)
-_POSITION_SELECTOR, _QUOTE_SELECTOR = str(OA.TextPositionSelector), str(OA.TextQuoteSelector)
+_POSITION_SELECTOR = str(OA.TextPositionSelector)
 _CLASSES = {kind: str(vocab.class_iri(kind)) for kind in vocab.ENTITY_TYPES}
 _ROLES = {role: str(vocab.role_iri(role)) for role in vocab.ROLES}
 _RELATIONS = {link: str(vocab.link_iri(link)) for link in vocab.LINKS}
@@ -80,8 +84,9 @@ def to_triples(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Iterato
     write the same triples. They come subject by subject, each subject's
     triples sorted (by predicate, then object) and without duplicates, the
     subjects in an order fixed by their IRIs: each paper (sorted) followed by
-    its statements (sorted) and their selectors, then the entities, then the
-    extractors. Nothing is held but the nodes' IRIs and the current paper's
+    the sentences its evidence cites, its statements (sorted) with their
+    selectors and its results, then the entities with their co-occurrence
+    counts and relation statements, then the extractors. Nothing is held but the nodes' IRIs and the current paper's
     triples.
 
     Parameters
@@ -98,9 +103,12 @@ def to_triples(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Iterato
         Papers typed ``kg:Paper``, entities typed with their ``kg:`` class, one
         ``paper kg:<role> entity`` triple per edge and one ``kg:Statement`` per
         piece of evidence (its IRI from :func:`kg.vocab.statement_iri`, with
-        ``#pos`` and ``#quote`` selectors). Evidence items that share a
-        statement IRI (same paper, role, entity and start) are merged, keeping
-        the most confident.
+        a ``#pos`` selector), derived from a ``kg:Sentence`` node that holds
+        the sentence once. Evidence items that share a statement IRI (same
+        paper, role, entity and start) are merged, keeping the most confident.
+        Each entity carries its ``kg:lookupKey`` names and, for methods and
+        models, ``kg:cooccurrence`` counts of the papers it shares with tasks
+        and datasets.
 
     Raises
     ------
@@ -119,7 +127,7 @@ def to_triples(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Iterato
     >>> G = build_graph([ex], [Entity("GRPO", "Method", "GRPO", [], [("p1", 0)])])
     >>> triples = list(to_triples(G, base="https://example.org/kg/"))
     >>> len(triples)
-    28
+    29
     >>> print(triples[-1])
     <https://example.org/kg/extractor/rules> <http://www.w3.org/2000/01/rdf-schema#label> "rules"
     """
@@ -152,7 +160,7 @@ def to_rdf(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Graph:
     >>> [str(s) for s in rdf.subjects(RDF.subject, paper)]
     ['https://example.org/kg/statement/3827a9d4cae9c1c7']
     >>> len(rdf), validate(rdf)[0]
-    (28, True)
+    (29, True)
     """
     rdf = Graph(bind_namespaces="none")
     for prefix, ns in vocab.NAMESPACES.items():
@@ -195,11 +203,14 @@ def _pairs(pairs: Iterable[tuple[str, _Term]]) -> list[tuple[str, _Term]]:
 
 
 def _blocks(G: nx.MultiDiGraph, base: str) -> Iterator[_Block]:
-    """The export, one block per subject: each paper with its statements, then the entities, then the extractors."""
+    """The export, one block per subject: each paper with its sentences, statements and results,
+    then each entity with its co-occurrence counts and relation statements, then the extractors."""
     iris = {node: _node_iri(node, data, base) for node, data in G.nodes(data=True)}
     # Nodes that mint the same IRI (entity keys "a b" and "a-b") share one subject.
     papers: dict[str, list[str]] = defaultdict(list)
     entities: dict[str, list[str]] = defaultdict(list)
+    # The sentences relation statements cite, by paper node: written with their paper.
+    cited: dict[str, set[int]] = defaultdict(set)
     for node, data in G.nodes(data=True):
         if data["kind"] == "Paper":
             papers[iris[node]].append(node)
@@ -210,25 +221,60 @@ def _blocks(G: nx.MultiDiGraph, base: str) -> Iterator[_Block]:
                 vocab.role_iri(role)  # raises ValueError for an unknown role
         else:
             entities[iris[node]].append(node)
-            for _, target, relation in G.out_edges(node, keys=True):
+            for _, target, relation, edge in G.out_edges(node, keys=True, data=True):
                 if relation not in _RELATIONS or G.nodes[target]["kind"] == "Paper":
                     raise ValueError(f"Edge {node!r} -> {target!r} ({relation}) starts at an entity; only "
                                      f"relations and the hierarchy ({', '.join(vocab.LINKS)}) link two entities.")
+                for item in edge["evidence"]:
+                    cited[vocab.paper_node(item["paper"])].add(item["sentence_index"])
     results: dict[str, list[dict]] = defaultdict(list)
     for result in G.graph.get("results", ()):
         results[result["paper"]].append(result)
     extractors: dict[str, str] = {}
     for iri in sorted(papers):
         reported = [r for node in papers[iri] for r in results.get(node, ())]
-        yield from _paper_blocks(G, papers[iri], iri, iris, base, extractors, reported)
+        yield from _paper_blocks(G, papers[iri], iri, iris, base, extractors, reported, cited)
         yield from _result_blocks(reported, iri, iris, base, extractors)
+    counts = _cooccurrences(G)
     for iri in sorted(entities):
-        yield iri, _pairs([pair for node in entities[iri] for pair in _entity_pairs(G.nodes[node])]
-                          + [(_RELATIONS[relation], iris[target]) for node in entities[iri]
+        nodes = entities[iri]
+        shared = sorted((iris[other], other, n) for node in nodes for other, n in counts.get(node, {}).items())
+        links = [(_COOCCURRENCE, str(vocab.cooccurrence_iri(iri, other))) for _, other, _ in shared]
+        yield iri, _pairs([pair for node in nodes for pair in _entity_pairs(G.nodes[node])] + links
+                          + [(_RELATIONS[relation], iris[target]) for node in nodes
                              for _, target, relation in G.out_edges(node, keys=True)])
-        yield from _relation_statements(G, entities[iri], iri, iris, base, extractors)
+        for (_, link), (other_iri, _, n) in zip(links, shared):
+            yield link, [(_COOCCURS_WITH, other_iri), (_PAPER_COUNT, _typed(str(n), _INTEGER))]
+        yield from _relation_statements(G, nodes, iri, iris, base, extractors)
     for name, iri in sorted(extractors.items(), key=lambda item: item[1]):
         yield iri, _pairs(_extractor_pairs(name))
+
+
+#: The roles by which a paper applies a method or model, and those by which it addresses a task
+#: or evaluates on a dataset: a method shares a paper with a task when the paper does both.
+APPLIES = ("proposes", "uses", "comparesWith")
+COOCCURS = {"addresses": "Task", "evaluatesOn": "Dataset"}
+
+
+def _cooccurrences(G: nx.MultiDiGraph) -> dict[str, dict[str, int]]:
+    """For each method or model, the tasks the papers applying it address and the datasets they
+    evaluate on, with how many papers do: what "methods sharing tasks" and "methods on a
+    benchmark" read instead of joining every paper of a task with every paper of a method."""
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for node, data in G.nodes(data=True):
+        if data["kind"] != "Paper":
+            continue
+        applied, others = set(), set()
+        for _, target, role in G.out_edges(node, keys=True):
+            kind = G.nodes[target]["kind"]
+            if role in APPLIES and kind in ("Method", "Model"):
+                applied.add(target)
+            elif COOCCURS.get(role) == kind:
+                others.add(target)
+        for entity in applied:
+            for other in others:
+                counts[entity][other] += 1
+    return counts
 
 
 def _node_iri(node: str, data: dict, base: str) -> str:
@@ -242,13 +288,16 @@ def _node_iri(node: str, data: dict, base: str) -> str:
 
 
 def _paper_blocks(G: nx.MultiDiGraph, nodes: list[str], paper: str, iris: dict[str, str], base: str,
-                  extractors: dict[str, str], results: list[dict]) -> Iterator[_Block]:
-    """The paper's block (its fields, role edges and results), then each of its statements with their selectors."""
+                  extractors: dict[str, str], results: list[dict], cited: dict[str, set[int]]) -> Iterator[_Block]:
+    """The paper's block (its fields, role edges and results), then each sentence cited as
+    evidence, then each of its statements with its selector."""
     pairs: list[tuple[str, _Term]] = []
     statements: dict[str, list[_Block]] = {}
+    sentences: set[int] = {r["sentence_index"] for r in results}
     for node in nodes:
         data = G.nodes[node]
         pairs += _paper_pairs(data)
+        sentences |= cited.get(node, set())
         for _, target, role, edge in G.out_edges(node, keys=True, data=True):
             predicate, entity = _ROLES[role], iris[target]
             pairs.append((predicate, entity))
@@ -263,14 +312,26 @@ def _paper_blocks(G: nx.MultiDiGraph, nodes: list[str], paper: str, iris: dict[s
                 name = item["extractor"]
                 if name not in extractors:
                     extractors[name] = str(vocab.extractor_iri(base, name))
-                blocks = _statement_blocks(iri, paper, predicate, entity, item, extractors[name])
+                sentences.add(item["sentence_index"])
+                sentence = str(vocab.sentence_iri(base, data["paper_id"], item["sentence_index"]))
+                blocks = _statement_blocks(iri, paper, predicate, entity, item, extractors[name], sentence)
                 if iri in statements:  # the same IRI from two edges: one subject, all the triples
                     blocks = [(s, _pairs(old + new)) for (s, old), (_, new) in zip(statements[iri], blocks)]
                 statements[iri] = blocks
     pairs += [(_REPORTS, str(vocab.result_iri(base, r["paper_id"], r["start"]))) for r in results]
     yield paper, _pairs(pairs)
+    data = G.nodes[nodes[0]]
+    spans = data.get("sentences") or ()
+    for index in sorted(i for i in sentences if i < len(spans)):
+        yield _sentence_block(str(vocab.sentence_iri(base, data["paper_id"], index)), paper, data["abstract"], spans[index])
     for iri in sorted(statements):
         yield from statements[iri]
+
+
+def _sentence_block(iri: str, paper: str, abstract: str, span: tuple[int, int]) -> _Block:
+    start, end = span
+    return iri, _pairs([(_TYPE, _SENTENCE), (_VALUE_TEXT, _plain(abstract[start:end])), (_PART_OF, paper),
+                        (_END, _typed(str(int(end)), _NON_NEGATIVE)), (_START, _typed(str(int(start)), _NON_NEGATIVE))])
 
 
 def _decimal(value: float) -> tuple[str, str, None]:
@@ -280,16 +341,16 @@ def _decimal(value: float) -> tuple[str, str, None]:
 
 def _result_blocks(results: list[dict], paper: str, iris: dict[str, str], base: str,
                    extractors: dict[str, str]) -> Iterator[_Block]:
-    """Each result the paper reports (``kg:Result``), with the selectors of its value in the abstract."""
+    """Each result the paper reports (``kg:Result``), with the position of its value in the abstract."""
     blocks: dict[str, list[_Block]] = {}
     for result in results:
         iri = str(vocab.result_iri(base, result["paper_id"], result["start"]))
         name = result["extractor"]
         extractors.setdefault(name, str(vocab.extractor_iri(base, name)))
+        sentence = str(vocab.sentence_iri(base, result["paper_id"], result["sentence_index"]))
         pairs = [(_TYPE, _RESULT), (_VALUE, _decimal(result["value"])), (_KIND, _plain(result["kind"])),
-                 (_DERIVED_FROM, paper), (_ATTRIBUTED_TO, extractors[name]),
-                 (_CONFIDENCE, _typed(f"{result['confidence']:.3f}", _DECIMAL)),
-                 (_SENTENCE, _plain(result["sentence"]))]
+                 (_DERIVED_FROM, sentence), (_ATTRIBUTED_TO, extractors[name]),
+                 (_CONFIDENCE, _typed(f"{result['confidence']:.3f}", _DECIMAL))]
         if result["unit"]:
             pairs.append((_UNIT, _plain(result["unit"])))
         if result["previous"] is not None:
@@ -297,20 +358,16 @@ def _result_blocks(results: list[dict], paper: str, iris: dict[str, str], base: 
         for prop, part in ((_ON_DATASET, "dataset"), (_OF_METRIC, "metric"), (_ACHIEVED_BY, "subject")):
             if result[part] is not None:
                 pairs.append((prop, iris[result[part]]))
-        position, quote_ = str(vocab.selector_iri(iri, "pos")), str(vocab.selector_iri(iri, "quote"))
-        pairs += [(_HAS_SELECTOR, position), (_HAS_SELECTOR, quote_)]
-        blocks[iri] = [(iri, _pairs(pairs)),
-                       (position, [(_TYPE, _POSITION_SELECTOR),
-                                   (_END, _typed(str(int(result["end"])), _NON_NEGATIVE)),
-                                   (_START, _typed(str(int(result["start"])), _NON_NEGATIVE))]),
-                       (quote_, [(_TYPE, _QUOTE_SELECTOR), (_EXACT, _plain(result["text"]))])]
+        position = str(vocab.selector_iri(iri))
+        pairs.append((_HAS_SELECTOR, position))
+        blocks[iri] = [(iri, _pairs(pairs)), _position_block(position, result)]
     for iri in sorted(blocks):
         yield from blocks[iri]
 
 
 def _relation_statements(G: nx.MultiDiGraph, nodes: list[str], subject: str, iris: dict[str, str], base: str,
                          extractors: dict[str, str]) -> Iterator[_Block]:
-    """The statements behind an entity's relations (``variantOf``), each read from one paper."""
+    """The statements behind an entity's relations (``variantOf``), each read from a sentence of one paper."""
     statements: dict[str, list[_Block]] = {}
     for node in nodes:
         for _, target, relation, edge in G.out_edges(node, keys=True, data=True):
@@ -319,9 +376,9 @@ def _relation_statements(G: nx.MultiDiGraph, nodes: list[str], subject: str, iri
                 iri = str(vocab.statement_iri(base, item["paper"], relation, key, item["start"]))
                 name = item["extractor"]
                 extractors.setdefault(name, str(vocab.extractor_iri(base, name)))
-                paper = str(vocab.paper_iri(base, item["paper"]))
+                sentence = str(vocab.sentence_iri(base, item["paper"], item["sentence_index"]))
                 statements[iri] = _statement_blocks(iri, subject, _RELATIONS[relation], iris[target], item,
-                                                    extractors[name], derived_from=paper)
+                                                    extractors[name], sentence)
     for iri in sorted(statements):
         yield from statements[iri]
 
@@ -358,9 +415,11 @@ def _url_iri(url: str) -> str | None:
 
 
 def _entity_pairs(data: dict) -> list[tuple[str, _Term]]:
-    label = _plain(data["label"])
-    pairs = [(_TYPE, _CLASSES[data["kind"]]), (_PREF_LABEL, label), (_LABEL, label),
+    # skos:prefLabel is an rdfs:label (SKOS says so): no rdfs:label of its own.
+    names = [data["label"], *(data.get("aliases") or ())]
+    pairs = [(_TYPE, _CLASSES[data["kind"]]), (_PREF_LABEL, _plain(data["label"])),
              *((_ALT_LABEL, _plain(alias)) for alias in data.get("aliases") or ()),
+             *((_LOOKUP_KEY, _plain(key)) for key in dict.fromkeys(map(vocab.lookup_key, names))),
              (_PAPER_COUNT, _typed(str(int(data["papers"])), _INTEGER)),
              (_REACH, _typed(str(int(data.get("reach", data["papers"]))), _INTEGER)),
              (_SALIENCE, _decimal(data.get("salience", 0.0)))]
@@ -371,25 +430,25 @@ def _entity_pairs(data: dict) -> list[tuple[str, _Term]]:
     return pairs
 
 
-def _statement_blocks(iri: str, paper: str, predicate: str, entity: str, item: dict,
-                      extractor: str, *, derived_from: str | None = None) -> list[_Block]:
-    """The blocks of a statement, of its position selector and of its quote selector.
+def _statement_blocks(iri: str, subject: str, predicate: str, entity: str, item: dict,
+                      extractor: str, sentence: str) -> list[_Block]:
+    """The blocks of a statement and of its position selector.
 
     Each already in :func:`_pairs` order (``tests/test_rdf.py`` checks), as
     sorting the bulk of the export would cost a good part of writing it.
     """
-    position, quote_ = str(vocab.selector_iri(iri, "pos")), str(vocab.selector_iri(iri, "quote"))
+    position = str(vocab.selector_iri(iri))
     return [
-        (iri, [(_OBJECT, entity), (_PREDICATE, predicate), (_SUBJECT, paper), (_TYPE, _STATEMENT),
-               (_HAS_SELECTOR, position), (_HAS_SELECTOR, quote_),
-               (_ATTRIBUTED_TO, extractor), (_DERIVED_FROM, derived_from or paper),
-               (_CONFIDENCE, _typed(f"{item['confidence']:.3f}", _DECIMAL)),
-               (_SENTENCE, _plain(item["sentence"]))]),
-        (position, [(_TYPE, _POSITION_SELECTOR),
-                    (_END, _typed(str(int(item["end"])), _NON_NEGATIVE)),
-                    (_START, _typed(str(int(item["start"])), _NON_NEGATIVE))]),
-        (quote_, [(_TYPE, _QUOTE_SELECTOR), (_EXACT, _plain(item["text"]))]),
+        (iri, [(_OBJECT, entity), (_PREDICATE, predicate), (_SUBJECT, subject), (_TYPE, _STATEMENT),
+               (_HAS_SELECTOR, position), (_ATTRIBUTED_TO, extractor), (_DERIVED_FROM, sentence),
+               (_CONFIDENCE, _typed(f"{item['confidence']:.3f}", _DECIMAL))]),
+        _position_block(position, item),
     ]
+
+
+def _position_block(iri: str, item: dict) -> _Block:
+    return iri, [(_TYPE, _POSITION_SELECTOR), (_END, _typed(str(int(item["end"])), _NON_NEGATIVE)),
+                 (_START, _typed(str(int(item["start"])), _NON_NEGATIVE))]
 
 
 def _extractor_pairs(name: str) -> list[tuple[str, _Term]]:

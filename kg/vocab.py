@@ -42,6 +42,8 @@ class KG(DefinedNamespace):
     Metric: URIRef  # an evaluation measure ("accuracy")
     Model: URIRef  # a named (pre)trained model or family ("LLaMA-3-8B")
     Statement: URIRef  # an extracted edge with its evidence
+    Sentence: URIRef  # a sentence of an abstract: the evidence statements and results point to
+    Cooccurrence: URIRef  # the papers an entity shares with a task or dataset, counted
     Result: URIRef  # a score a paper reports, with its metric, dataset and subject
     Extractor: URIRef  # the software that made a statement
 
@@ -81,7 +83,9 @@ class KG(DefinedNamespace):
     sourceLine: URIRef
     paperCount: URIRef
     confidence: URIRef
-    sentence: URIRef
+    lookupKey: URIRef
+    cooccurrence: URIRef
+    cooccursWith: URIRef
     version: URIRef
     salience: URIRef
     paperCountWithNarrower: URIRef
@@ -222,12 +226,40 @@ def extractor_iri(base: str, name: str) -> URIRef:
     return URIRef(f"{base}extractor/{quote(name, safe='-._~')}")
 
 
-def selector_iri(statement: URIRef, kind: str) -> URIRef:
-    """The IRI of a statement's ``"pos"`` (oa:TextPositionSelector) or ``"quote"`` (oa:TextQuoteSelector).
+def selector_iri(statement: URIRef | str) -> URIRef:
+    """The IRI of the oa:TextPositionSelector of a statement or result: a fragment of its IRI
+    rather than a blank node, so exports compare and round-trip triple for triple.
 
-    A fragment of the statement IRI rather than a blank node, so exports
-    compare and round-trip triple for triple.
+    >>> selector_iri("https://example.org/kg/statement/3827a9d4cae9c1c7")
+    rdflib.term.URIRef('https://example.org/kg/statement/3827a9d4cae9c1c7#pos')
     """
-    if kind not in ("pos", "quote"):
-        raise ValueError(f"Unknown selector kind {kind!r}; expected 'pos' or 'quote'.")
-    return URIRef(f"{statement}#{kind}")
+    return URIRef(f"{statement}#pos")
+
+
+def sentence_iri(base: str, paper_id: str, index: int) -> URIRef:
+    """The IRI of sentence ``index`` (from 0) of a paper's abstract: a fragment of the paper's IRI.
+
+    >>> sentence_iri("https://example.org/kg/", "p1", 2)
+    rdflib.term.URIRef('https://example.org/kg/paper/p1#sentence-2')
+    """
+    return URIRef(f"{paper_iri(base, paper_id)}#sentence-{index}")
+
+
+def cooccurrence_iri(entity: URIRef | str, other_node: str) -> URIRef:
+    """The IRI of the node counting the papers ``entity`` shares with the task or dataset whose
+    node id is ``other_node``: a fragment of the entity's IRI.
+
+    >>> cooccurrence_iri("https://example.org/kg/method/grpo", "task/reasoning")
+    rdflib.term.URIRef('https://example.org/kg/method/grpo#with-task-reasoning')
+    """
+    return URIRef(f"{entity}#with-{other_node.replace('/', '-', 1)}")
+
+
+def lookup_key(name: str) -> str:
+    """A name as ``kg:lookupKey`` holds it: what SPARQL's ``LCASE`` makes of it, so that a query
+    finds ``GAN`` from ``gan`` with an index lookup.
+
+    >>> lookup_key("Group Relative Policy Optimization")
+    'group relative policy optimization'
+    """
+    return name.lower()

@@ -85,7 +85,8 @@ def test_the_built_sample_graph_has_an_acyclic_hierarchy_with_evidence(sample):
     pairs = [(r["n"].value, r["b"].value) for r in run_query(store, "SELECT ?n ?b WHERE { ?n skos:broader ?b }")]
     assert pairs and nx.is_directed_acyclic_graph(nx.DiGraph(pairs))
     evidence = list(run_query(store, """SELECT ?s ?rule ?sentence WHERE {
-        ?s rdf:predicate skos:broader ; prov:wasAttributedTo/rdfs:label ?rule ; kg:sentence ?sentence }"""))
+        ?s rdf:predicate skos:broader ; prov:wasAttributedTo/rdfs:label ?rule ;
+               prov:wasDerivedFrom/rdf:value ?sentence }"""))
     assert {r["rule"].value.split("-")[0] for r in evidence} == {"hierarchy"}
     assert len({r["s"].value for r in evidence}) >= len(pairs) and all(r["sentence"].value for r in evidence)
     counts = list(run_query(store, "SELECT ?e ?n ?r WHERE { ?e kg:paperCount ?n ; kg:paperCountWithNarrower ?r ; kg:salience ?s }"))

@@ -86,32 +86,42 @@ def test_export_by_hand(exported):
     }
     assert len(set(exported.subjects(RDF.type, KG.Statement))) == 4
     assert set(exported.predicate_objects(grpo)) == {
-        (RDF.type, KG.Method), (SKOS.prefLabel, Literal("GRPO")), (RDFS.label, Literal("GRPO")),
+        (RDF.type, KG.Method), (SKOS.prefLabel, Literal("GRPO")),
         (SKOS.altLabel, Literal("group relative policy optimization")), (KG.paperCount, Literal(1)),
+        (KG.lookupKey, Literal("grpo")), (KG.lookupKey, Literal("group relative policy optimization")),
         (KG.paperCountWithNarrower, Literal(1)), (KG.salience, Literal("2.5", datatype=XSD.decimal)),
+        (KG.cooccurrence, vocab.cooccurrence_iri(grpo, "dataset/gsm8k")),
     }
+    assert set(exported.predicate_objects(vocab.cooccurrence_iri(grpo, "dataset/gsm8k"))) == {
+        (KG.cooccursWith, vocab.entity_iri(BASE, "Dataset", "gsm8k")), (KG.paperCount, Literal(1))}
 
 
 def test_statement_shape(exported):
     start = ABSTRACT.index("GRPO", ABSTRACT.index("We evaluate"))
     statement = vocab.statement_iri(BASE, "p1", "proposes", "GRPO", start)
-    position, quote = vocab.selector_iri(statement, "pos"), vocab.selector_iri(statement, "quote")
+    position, sentence = vocab.selector_iri(statement), vocab.sentence_iri(BASE, "p1", 1)
     extractor = vocab.extractor_iri(BASE, "rules/1")
     assert set(exported.predicate_objects(statement)) == {
         (RDF.type, KG.Statement),
         (RDF.subject, vocab.paper_iri(BASE, "p1")), (RDF.predicate, KG.proposes),
         (RDF.object, vocab.entity_iri(BASE, "Method", "GRPO")),
         (KG.confidence, Literal("0.877", datatype=XSD.decimal)),  # 0.87654 rounded to 3 places
-        (KG.sentence, Literal("We evaluate GRPO on GSM8K and report accuracy.")),
-        (PROV.wasDerivedFrom, vocab.paper_iri(BASE, "p1")), (PROV.wasAttributedTo, extractor),
-        (OA.hasSelector, position), (OA.hasSelector, quote),
+        (PROV.wasDerivedFrom, sentence), (PROV.wasAttributedTo, extractor), (OA.hasSelector, position),
     }
     assert set(exported.predicate_objects(position)) == {
         (RDF.type, OA.TextPositionSelector),
         (OA.start, Literal(start, datatype=XSD.nonNegativeInteger)),
         (OA.end, Literal(start + 4, datatype=XSD.nonNegativeInteger)),
     }
-    assert set(exported.predicate_objects(quote)) == {(RDF.type, OA.TextQuoteSelector), (OA.exact, Literal("GRPO"))}
+    # The sentence is stored once; the quote is what the position selects from the abstract.
+    text = "We evaluate GRPO on GSM8K and report accuracy."
+    assert set(exported.predicate_objects(sentence)) == {
+        (RDF.type, KG.Sentence), (RDF.value, Literal(text)), (DCTERMS.isPartOf, vocab.paper_iri(BASE, "p1")),
+        (OA.start, Literal(ABSTRACT.index(text), datatype=XSD.nonNegativeInteger)),
+        (OA.end, Literal(ABSTRACT.index(text) + len(text), datatype=XSD.nonNegativeInteger)),
+    }
+    assert ABSTRACT[start:start + 4] == "GRPO"
+    assert len(set(exported.subjects(RDF.type, KG.Sentence))) == len(set(exported.objects(None, PROV.wasDerivedFrom)))
     assert set(exported.predicate_objects(extractor)) == {
         (RDF.type, KG.Extractor), (RDFS.label, Literal("rules/1")), (KG.version, Literal("1"))}
 
@@ -179,12 +189,16 @@ def _statement(rdf):
 
 
 def _position(rdf):
-    return vocab.selector_iri(_statement(rdf), "pos")
+    return vocab.selector_iri(_statement(rdf))
+
+
+def _sentence(rdf):
+    return rdf.value(_statement(rdf), PROV.wasDerivedFrom)
 
 
 def _add_orphan_task(rdf):
     task = vocab.entity_iri(BASE, "Task", "orphan")
-    for p, o in ((RDF.type, KG.Task), (SKOS.prefLabel, Literal("orphan")), (RDFS.label, Literal("orphan")),
+    for p, o in ((RDF.type, KG.Task), (SKOS.prefLabel, Literal("orphan")), (KG.lookupKey, Literal("orphan")),
                  (KG.paperCount, Literal(1))):
         rdf.add((task, p, o))
 
@@ -209,7 +223,10 @@ BROKEN = {
                             "kg:confidence"),
     "confidence as a string": (lambda g: g.set((_statement(g), KG.confidence, Literal("0.5"))), "kg:confidence"),
     "statement without confidence": (lambda g: g.remove((_statement(g), KG.confidence, None)), "kg:confidence"),
-    "statement without sentence": (lambda g: g.remove((_statement(g), KG.sentence, None)), "kg:sentence"),
+    "statement without sentence": (lambda g: g.remove((_statement(g), PROV.wasDerivedFrom, None)),
+                                   "derived from exactly one kg:Sentence"),
+    "sentence without text": (lambda g: g.remove((_sentence(g), RDF.value, None)), "rdf:value"),
+    "sentence of no paper": (lambda g: g.remove((_sentence(g), DCTERMS.isPartOf, None)), "dcterms:isPartOf"),
     "statement without position selector": (lambda g: g.remove((_statement(g), OA.hasSelector, _position(g))),
                                             "TextPositionSelector"),
     "statement predicate not a role": (lambda g: g.set((_statement(g), RDF.predicate, RDFS.seeAlso)),
@@ -217,7 +234,9 @@ BROKEN = {
     "statement about a non-paper": (lambda g: g.set((_statement(g), RDF.subject, URIRef(BASE + "nothing"))),
                                     "either a paper's role"),
     "statement derived from another node": (
-        lambda g: g.set((_statement(g), PROV.wasDerivedFrom, URIRef(BASE + "nothing"))), "either a paper's role"),
+        lambda g: g.set((_statement(g), PROV.wasDerivedFrom, URIRef(BASE + "nothing"))), "kg:Sentence"),
+    "statement read in another paper's sentence": (
+        lambda g: g.set((_sentence(g), DCTERMS.isPartOf, URIRef(BASE + "paper/other"))), "either a paper's role"),
     "statement without extractor": (lambda g: g.remove((_statement(g), PROV.wasAttributedTo, None)),
                                     "prov:wasAttributedTo"),
     "statement edge not asserted": (
@@ -241,8 +260,11 @@ BROKEN = {
     "entity without paperCount": (
         lambda g: g.remove((vocab.entity_iri(BASE, "Method", "GRPO"), KG.paperCount, None)), "kg:paperCount"),
     "entity no paper mentions": (_add_orphan_task, "role edge from a kg:Paper, or a concept"),
-    "quote selector without text": (
-        lambda g: g.remove((vocab.selector_iri(_statement(g), "quote"), OA.exact, None)), "oa:exact"),
+    "entity without lookup key": (
+        lambda g: g.remove((vocab.entity_iri(BASE, "Method", "GRPO"), KG.lookupKey, None)), "kg:lookupKey"),
+    "co-occurrence without count": (
+        lambda g: g.remove((vocab.cooccurrence_iri(vocab.entity_iri(BASE, "Method", "GRPO"), "dataset/gsm8k"),
+                            KG.paperCount, None)), "kg:paperCount"),
 }
 
 

@@ -63,9 +63,12 @@ def test_a_result_is_exported_with_its_parts_and_evidence(exported):
     assert exported.value(result, KG.onDataset) == _iri("Dataset", "androidworld")
     assert exported.value(result, KG.ofMetric) == _iri("Metric", "success rate")
     assert exported.value(result, KG.achievedBy) == _iri("Method", "tapagent")
-    position = vocab.selector_iri(result, "pos")
+    position = vocab.selector_iri(result)
     start, end = (int(exported.value(position, p)) for p in (vocab.OA.start, vocab.OA.end))
     assert TEXT[start:end] == "71.4%"
+    sentence = exported.value(result, vocab.PROV.wasDerivedFrom)
+    assert (sentence, vocab.DCTERMS.isPartOf, vocab.paper_iri(BASE, "p1")) in exported
+    assert str(exported.value(sentence, vocab.RDF.value)) in TEXT and "71.4%" in str(exported.value(sentence, vocab.RDF.value))
     assert (vocab.paper_iri(BASE, "p1"), KG.reports, result) in exported
     assert (_iri("Method", "tapagent"), KG.evaluatedOn, _iri("Dataset", "androidworld")) in exported
     conforms, report = validate(exported)
@@ -112,9 +115,9 @@ def test_sparql_finds_what_a_model_is_evaluated_on_with_its_result_and_evidence(
           ?model skos:prefLabel "PhoneRL-9B" ; kg:evaluatedOn ?d .
           ?d skos:prefLabel ?dataset .
           ?result kg:achievedBy ?model ; kg:onDataset ?d ; kg:value ?value ; kg:unit ?unit ;
-                  kg:ofMetric/skos:prefLabel ?metric ; kg:sentence ?sentence ;
-                  oa:hasSelector [ a oa:TextPositionSelector ; oa:start ?start ; oa:end ?end ] ;
-                  prov:wasDerivedFrom/dcterms:abstract ?abstract .
+                  kg:ofMetric/skos:prefLabel ?metric ; prov:wasDerivedFrom ?evidence ;
+                  oa:hasSelector [ a oa:TextPositionSelector ; oa:start ?start ; oa:end ?end ] .
+          ?evidence rdf:value ?sentence ; dcterms:isPartOf/dcterms:abstract ?abstract .
         }""")
     [row] = list(rows)
     assert (row["dataset"].value, float(row["value"].value), row["unit"].value, row["metric"].value) == (
@@ -129,7 +132,7 @@ def test_relation_evidence_slices_the_abstract_to_the_object_mention(sample):
     rows = list(run_query(open_graph(sample), """
         SELECT ?id ?start ?end ?exact ?target WHERE {
           ?s a kg:Statement ; rdf:predicate kg:evaluatedOn ; rdf:object/skos:prefLabel ?target ;
-             prov:wasDerivedFrom/dcterms:identifier ?id ;
+             prov:wasDerivedFrom/dcterms:isPartOf/dcterms:identifier ?id ;
              oa:hasSelector [ a oa:TextPositionSelector ; oa:start ?start ; oa:end ?end ] .
         }"""))
     assert {"AndroidWorld", "RefCOCO", "NeedleQA"} <= {row["target"].value for row in rows}
@@ -140,7 +143,7 @@ def test_relation_evidence_slices_the_abstract_to_the_object_mention(sample):
 def test_relations_carry_their_support_in_papers(sample):
     rows = list(run_query(open_graph(sample), """
         SELECT ?relation (COUNT(DISTINCT ?paper) AS ?papers) WHERE {
-          ?s a kg:Statement ; rdf:predicate ?relation ; prov:wasDerivedFrom ?paper ;
+          ?s a kg:Statement ; rdf:predicate ?relation ; prov:wasDerivedFrom/dcterms:isPartOf ?paper ;
              rdf:subject/skos:prefLabel "HeteroMix" ; rdf:object/skos:prefLabel "GCN" .
         } GROUP BY ?relation"""))
     assert [(r["relation"].value, int(r["papers"].value)) for r in rows] == [(str(KG.outperforms), 1)]
@@ -183,22 +186,28 @@ def test_leaderboard_of_an_unknown_dataset_suggests_names(sample):
     assert "No entity named 'AndroidWorlds2'" in result.output and "AndroidWorld" in result.output
 
 
-def test_every_selector_quotes_exactly_what_its_offsets_slice_markup_included(tmp_path):
-    """'N\\"uwa' is read as "Nüwa", but both selectors point at the abstract as stored."""
+def test_every_selector_and_sentence_slices_the_abstract_as_stored_markup_included(tmp_path):
+    """'N\\"uwa' is read as "Nüwa", but selectors and sentences point at the abstract as stored."""
     corpus = tmp_path / "markup.txt"
     corpus.write_text('Markup Workshop 2025 Papers\n\nWe propose N\\"uwa, a token pruning framework for '
                       '**visual question answering**. N\\"uwa outperforms FastV on VQAv2 (80.1\\%).\n',
                       encoding="utf-8")
     stem = build(corpus, tmp_path)
     rows = list(run_query(open_graph(stem), """
-        SELECT ?abstract ?start ?end ?exact WHERE {
-          ?x oa:hasSelector ?p, ?q ; prov:wasDerivedFrom/dcterms:abstract ?abstract .
+        SELECT ?abstract ?start ?end ?sentence ?from ?to WHERE {
+          ?x oa:hasSelector ?p ; prov:wasDerivedFrom ?s .
           ?p a oa:TextPositionSelector ; oa:start ?start ; oa:end ?end .
-          ?q a oa:TextQuoteSelector ; oa:exact ?exact .
+          ?s a kg:Sentence ; rdf:value ?sentence ; oa:start ?from ; oa:end ?to ; dcterms:isPartOf/dcterms:abstract ?abstract .
         }"""))
     assert len(rows) > 5
+    quoted = set()
     for row in rows:
-        assert row["abstract"].value[int(row["start"].value):int(row["end"].value)] == row["exact"].value
+        abstract, (start, end, sentence_start, sentence_end) = row["abstract"].value, (
+            int(row[name].value) for name in ("start", "end", "from", "to"))
+        assert abstract[sentence_start:sentence_end] == row["sentence"].value
+        assert sentence_start <= start < end <= sentence_end
+        quoted.add(abstract[start:end])
+    assert {'N\\"uwa', "80.1\\%"} <= quoted
 
 
 # ---------------------------------------------------------------- what a sentence ties to a value

@@ -86,7 +86,7 @@ def test_minted_iris_are_valid_and_deterministic(key):
     base = "https://example.org/kg/"
     iris = [vocab.entity_iri(base, "Method", key), vocab.paper_iri(base, key),
             vocab.statement_iri(base, key, "uses", key, 3), vocab.extractor_iri(base, key)]
-    iris.append(vocab.selector_iri(iris[2], "pos"))
+    iris += [vocab.selector_iri(iris[2]), vocab.sentence_iri(base, key, 2), vocab.cooccurrence_iri(iris[0], "task/x")]
     for iri in iris:
         ox.NamedNode(iri)  # raises ValueError on an invalid IRI
         assert iri.startswith(base)
@@ -100,11 +100,11 @@ def test_distinct_keys_get_distinct_iris():
     assert len({vocab.paper_iri(base, k) for k in HOSTILE_KEYS}) == len(HOSTILE_KEYS)
 
 
-def test_selector_iri_is_a_fragment_of_the_statement():
+def test_selector_and_sentence_iris_are_fragments_of_their_statement_and_paper():
     statement = vocab.statement_iri("https://example.org/kg/", "p1", "uses", "bert", 0)
-    assert vocab.selector_iri(statement, "quote") == URIRef(f"{statement}#quote")
-    with pytest.raises(ValueError, match="'range'"):
-        vocab.selector_iri(statement, "range")
+    assert vocab.selector_iri(statement) == URIRef(f"{statement}#pos")
+    paper = vocab.paper_iri("https://example.org/kg/", "a/b")
+    assert vocab.sentence_iri("https://example.org/kg/", "a/b", 3) == URIRef(f"{paper}#sentence-3")
 
 
 @pytest.mark.parametrize("relation", vocab.RELATIONS)
