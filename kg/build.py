@@ -34,11 +34,13 @@ from .propagate import propagate
 from .relations import sentence_relations, variant_relations
 from .resolve import resolution_report, resolve
 from .similarity import Vectors, entity_vectors
-from .store import STORE_SUFFIX, VECTORS_SUFFIX, fill_store
+from .store import STORE_SUFFIX, VECTORS_SUFFIX, write_store
 from .viz.render import render_html
 from .vocab import DEFAULT_BASE
 
-OUTPUT_SUFFIXES = (".ttl", ".nt", ".jsonld", ".html")
+#: The files ``kg build --formats`` chooses from: the RDF serializations and the explorer page.
+#: The SPARQL store and the entities' vectors are always written.
+FORMATS = (*rdf.RDF_FORMATS, "html")
 
 
 @dataclass
@@ -109,8 +111,10 @@ def build(
     processes: int | None = None,
     cache: str | Path | None = "default",
     progress: Callable[[int, int], None] | None = None,
+    formats: Iterable[str] = FORMATS,
 ) -> BuildResult:
-    """Build the graph of ``inputs`` and write ``output``.ttl/.nt/.jsonld/.html.
+    """Build the graph of ``inputs`` and write ``output``.ttl/.nt/.jsonld/.html (those of
+    ``formats``), its SPARQL store ``output``.oxigraph and its entities' vectors.
 
     ``progress(done, total)`` is called as papers are extracted. With ``report``, also
     writes ``output.report.md``: every merged cluster and every ambiguous acronym.
@@ -145,23 +149,34 @@ def build(
     graph = build_graph(extractions, entities, relations + hierarchy.links, taxonomy)
     vectors = entity_vectors(entities, extractions)
     extra = {"report.md": resolution_report(entities, extractions)} if report else {}
-    outputs = write_outputs(graph, output, base=base, title=title or output.name, extra=extra, vectors=vectors)
+    outputs = write_outputs(graph, output, base=base, title=title or output.name, extra=extra, vectors=vectors,
+                            formats=formats)
     return BuildResult(graph, entities, extractions, outputs, skipped, duplicates, time.perf_counter() - started)
 
 
 def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
-                  extra: dict[str, str] | None = None, vectors: Vectors | None = None) -> dict[str, Path]:
-    """Write every output of ``graph`` next to ``stem``, all or nothing.
+                  extra: dict[str, str] | None = None, vectors: Vectors | None = None,
+                  formats: Iterable[str] = FORMATS) -> dict[str, Path]:
+    """Write the outputs of ``graph`` next to ``stem``, all or nothing: the files of ``formats``
+    (:data:`FORMATS`) and the SPARQL store, filled from the same triples in the same pass.
 
     ``extra`` maps further suffixes (``"report.md"``) to text written alongside; ``vectors``,
-    the entities' vectors, go to ``stem.vectors.npz``."""
+    the entities' vectors, go to ``stem.vectors.npz``. Files of the formats not asked for that
+    an earlier build left at ``stem`` are removed, so no output describes another graph."""
+    formats = set(formats)
+    unknown = formats - set(FORMATS)
+    if unknown:
+        raise KGError(f"Unknown output format {', '.join(sorted(unknown))}; choose from {', '.join(FORMATS)}.")
     stem.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{stem.name}.staging-{os.getpid()}-", dir=stem.parent))
     try:
-        staged = rdf.write_rdf(graph, staging / stem.name, base=base)
-        # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing the .nt.
-        staged["oxigraph"] = fill_store(staged["nt"], staging / f"{stem.name}{STORE_SUFFIX}")
-        staged["html"] = render_html(graph, staging / f"{stem.name}.html", title=title)
+        # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing a file.
+        folder = staging / f"{stem.name}{STORE_SUFFIX}"
+        staged = write_store(folder, lambda store: rdf.write_rdf(graph, staging / stem.name, base=base,
+                                                                  formats=formats, store=store))
+        staged["oxigraph"] = folder
+        if "html" in formats:
+            staged["html"] = render_html(graph, staging / f"{stem.name}.html", title=title)
         if vectors is not None:
             staged["vectors"] = vectors.save(staging / f"{stem.name}{VECTORS_SUFFIX}")
         for suffix, text in (extra or {}).items():
@@ -172,6 +187,8 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
             target = stem.parent / path.name
             _move_into_place(path, target, staging)
             outputs[kind] = target
+        for kind in set(FORMATS) - formats:
+            stem.with_name(f"{stem.name}.{kind}").unlink(missing_ok=True)
         return outputs
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -68,10 +68,21 @@ def main():
     """
 
 
+def _formats(value: str) -> tuple[str, ...]:
+    from .build import FORMATS
+
+    chosen = tuple(dict.fromkeys(part.strip().lower().lstrip(".") for part in value.split(",") if part.strip()))
+    unknown = [f for f in chosen if f not in FORMATS]
+    if unknown:
+        raise click.BadParameter(f"{', '.join(unknown)} is not an output format; choose from {', '.join(FORMATS)}.")
+    return chosen
+
+
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", default="graphs/graph", show_default=True,
-              help="Output path without extension: writes OUTPUT.ttl, .nt, .jsonld, .html and the SPARQL store OUTPUT.oxigraph/.")
+              help="Output path without extension: writes OUTPUT.ttl, .nt, .jsonld, .html (see --formats), "
+                   "the SPARQL store OUTPUT.oxigraph/ and the entity vectors OUTPUT.vectors.npz.")
 @click.option("--format", "input_format", type=click.Choice(FORMATS),
               help="Input format for every file. Default: chosen by each file's extension.")
 @click.option("--base", default=DEFAULT_BASE, show_default=True,
@@ -83,8 +94,13 @@ def main():
 @click.option("--no-cache", is_flag=True,
               help="Re-extract every abstract. By default extractions are cached by text and extractor "
                    "version in .kg-cache/ beside the output, so re-runs only parse new abstracts.")
+@click.option("--formats", default="nt,ttl,jsonld,html", show_default=True, metavar="LIST",
+              callback=lambda ctx, param, value: _formats(value),
+              help="The files to write, comma-separated, from nt, ttl, jsonld, html (the explorer). "
+                   "The SPARQL store is always written, from the same triples; files of formats left out "
+                   "are removed, so none describes an older graph.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def build(inputs, output, input_format, base, strict, report, jobs, no_cache, quiet):
+def build(inputs, output, input_format, base, strict, report, jobs, no_cache, formats, quiet):
     """Build a graph from abstracts in INPUTS (files, folders or globs).
 
     \b
@@ -101,6 +117,7 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, qu
     Examples:
       kg build tests/fixtures/sample.txt -o graphs/sample
       kg build corpus/*.txt papers.csv -o graphs/iclr --base https://example.org/kg/
+      kg build iclr2026.csv -o graphs/iclr2026 --formats nt
     """
     from .build import build as run_build
 
@@ -117,7 +134,8 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, qu
 
     try:
         result = run_build(inputs, output, base=base, format=input_format, strict=strict, report=report,
-                           processes=jobs, cache=None if no_cache else "default", progress=progress)
+                           processes=jobs, cache=None if no_cache else "default", progress=progress,
+                           formats=formats)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

@@ -468,7 +468,8 @@ class _OxTerms:
     others until ``limit`` of them are held.
     """
 
-    def __init__(self, limit: int = 50_000):
+    def __init__(self, limit: int = 50_000, *, make=ox.Triple):
+        self.make = make  # ox.Triple, or ox.Quad (in the default graph) for a store
         self.vocabulary: dict[str, ox.NamedNode | ox.BlankNode] = {}
         self.recent: dict[str, ox.NamedNode | ox.BlankNode] = {}
         self.limit = limit
@@ -490,7 +491,7 @@ class _OxTerms:
     def triples(self, block: _Block) -> list[ox.Triple]:
         # The hottest loop of an export: lookups inlined.
         subject, pairs = block
-        recent, vocabulary, T, L = self.recent, self.vocabulary, ox.Triple, ox.Literal
+        recent, vocabulary, T, L = self.recent, self.vocabulary, self.make, ox.Literal
         s = self.node(subject)
         triples = []
         for p, o in pairs:
@@ -509,12 +510,18 @@ class _OxTerms:
 # ----------------------------------------------------------------- files
 
 
-def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
-              base: str = vocab.DEFAULT_BASE) -> dict[str, Path]:
-    """Write ``stem.ttl``, ``stem.nt`` and ``stem.jsonld`` atomically.
+#: The RDF files kg writes, by extension.
+RDF_FORMATS = ("ttl", "nt", "jsonld")
 
-    The three files are written together, chunk by chunk, and replace any
-    previous ones only once all three are complete (:func:`kg.files.replacing`).
+
+def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
+              base: str = vocab.DEFAULT_BASE, formats: Iterable[str] = RDF_FORMATS,
+              store: ox.Store | None = None) -> dict[str, Path]:
+    """Write ``stem.ttl``, ``stem.nt`` and ``stem.jsonld`` (or those of ``formats``) atomically,
+    and add the same triples to ``store`` in the same pass.
+
+    The files are written together, chunk by chunk, and replace any
+    previous ones only once all are complete (:func:`kg.files.replacing`).
     Each subject's triples are sorted and the subjects come in a fixed order
     (that of :func:`to_triples` for a networkx graph, IRI order for an rdflib
     graph), so rebuilds give identical files.
@@ -529,14 +536,19 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
         The output path without extension; its folder is created if missing.
     base : str, keyword-only
         The base IRI, used only when ``graph`` is a networkx graph.
+    formats : iterable of str, keyword-only
+        Which of :data:`RDF_FORMATS` to write (none: only fill ``store``).
+    store : pyoxigraph.Store, keyword-only
+        A store to add every triple to, in the default graph, from the
+        triples in memory (no file is parsed back).
 
     Returns
     -------
     dict
-        ``{"ttl": Path, "nt": Path, "jsonld": Path}``. Turtle and N-Triples
-        are pyoxigraph's; the JSON-LD is compacted with the prefixes of
-        :data:`kg.vocab.NAMESPACES`, one node object per line, ``rdf:type``
-        as ``@type`` and typed literals as ``{"@value", "@type"}``.
+        ``{"ttl": Path, "nt": Path, "jsonld": Path}`` for the formats written.
+        Turtle and N-Triples are pyoxigraph's; the JSON-LD is compacted with
+        the prefixes of :data:`kg.vocab.NAMESPACES`, one node object per line,
+        ``rdf:type`` as ``@type`` and typed literals as ``{"@value", "@type"}``.
 
     Example
     -------
@@ -551,11 +563,12 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
     ['jsonld', 'nt', 'ttl'] <https://example.org/p1> <http://purl.org/dc/terms/title> "A \\"title\\"" .
     {"@id": "https://example.org/p1", "dcterms:title": "A \\"title\\""}
     """
+    formats = [ext for ext in RDF_FORMATS if ext in set(formats)]
     blocks = _rdflib_blocks(graph) if isinstance(graph, Graph) else _blocks(graph, base)
     stem = Path(stem)
-    paths = {ext: stem.with_name(f"{stem.name}.{ext}") for ext in ("ttl", "nt", "jsonld")}
+    paths = {ext: stem.with_name(f"{stem.name}.{ext}") for ext in formats}
     with replacing(*paths.values()) as files:
-        _write_blocks(blocks, dict(zip(paths, files)))
+        _write_blocks(blocks, dict(zip(paths, files)), store)
     return paths
 
 
@@ -563,27 +576,43 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
 #: chunks keep memory flat and are faster than large ones (their terms stay
 #: in the CPU's cache); the calls' own cost is negligible from a few hundred.
 _CHUNK = 1_000
+#: Quads per bulk insertion into a store: each insertion writes new files, and the
+#: bulk loader's memory grows with what it is given.
+_STORE_BATCH = 250_000
 
 
-def _write_blocks(blocks: Iterable[_Block], files: dict[str, BinaryIO]) -> None:
+def _write_blocks(blocks: Iterable[_Block], files: dict[str, BinaryIO], store: ox.Store | None = None) -> None:
     # A chunk never splits a subject, so the Turtle of consecutive chunks
     # concatenates into the Turtle of the whole once the @prefix lines that
     # pyoxigraph repeats at the top of each are dropped.
     header = _turtle_header()
-    terms = _OxTerms()
+    terms = _OxTerms(make=ox.Quad)  # quads in the default graph: files and stores take them alike
     jsonld = _JsonLd(_PREFIXES)
-    files["jsonld"].write(jsonld.head())
+    if "jsonld" in files:
+        files["jsonld"].write(jsonld.head())
     first = True
+    pending: list[ox.Quad] = []
     for chunk in _chunks(blocks, _CHUNK):
-        triples = [triple for block in chunk for triple in terms.triples(block)]
-        files["nt"].write(ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES))
-        turtle = ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=_PREFIXES)
-        if not turtle.startswith(header):
-            raise RuntimeError("pyoxigraph's Turtle does not start with the expected @prefix lines.")
-        files["ttl"].write(turtle if first else turtle[len(header):])
-        files["jsonld"].write(jsonld.nodes(chunk, first=first))
+        quads = [quad for block in chunk for quad in terms.triples(block)]
+        if "nt" in files:
+            files["nt"].write(ox.serialize(quads, format=ox.RdfFormat.N_TRIPLES))
+        if "ttl" in files:
+            turtle = ox.serialize(quads, format=ox.RdfFormat.TURTLE, prefixes=_PREFIXES)
+            if not turtle.startswith(header):
+                raise RuntimeError("pyoxigraph's Turtle does not start with the expected @prefix lines.")
+            files["ttl"].write(turtle if first else turtle[len(header):])
+        if "jsonld" in files:
+            files["jsonld"].write(jsonld.nodes(chunk, first=first))
+        if store is not None:
+            pending += quads
+            if len(pending) >= _STORE_BATCH:
+                store.bulk_extend(pending)
+                pending = []
         first = False
-    files["jsonld"].write(jsonld.tail())
+    if store is not None and pending:
+        store.bulk_extend(pending)
+    if "jsonld" in files:
+        files["jsonld"].write(jsonld.tail())
 
 
 def _turtle_header() -> bytes:

@@ -16,7 +16,9 @@ import itertools
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pyoxigraph as ox
 
@@ -31,6 +33,7 @@ _FORMATS = {".nt": ox.RdfFormat.N_TRIPLES, ".ttl": ox.RdfFormat.TURTLE, ".jsonld
 #: The endings of the files and folder a built graph consists of (its HTML page aside).
 GRAPH_SUFFIXES = (*_FORMATS, STORE_SUFFIX)
 PREFIXES = {name: str(ns) for name, ns in NAMESPACES.items()}
+T = TypeVar("T")
 
 
 def graph_file(path: str | Path) -> Path:
@@ -105,35 +108,52 @@ def open_graph(path: str | Path) -> ox.Store:
 _LOAD_CHUNK = 8_000_000  # bytes of N-Triples per bulk load
 
 
-def fill_store(rdf_file: str | Path, folder: str | Path) -> Path:
-    """Load ``rdf_file`` into a new on-disk store at ``folder`` and close it.
+def write_store(folder: str | Path, fill: Callable[[ox.Store], T]) -> T:
+    """Make a new on-disk store at ``folder``, let ``fill(store)`` add to it, compact it and
+    close it; return what ``fill`` returned.
 
-    The store is compacted (``optimize``) so that readers open it read-only
-    without replaying a write-ahead log. ``folder`` must not exist yet: the
-    build fills a staging folder and moves it into place.
+    ``folder`` must not exist yet: the build fills a staging folder and moves
+    it into place. Compacted (``optimize``), the store opens read-only without
+    replaying a write-ahead log. ``fill`` must not keep the store: pyoxigraph
+    closes it when its last reference goes.
     """
-    rdf_file, folder = Path(rdf_file), Path(folder)
+    folder = Path(folder)
     if folder.exists():
-        raise KGError(f"{folder} already exists; fill_store writes a new store. Remove it first.")
+        raise KGError(f"{folder} already exists; kg writes a new store. Remove it first.")
     store = ox.Store(str(folder))
-    try:
-        if rdf_file.suffix == ".nt":
-            # N-Triples is one triple per line, so it loads in chunks of whole lines: the bulk
-            # loader's memory grows with what it is given (a 470k-triple file at once: +350 MB;
-            # in 8 MB chunks: +60 MB, for a quarter more time).
-            with rdf_file.open("rb") as lines:
-                while chunk := lines.readlines(_LOAD_CHUNK):
-                    store.bulk_load(b"".join(chunk), format=ox.RdfFormat.N_TRIPLES)
-        else:
-            store.bulk_load(path=str(rdf_file), format=_FORMATS[rdf_file.suffix])
-    except SyntaxError as error:
-        raise KGError(f"{rdf_file}: not valid RDF ({error}). Rebuild it with 'kg build'.") from None
+    result = fill(store)
     store.optimize()
     store.flush()
-    del store  # pyoxigraph closes the database when the Store is freed (CPython frees it here)
+    del store  # the only reference: CPython frees it here, which closes the database
     # RocksDB's diagnostic log names the folder the store was written in: a machine's absolute path.
     for log in folder.glob("LOG*"):
         log.unlink()
+    return result
+
+
+def fill_store(rdf_file: str | Path, folder: str | Path) -> Path:
+    """Load ``rdf_file`` into a new on-disk store at ``folder`` and close it; return ``folder``.
+
+    For a graph that exists only as a file: ``kg build`` fills its store from
+    the triples in memory (:func:`kg.rdf.write_rdf`).
+    """
+    rdf_file, folder = Path(rdf_file), Path(folder)
+
+    def load(store: ox.Store) -> None:
+        try:
+            if rdf_file.suffix == ".nt":
+                # N-Triples is one triple per line, so it loads in chunks of whole lines: the bulk
+                # loader's memory grows with what it is given (a 470k-triple file at once: +350 MB;
+                # in 8 MB chunks: +60 MB, for a quarter more time).
+                with rdf_file.open("rb") as lines:
+                    while chunk := lines.readlines(_LOAD_CHUNK):
+                        store.bulk_load(b"".join(chunk), format=ox.RdfFormat.N_TRIPLES)
+            else:
+                store.bulk_load(path=str(rdf_file), format=_FORMATS[rdf_file.suffix])
+        except SyntaxError as error:
+            raise KGError(f"{rdf_file}: not valid RDF ({error}). Rebuild it with 'kg build'.") from None
+
+    write_store(folder, load)
     return folder
 
 

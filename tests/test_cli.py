@@ -120,6 +120,27 @@ def test_rebuilds_write_identical_rdf_files(tmp_path):
         assert (tmp_path / f"a{suffix}").read_bytes() == (tmp_path / f"b{suffix}").read_bytes(), suffix
 
 
+def test_formats_choose_the_files_and_the_store_holds_the_same_triples(sample_build, tmp_path):
+    stem = tmp_path / "sample"
+    (tmp_path / "sample.ttl").write_text("an older graph's Turtle", encoding="utf-8")
+    result = CliRunner().invoke(main, ["build", "-q", str(FIXTURES / "sample.txt"), "-o", str(stem), "--formats", "nt"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == [
+        "sample.nt", "sample.oxigraph", "sample.vectors.npz"]
+    import pyoxigraph as ox
+    from_file = ox.Store()
+    from_file.bulk_load(path=str(tmp_path / "sample.nt"), format=ox.RdfFormat.N_TRIPLES)
+    assert set(open_graph(stem)) == set(from_file)
+    assert (tmp_path / "sample.nt").read_bytes() == sample_build[0].with_suffix(".nt").read_bytes()
+
+
+def test_an_unknown_format_is_refused_before_anything_is_built(tmp_path):
+    result = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(tmp_path / "g"),
+                                       "--formats", "nt,rdfxml"])
+    assert result.exit_code == 2 and "rdfxml is not an output format" in result.output
+    assert not list(tmp_path.iterdir())
+
+
 def test_no_output_of_a_build_holds_an_absolute_path(tmp_path):
     corpus, out = tmp_path / "corpus", tmp_path / "out"
     corpus.mkdir()
