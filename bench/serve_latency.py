@@ -105,12 +105,14 @@ def requests(app: serve.App) -> list[tuple[str, str, str, str | None]]:
     """(name, bound value, path, SPARQL or None) of every example query and every page."""
     chosen = []
     for example in examples().values():
-        text, values = example.text, []
-        for name in example.params:
-            value = top_entity(app.store, example.param_types.get(name, "Method")) or example.params[name]
-            text = with_values(text, name, ox.Literal(value))
-            values.append(value)
-        chosen.append((example.name, ", ".join(values), "/sparql", text))
+        values = {name: top_entity(app.store, example.param_types.get(name, "Method")) or example.params[name]
+                  for name in example.params}
+        # Example.bind where this kg has it; older ones bound names as written, by VALUES.
+        text = example.bind(values) if hasattr(example, "bind") else example.text
+        if not hasattr(example, "bind"):
+            for name, value in values.items():
+                text = with_values(text, name, ox.Literal(value))
+        chosen.append((example.name, ", ".join(values.values()), "/sparql", text))
     index = app.index()
     label = top_entity(app.store, "Method")
     node = index.by_label[("Method", label)]

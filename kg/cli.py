@@ -183,12 +183,13 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
     if example:
         if example not in shipped:
             raise KGError(f"No example query {example!r}; choose one of: {', '.join(shipped)}.")
-        text = shipped[example].text
         missing = [name for name in shipped[example].params if name not in values]
         if missing:
             raise click.UsageError(f"The example {example!r} needs " + " and ".join(
                 f"--bind {name}=VALUE (for instance --bind {name}={shipped[example].params[name]!r})" for name in missing)
                 + ".")
+        text = shipped[example].bind(values)
+        values = {name: value for name, value in values.items() if name not in shipped[example].params}
     elif query_file:
         text = Path(query_file).read_text(encoding="utf-8")
     elif sparql:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from .lookup import read_entities
+from .lookup import find_entity, labels_of
 from .queries import view
 from .store import PREFIXES
 
@@ -61,15 +61,15 @@ def explain(store: ox.Store, name: str, other: str | None = None) -> tuple[dict[
     that mention both; direct links come first, then both entities' sentences in shared papers.
     Returns a map from entity IRI to label, and the evidence.
     """
-    entities = read_entities(store)
-    first = entities.find(name)
+    first = find_entity(store, name)
     found = evidence_of(store, first)
-    labels = dict(entities.label)
     if other is not None:
-        second = entities.find(other)
+        second = find_entity(store, other)
         theirs = evidence_of(store, second)
         direct = [e for e in found if {e.subject, e.object} == {first, second}]
         shared = {e.paper for e in found} & {e.paper for e in theirs}
         via = [e for e in found + theirs if e.paper in shared and e not in direct]
         found = direct + sorted(via, key=lambda e: (e.paper_label, e.start))
+    labels = labels_of(store, [first] + ([second] if other is not None else [])
+                       + [iri for e in found for iri in (e.subject, e.object)])
     return labels, found

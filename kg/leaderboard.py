@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from .lexicon import lower_is_better
-from .lookup import read_entities
+from .lookup import find_entity, labels_of
 from .queries import view
 from .store import PREFIXES
 
@@ -55,8 +55,7 @@ def leaderboard(store: ox.Store, dataset: str) -> tuple[str, list[Entry]]:
 
     Raises ``KGError`` when no dataset has that name (with close names to try).
     """
-    entities = read_entities(store)
-    iri = entities.find(dataset, type="Dataset")
+    iri = find_entity(store, dataset, type="Dataset")
     rows = store.query(view("leaderboard"), prefixes=PREFIXES, substitutions={ox.Variable("dataset"): ox.NamedNode(iri)})
     entries = []
     for row in rows:
@@ -68,7 +67,7 @@ def leaderboard(store: ox.Store, dataset: str) -> tuple[str, list[Entry]]:
             paper=row["paper"].value, paper_label=row["paperLabel"].value, sentence=row["sentence"].value,
             start=int(row["start"].value), end=int(row["end"].value), confidence=float(row["confidence"].value),
             lower_is_better=lower_is_better(metric) if metric else None))
-    return entities.label[iri], rank(entries)
+    return labels_of(store, [iri])[iri], rank(entries)
 
 
 def rank(entries: list[Entry]) -> list[Entry]:

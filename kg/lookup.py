@@ -16,7 +16,7 @@ import pyoxigraph as ox
 
 from . import vocab
 from .errors import KGError
-from .queries import kg_terms, view, view_with
+from .queries import kg_terms, view, view_with, with_values
 from .resolve import resolution_key
 from .store import run_query
 
@@ -53,6 +53,47 @@ class Entities:
     def add_name(self, iri: str, name: str) -> None:
         self.named[name.casefold()].add(iri)
         self.named[resolution_key(name)].add(iri)
+
+
+def find_entity(store: ox.Store, name: str, type: str | None = None) -> str:
+    """The IRI of the entity of ``store`` named ``name`` (of ``type`` if given), as
+    :meth:`Entities.find` finds it, from one index lookup (``kg:lookupKey``) when a name matches
+    in any case; only otherwise are every name read, to match the resolution key or suggest names.
+
+    >>> import pyoxigraph as ox
+    >>> store, grpo = ox.Store(), ox.NamedNode("https://example.org/method/grpo")
+    >>> store.add(ox.Quad(grpo, ox.NamedNode(str(vocab.KG.lookupKey)), ox.Literal("grpo")))
+    >>> store.add(ox.Quad(grpo, ox.NamedNode(str(vocab.RDF.type)), ox.NamedNode(str(vocab.KG.Method))))
+    >>> find_entity(store, "GRPO")
+    'https://example.org/method/grpo'
+    """
+    import pyoxigraph as ox
+
+    from .vocab import lookup_key
+
+    query = with_values(view("entity-by-key"), "key", ox.Literal(lookup_key(name)))
+    best = None
+    for row in run_query(store, query):
+        kind = row["class"].value.rsplit("#", 1)[-1]
+        if kind not in vocab.ENTITY_TYPES or (type is not None and kind != type):
+            continue
+        count = row["reach"] or row["papers"]
+        rank = (int(count.value) if count else 0, row["e"].value)
+        best = max(best or rank, rank)
+    if best is not None:
+        return best[1]
+    return read_entities(store).find(name, type)
+
+
+def labels_of(store: ox.Store, iris) -> dict[str, str]:
+    """The preferred label of each entity IRI in ``iris``, by IRI."""
+    import pyoxigraph as ox
+
+    iris = sorted(set(iris))
+    if not iris:
+        return {}
+    query = with_values(view("entity-labels"), "entity", *(ox.NamedNode(iri) for iri in iris))
+    return {row["entity"].value: row["label"].value for row in run_query(store, query)}
 
 
 def read_entities(store: ox.Store) -> Entities:

@@ -29,6 +29,7 @@ from typing import BinaryIO
 from urllib.parse import quote
 
 import networkx as nx
+import numpy as np
 import pyoxigraph as ox
 import pyshacl
 from rdflib import BNode, Graph, Literal, URIRef
@@ -62,6 +63,7 @@ _SUBJECT, _PREDICATE, _OBJECT = str(RDF.subject), str(RDF.predicate), str(RDF.ob
 _CONFIDENCE, _VERSION, _LOOKUP_KEY = str(KG.confidence), str(KG.version), str(KG.lookupKey)
 _SENTENCE, _VALUE_TEXT, _PART_OF = str(KG.Sentence), str(RDF.value), str(DCTERMS.isPartOf)
 _COOCCURRENCE, _COOCCURS_WITH = str(KG.cooccurrence), str(KG.cooccursWith)
+_SHARES_TASKS_WITH = str(KG.sharesTasksWith)
 _DERIVED_FROM, _ATTRIBUTED_TO = str(PROV.wasDerivedFrom), str(PROV.wasAttributedTo)
 _HAS_SELECTOR, _START, _END = str(OA.hasSelector), str(OA.start), str(OA.end)
 _PAPER, _STATEMENT, _EXTRACTOR = str(KG.Paper), str(KG.Statement), str(KG.Extractor)
@@ -236,10 +238,12 @@ def _blocks(G: nx.MultiDiGraph, base: str) -> Iterator[_Block]:
         yield from _paper_blocks(G, papers[iri], iri, iris, base, extractors, reported, cited)
         yield from _result_blocks(reported, iri, iris, base, extractors)
     counts = _cooccurrences(G)
+    neighbours = _task_neighbours(G, counts)
     for iri in sorted(entities):
         nodes = entities[iri]
         shared = sorted((iris[other], other, n) for node in nodes for other, n in counts.get(node, {}).items())
         links = [(_COOCCURRENCE, str(vocab.cooccurrence_iri(iri, other))) for _, other, _ in shared]
+        links += [(_SHARES_TASKS_WITH, iris[other]) for node in nodes for other in neighbours.get(node, ())]
         yield iri, _pairs([pair for node in nodes for pair in _entity_pairs(G.nodes[node])] + links
                           + [(_RELATIONS[relation], iris[target]) for node in nodes
                              for _, target, relation in G.out_edges(node, keys=True)])
@@ -275,6 +279,40 @@ def _cooccurrences(G: nx.MultiDiGraph) -> dict[str, dict[str, int]]:
             for other in others:
                 counts[entity][other] += 1
     return counts
+
+
+#: How many methods sharing the most tasks with a method ``kg:sharesTasksWith`` names.
+TASK_NEIGHBOURS = 10
+
+
+def _task_neighbours(G: nx.MultiDiGraph, counts: dict[str, dict[str, int]]) -> dict[str, list[str]]:
+    """For each method, the :data:`TASK_NEIGHBOURS` other methods that share the most tasks with
+    it (through :func:`_cooccurrences`; ties to the more mentioned, then by node id).
+
+    Counting every pair through every task costs the sum over tasks of their methods squared:
+    done here once, with numpy, instead of in each query.
+    """
+    methods = sorted(node for node in counts if G.nodes[node]["kind"] == "Method")
+    row = {node: i for i, node in enumerate(methods)}
+    holders: dict[str, list[int]] = defaultdict(list)
+    for node in methods:
+        for other in counts[node]:
+            if G.nodes[other]["kind"] == "Task":
+                holders[other].append(row[node])
+    lists = {task: np.array(rows) for task, rows in holders.items()}
+    papers = np.array([G.nodes[node]["papers"] for node in methods])
+    found = {}
+    for node in methods:
+        tasks = [lists[t] for t in counts[node] if t in lists]
+        if not tasks:
+            continue
+        ids, shared = np.unique(np.concatenate(tasks), return_counts=True)
+        others = ids != row[node]
+        ids, shared = ids[others], shared[others]
+        # Most shared tasks first, then most papers, then node id (the order of ``methods``).
+        order = np.lexsort((ids, -papers[ids], -shared))[:TASK_NEIGHBOURS]
+        found[node] = [methods[ids[i]] for i in order]
+    return found
 
 
 def _node_iri(node: str, data: dict, base: str) -> str:

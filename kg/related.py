@@ -26,15 +26,16 @@ shared papers, then more papers, never to the alphabet alone.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+import numpy as np
 import pyoxigraph as ox
 
 from . import vocab
 from .vocab import node_of_iri
 from .concepts import SALIENCE_THRESHOLD
-from .lookup import Entities, read_entities
+from .lookup import read_entities
 from .queries import kg_terms, view, view_with
 from .similarity import Vectors
 from .store import run_query
@@ -68,52 +69,180 @@ class Related:
         return "; ".join(bits)
 
 
-@dataclass
-class _Index:
-    label: dict[str, str] = field(default_factory=dict)
-    type: dict[str, str] = field(default_factory=dict)
-    salience: dict[str, float] = field(default_factory=dict)
-    papers_of: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # own and narrower papers
-    edges: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
-    above: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # entity -> what it varies or is a kind of
-    n_papers: int = 0
-    below: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # the inverse of ``above``
+class RelatedIndex:
+    """What :meth:`related` reads, gathered from a store in one pass: every role edge, the
+    variant and concept links, each entity's papers (its own and its narrower ones') and, per
+    entity, how many of its papers address each task or evaluate on each dataset.
 
+    Loading reads the whole graph (seconds at 20k papers); each :meth:`related` call then
+    touches only what the query shares with others: candidates come from its papers, its
+    variants and concepts, the inverted lists of its tasks and datasets, and its vector.
+    ``kg serve`` loads it once per worker; ``kg related`` once per run.
+    """
 
-def _index(store: ox.Store, entities: Entities) -> _Index:
-    index = _Index()
-    index.label, index.type, index.salience = entities.label, entities.type, entities.salience
-    edges = view_with("related-edges", property=kg_terms(vocab.ROLES), **{"class": kg_terms(vocab.ENTITY_TYPES)})
-    for row in run_query(store, edges):
-        paper, role, entity = row["paper"].value, row["role"].value, row["entity"].value
-        index.papers_of[entity].add(paper)
-        index.edges[paper][role].add(entity)
-    index.n_papers = len(index.edges) or 1
-    for row in run_query(store, view("variants")):
-        index.above[row["variant"].value].add(row["base"].value)
-        index.below[row["base"].value].add(row["variant"].value)
-    narrower: dict[str, set[str]] = defaultdict(set)
-    for row in run_query(store, view("broader-links")):
-        index.above[row["narrower"].value].add(row["broader"].value)
-        index.below[row["broader"].value].add(row["narrower"].value)
-        narrower[row["broader"].value].add(row["narrower"].value)
-    own = {e: set(p) for e, p in index.papers_of.items()}
-    for entity in list(narrower):  # papers of a concept: its own and those of everything below it
-        for child in _closure(narrower, entity):
-            index.papers_of[entity] |= own.get(child, set())
-    return index
+    def __init__(self, store: ox.Store):
+        entities = self.entities = read_entities(store)
+        self.label, self.type, self.salience = entities.label, entities.type, entities.salience
+        self.papers_of: dict[str, set[str]] = defaultdict(set)
+        self.edges: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        edges = view_with("related-edges", property=kg_terms(vocab.ROLES), **{"class": kg_terms(vocab.ENTITY_TYPES)})
+        for row in run_query(store, edges):
+            paper, role, entity = row["paper"].value, row["role"].value, row["entity"].value
+            self.papers_of[entity].add(paper)
+            self.edges[paper][role].add(entity)
+        self.n_papers = len(self.edges) or 1
+        self.above: dict[str, set[str]] = defaultdict(set)  # entity -> what it varies or is a kind of
+        self.below: dict[str, set[str]] = defaultdict(set)  # the inverse of ``above``
+        for row in run_query(store, view("variants")):
+            self.above[row["variant"].value].add(row["base"].value)
+            self.below[row["base"].value].add(row["variant"].value)
+        narrower: dict[str, set[str]] = defaultdict(set)
+        for row in run_query(store, view("broader-links")):
+            self.above[row["narrower"].value].add(row["broader"].value)
+            self.below[row["broader"].value].add(row["narrower"].value)
+            narrower[row["broader"].value].add(row["narrower"].value)
+        own = {e: set(p) for e, p in self.papers_of.items()}
+        for entity in list(narrower):  # papers of a concept: its own and those of everything below it
+            for child in _closure(narrower, entity):
+                self.papers_of[entity] |= own.get(child, set())
+        self.on_paper: dict[str, set[str]] = defaultdict(set)  # paper -> the entities whose papers hold it
+        for entity, papers in self.papers_of.items():
+            for paper in papers:
+                self.on_paper[paper].add(entity)
+        n = self.n_papers
+        self.spec = {e: math.log(1 + n / len(p)) for e, p in self.papers_of.items() if p}
+        # Each entity's task and dataset profile, as counts of its papers, and inverted lists.
+        self.rows = list(self.papers_of)
+        self.row = {e: i for i, e in enumerate(self.rows)}
+        self.counts: dict[str, list[Counter]] = {"tasks": [], "datasets": []}
+        holders: dict[str, dict[str, list[int]]] = {"tasks": defaultdict(list), "datasets": defaultdict(list)}
+        self.norms: dict[str, np.ndarray] = {}
+        for part in ("tasks", "datasets"):
+            norms = np.zeros(len(self.rows))
+            for i, entity in enumerate(self.rows):
+                counts = Counter(x for paper in self.papers_of[entity] for x in self._items(paper, part))
+                self.counts[part].append(counts)
+                for x in counts:
+                    holders[part][x].append(i)
+                norms[i] = sum(self.spec.get(x, 0.0) ** 2 for x in counts)
+            self.norms[part] = norms
+        self.holders = {part: {x: np.array(rows) for x, rows in lists.items()} for part, lists in holders.items()}
+        self.kind = np.array([self.type.get(e, "") for e in self.rows])
+        self.salient = np.array([self.salience.get(e, 0.0) for e in self.rows])
 
+    def _items(self, paper: str, part: str) -> set[str]:
+        """The tasks a paper addresses, or the datasets it evaluates on or introduces."""
+        roles = self.edges[paper]
+        if part == "tasks":
+            return roles["addresses"]
+        return roles["evaluatesOn"] | roles["introduces"]
 
-def _profiles(index: _Index, spec: dict[str, float], papers: set[str]) -> tuple[dict[str, float], dict[str, float]]:
-    """The tasks and the datasets of ``papers``, each weighted by its specificity."""
-    tasks, datasets = {}, {}
-    for paper in papers:
-        for task in index.edges[paper]["addresses"]:
-            tasks[task] = spec.get(task, 0.0)
-        for role in ("evaluatesOn", "introduces"):
-            for dataset in index.edges[paper][role]:
-                datasets[dataset] = spec.get(dataset, 0.0)
-    return tasks, datasets
+    def related(self, name: str, *, k: int = 10, type: str = "Method", min_salience: float = SALIENCE_THRESHOLD,
+                vectors: Vectors | None = None) -> tuple[str, list[Related]]:
+        """The ``k`` entities of ``type`` most related to the one named ``name`` (or with that IRI),
+        best first (see the module's documentation for the score). Returns the query entity's
+        label and the list."""
+        query = name if name in self.label else self.entities.find(name)
+        query_papers = self.papers_of.get(query)
+        if not query_papers:  # no paper links it: it shares nothing
+            return self.label[query], []
+        profiles = {part: {x: self.spec.get(x, 0.0) for x in self.counts[part][self.row[query]]}
+                    for part in ("tasks", "datasets")}
+        similarity = _similarities(vectors, query)
+        # A first score of every entity at once, exact for those sharing no paper with the query
+        # (the usual case): the parts that need shared papers are added for the few that do.
+        first = np.zeros(len(self.rows))
+        for part, profile in profiles.items():
+            own_norm = sum(w * w for w in profile.values())
+            if not own_norm:
+                continue
+            shared = np.zeros(len(self.rows))
+            for x, weight in profile.items():
+                if x != query and x in self.holders[part]:
+                    shared[self.holders[part][x]] += weight * weight
+                    if x in self.row and x in self.counts[part][self.row[x]]:  # a task shares nothing with itself
+                        shared[self.row[x]] -= weight * weight
+            first += PROFILE_WEIGHT * np.divide(shared, np.sqrt(own_norm * self.norms[part]),
+                                                out=np.zeros_like(shared), where=self.norms[part] > 0)
+        if vectors is not None:
+            cosines = vectors.similarity(node_of_iri(query))
+            pairs = [(i, vectors.row[node]) for i, e in enumerate(self.rows) if (node := node_of_iri(e)) in vectors.row]
+            if pairs:
+                mine, theirs = map(list, zip(*pairs))
+                first[mine] += SIMILARITY_WEIGHT * np.maximum(0.0, cosines[theirs] - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR)
+        # The entities whose score needs more than the first pass: those sharing a paper with
+        # the query, its variants and kinds, and its siblings under a concept. Of the others, the
+        # first pass's score is the score, so only its best k (and ties) can make the list.
+        below, above = _closure(self.below, query), _closure(self.above, query)
+        exact = {e for paper in query_papers for e in self.on_paper[paper]} | below | above
+        exact |= {sibling for concept in self.above[query] for sibling in self.below[concept]}
+        wanted = (self.salient >= min_salience) & (first > 0)
+        if type:
+            wanted &= self.kind == type
+        others = [i for i in np.flatnonzero(wanted) if self.rows[i] not in exact]
+        if len(others) > k:
+            floor = np.sort(first[others])[-k] - 1e-6 if k > 0 else math.inf
+            others = [i for i in others if first[i] >= floor]
+        candidates = {self.rows[i] for i in others} | {e for e in exact if e in self.row}
+        results = []
+        for candidate in candidates:
+            if candidate == query or not self.papers_of.get(candidate) or (type and self.type.get(candidate) != type):
+                continue
+            if self.salience.get(candidate, 0.0) < min_salience:
+                continue
+            found = self._score(query, candidate, profiles, similarity, below, above)
+            if found is not None:
+                results.append(found)
+        results.sort(key=lambda r: (-r[0].score, *(-x for x in r[1]), r[0].label))
+        return self.label[query], [r for r, _ in results[:k]]
+
+    def _score(self, query: str, candidate: str, profiles: dict[str, dict[str, float]], similarity,
+               below: set[str], above: set[str]):
+        """The exact score of ``candidate`` for ``query``, with its parts and reasons; None if not
+        positive. ``below`` and ``above`` are the query's variants and kinds, and what it is a kind of."""
+        label, spec, n = self.label, self.spec, self.n_papers
+        query_papers, papers = self.papers_of[query], self.papers_of[candidate]
+        both = query_papers & papers
+        compared = {p for p in both
+                    if (query in self.edges[p]["proposes"] and candidate in self.edges[p]["comparesWith"])
+                    or (candidate in self.edges[p]["proposes"] and query in self.edges[p]["comparesWith"])}
+        nested = candidate in below or candidate in above
+        if candidate in below:  # weighed by how many papers use it: one-paper variants are many
+            variant = [f"a kind or variant of {label[query]}"]
+            variant_score = VARIANT_WEIGHT * min(1.0, math.log2(1 + len(papers)) / 4)
+        elif nested:
+            variant, variant_score = [f"{label[query]} is a kind or variant of it"], BROADER_WEIGHT
+        else:
+            common = sorted(self.above[query] & self.above[candidate], key=lambda c: -spec.get(c, 0.0))
+            variant = [f"both kinds of {label[c]}" for c in common]
+            variant_score = SIBLING_WEIGHT * max((spec.get(c, 0.0) for c in common), default=0.0) / math.log(1 + n)
+        # A concept and what is narrower than it share papers by construction: that says nothing.
+        association = 0.0 if nested or not both else _npmi(len(both), len(query_papers), len(papers), n)
+        # Tasks and datasets count when shared across different papers: within one paper,
+        # everything shares everything, and that is what co-mention already scores.
+        parts = {"variant": variant_score, "compared": COMPARISON_WEIGHT * len(compared),
+                 "co-mentioned": CO_MENTION_WEIGHT * association * math.log2(1 + len(both))}
+        shared: dict[str, list[str]] = {}
+        row = self.row[candidate]
+        for part, profile in profiles.items():
+            theirs = Counter(self.counts[part][row])
+            for paper in both:  # their profile is that of the papers they do not share
+                theirs.subtract(self._items(paper, part))
+            their_profile = {x: spec.get(x, 0.0) for x, count in theirs.items() if count > 0}
+            common = set(profile) & set(their_profile) - {query, candidate}
+            parts[part] = PROFILE_WEIGHT * _cosine(profile, their_profile, common) if query_papers - both else 0.0
+            shared[part] = [label[e] for e in sorted(common, key=lambda e: (-spec.get(e, 0.0), label[e]))]
+        parts["similar"] = SIMILARITY_WEIGHT * max(0.0, similarity(candidate) - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR)
+        score = sum(parts[p] for p in PARTS)
+        if score <= 0:
+            return None
+        shared.update({"variant": variant,
+                       "co-mentioned": [f"{len(both)} paper{'s' if len(both) != 1 else ''}"] if both and not nested else [],
+                       "compared": [f"in {len(compared)} paper{'s' if len(compared) != 1 else ''}"] if compared else [],
+                       "similar": [f"{similarity(candidate):.2f}"] if parts["similar"] else []})
+        return (Related(label[candidate], self.type[candidate], round(score, 3),
+                        {p: round(parts[p], 3) for p in PARTS if parts[p]}, {p: shared[p] for p in PARTS}),
+                (len(both), len(papers), self.salience.get(candidate, 0.0)))
 
 
 def _cosine(a: dict[str, float], b: dict[str, float], shared: set[str]) -> float:
@@ -156,65 +285,7 @@ def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method",
     """The ``k`` entities of ``type`` most related to the one named ``name``, best first.
 
     ``vectors`` (the graph's :class:`kg.similarity.Vectors`) add the ``similar`` part; without
-    them, similarity is not scored. Returns the query entity's label and the ranked list.
+    them, similarity is not scored. Returns the query entity's label and the ranked list. To ask
+    more than once, load a :class:`RelatedIndex` and call its :meth:`~RelatedIndex.related`.
     """
-    entities = read_entities(store)
-    query = entities.find(name)
-    index = _index(store, entities)
-    if not index.papers_of.get(query):  # no paper links it: it shares nothing
-        return entities.label[query], []
-    n = index.n_papers
-    spec = {e: math.log(1 + n / len(p)) for e, p in index.papers_of.items() if p}
-    query_papers = index.papers_of[query]
-    task_profile, dataset_profile = _profiles(index, spec, query_papers)
-    below, above = _closure(index.below, query), _closure(index.above, query)
-    similarity = _similarities(vectors, query)
-    results = []
-    for candidate, papers in index.papers_of.items():
-        if candidate == query or not papers or (type and index.type.get(candidate) != type):
-            continue
-        if index.salience.get(candidate, 0.0) < min_salience:
-            continue
-        both = query_papers & papers
-        compared = {p for p in both
-                    if (query in index.edges[p]["proposes"] and candidate in index.edges[p]["comparesWith"])
-                    or (candidate in index.edges[p]["proposes"] and query in index.edges[p]["comparesWith"])}
-        nested = candidate in below or candidate in above
-        if candidate in below:  # weighed by how many papers use it: one-paper variants are many
-            variant = [f"a kind or variant of {index.label[query]}"]
-            variant_score = VARIANT_WEIGHT * min(1.0, math.log2(1 + len(papers)) / 4)
-        elif nested:
-            variant, variant_score = [f"{index.label[query]} is a kind or variant of it"], BROADER_WEIGHT
-        else:
-            common = sorted(index.above[query] & index.above[candidate], key=lambda c: -spec.get(c, 0.0))
-            variant = [f"both kinds of {index.label[c]}" for c in common]
-            variant_score = SIBLING_WEIGHT * max((spec.get(c, 0.0) for c in common), default=0.0) / math.log(1 + n)
-        # A concept and what is narrower than it share papers by construction: that says nothing.
-        association = 0.0 if nested or not both else _npmi(len(both), len(query_papers), len(papers), n)
-        # Tasks and datasets count when shared across different papers: within one paper,
-        # everything shares everything, and that is what co-mention already scores.
-        own, theirs = query_papers - both, papers - both
-        their_tasks, their_datasets = _profiles(index, spec, theirs)
-        shared_tasks = set(task_profile) & set(their_tasks) - {query, candidate}
-        shared_datasets = set(dataset_profile) & set(their_datasets) - {query, candidate}
-        parts = {
-            "variant": variant_score,
-            "compared": COMPARISON_WEIGHT * len(compared),
-            "co-mentioned": CO_MENTION_WEIGHT * association * math.log2(1 + len(both)),
-            "tasks": PROFILE_WEIGHT * _cosine(task_profile, their_tasks, shared_tasks) if own else 0.0,
-            "datasets": PROFILE_WEIGHT * _cosine(dataset_profile, their_datasets, shared_datasets) if own else 0.0,
-            "similar": SIMILARITY_WEIGHT * max(0.0, similarity(candidate) - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR),
-        }
-        score = sum(parts.values())
-        if score <= 0:
-            continue
-        by_specificity = lambda es: [index.label[e] for e in sorted(es, key=lambda e: (-spec.get(e, 0.0), index.label[e]))]
-        shared = {"variant": variant, "tasks": by_specificity(shared_tasks), "datasets": by_specificity(shared_datasets),
-                  "co-mentioned": [f"{len(both)} paper{'s' if len(both) != 1 else ''}"] if both and not nested else [],
-                  "compared": [f"in {len(compared)} paper{'s' if len(compared) != 1 else ''}"] if compared else [],
-                  "similar": [f"{similarity(candidate):.2f}"] if parts["similar"] else []}
-        results.append((Related(index.label[candidate], index.type[candidate], round(score, 3),
-                                {p: round(v, 3) for p, v in parts.items() if v}, shared),
-                        (len(both), len(papers), index.salience.get(candidate, 0.0))))
-    results.sort(key=lambda r: (-r[0].score, *(-x for x in r[1]), r[0].label))
-    return index.label[query], [r for r, _ in results[:k]]
+    return RelatedIndex(store).related(name, k=k, type=type, min_salience=min_salience, vectors=vectors)

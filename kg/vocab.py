@@ -86,6 +86,7 @@ class KG(DefinedNamespace):
     lookupKey: URIRef
     cooccurrence: URIRef
     cooccursWith: URIRef
+    sharesTasksWith: URIRef
     version: URIRef
     salience: URIRef
     paperCountWithNarrower: URIRef

@@ -29,7 +29,7 @@ def test_build_writes_every_output_and_summarises(sample_build):
 def test_every_example_query_answers_on_the_sample(sample_build, name):
     stem, _ = sample_build
     example = examples()[name]
-    rows = list(run_query(open_graph(stem), example.text, example.params))
+    rows = list(run_query(open_graph(stem), example.bind(example.params)))
     assert rows, f"example {name} returned nothing"
 
 

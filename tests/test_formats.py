@@ -56,5 +56,6 @@ def test_format_is_detected_by_extension(name, fmt):
 def test_every_format_builds_a_graph(tmp_path, name, proposed):
     result = CliRunner().invoke(main, ["build", str(FIXTURES / name), "-o", str(tmp_path / "g")])
     assert result.exit_code == 0, result.output
-    query = CliRunner().invoke(main, ["query", "-g", str(tmp_path / "g"), "--example", "paper-proposes", "--format", "csv"])
+    query = CliRunner().invoke(main, ["query", "-g", str(tmp_path / "g"), "--format", "csv",
+                                      "SELECT ?name WHERE { ?paper kg:proposes ?e . ?e skos:prefLabel ?name }"])
     assert proposed in query.output

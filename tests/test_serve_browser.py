@@ -267,13 +267,13 @@ def test_query_page_runs_an_example_links_into_the_explorer_and_downloads_csv(se
     page.wait_for_selector("body[data-state=idle]", state="attached")
     page.select_option("#kg-examples-menu", "paper-proposes")
     page.wait_for_selector("body[data-state=done]", state="attached")
-    assert texts(page, "#kg-results th") == ["paper", "label", "role", "entity", "type"]
+    assert texts(page, "#kg-results th") == ["entity", "paper", "label", "role", "proposed", "type"]
     rows = page.eval_on_selector_all("#kg-results tbody tr", "rows => rows.length")
     assert rows > 0 and page.text_content("#kg-query-status").startswith(f"{rows} row")
     href = page.get_attribute("#kg-download", "href")
     download = page.request.get(session.origin + href)
     assert download.status == 200 and download.headers["content-type"] == "text/csv; charset=utf-8"
-    assert download.text().splitlines()[0] == "paper,label,role,entity,type"
+    assert download.text().splitlines()[0] == "entity,paper,label,role,proposed,type"
     assert len(download.text().splitlines()) == rows + 1
 
     first = page.get_attribute("#kg-results a.kg-node-link", "href")

@@ -3,7 +3,9 @@
 ``kg/queries/*.rq`` are the example queries users run by name (``kg query
 --example NAME``, the server's query page); each says what it answers in its
 leading comments and names its parameters in ``# param: NAME (Type) = "example"``
-lines (the type of entity the parameter names, and a value from the sample corpus). ``kg/queries/views/*.rq`` are the queries behind kg's own commands and
+lines (the type of entity the parameter names, and a value from the sample corpus).
+A parameter is an entity's name, matched against ``kg:lookupKey`` (the names in
+lower case, an index lookup): :meth:`Example.bind` binds it in lower case. ``kg/queries/views/*.rq`` are the queries behind kg's own commands and
 pages (:func:`view`). Python never writes query text: values from users are
 bound by substitution (:func:`kg.store.run_query`) or as a ``VALUES`` block of
 terms written by pyoxigraph (:func:`with_values`), and lists of kg's own
@@ -27,6 +29,23 @@ class Example:
     params: dict[str, str]
     text: str
     param_types: dict[str, str] = field(default_factory=dict)
+
+    def bind(self, values: dict[str, str]) -> str:
+        """The query with each parameter bound, by a ``VALUES`` block, to the name given for it
+        in ``values`` (the example's own value for any left out), in lower case: parameters name
+        entities, which the queries find through ``kg:lookupKey`` (an index lookup).
+
+        >>> print(examples()["relations-of"].bind({"entity": "GRPO"}).splitlines()[4])
+          VALUES ?entity { "grpo" }
+        """
+        import pyoxigraph as ox
+
+        from ..vocab import lookup_key
+
+        text = self.text
+        for name, default in self.params.items():
+            text = with_values(text, name, ox.Literal(lookup_key(values.get(name, default))))
+        return text
 
 
 def examples() -> dict[str, Example]:

@@ -31,7 +31,7 @@ from ..similarity import graph_vectors
 from ..viz import render
 from ..store import PREFIXES, STORE_SUFFIX, QueryRefused, fill_store, graph_file, refuse_federation, store_dir
 from .index import GraphIndex, load_index, neighbourhood, search
-from .pool import WORKER_MEMORY, HTTPError, QueryPool, QueryTimeout, oxigraph_engine
+from .pool import WORKER_MEMORY, HTTPError, QueryPool, oxigraph_engine
 from .views import entity_view, example_queries, paper_view, segments
 
 MAX_BODY = 1 << 20  # bytes of a POSTed query
@@ -120,13 +120,14 @@ class App:
         self._pool = pool
         # One lock each: building the index (seconds on a large graph) must not hold up queries.
         self._pool_lock, self._index_lock, self._page_lock = threading.Lock(), threading.Lock(), threading.Lock()
+        self._related_lock = threading.Lock()
         self._index: GraphIndex | None = None
         self._explorer: bytes | None = None
         self._render = render
         self._templates = render._environment()
         self._templates.globals["highlight"] = lambda text, mentions: segments(
             text, [(m["start"], m["end"]) for m in mentions])
-        self._related: dict[str, dict] = {}
+        self._related = None  # kg.related.RelatedIndex, read on the first request for related methods
         self._examples: list[dict] | None = None
 
     # ----------------------------------------------------------- lifecycle
@@ -352,24 +353,21 @@ class App:
         return self._page("paper.html" if view["type"] == "Paper" else "entity.html", view)
 
     def related_view(self, node: str) -> dict:
-        """The methods :func:`kg.related.related` ranks for this entity, each with its node id.
+        """The methods :meth:`kg.related.RelatedIndex.related` ranks for this entity, each with its
+        node id. The index is read from the store once, on the first request (seconds on a large
+        graph); each answer then takes milliseconds."""
+        index = self.index()
+        found = self.related_index().related(index.iri[node], k=5, vectors=index.vectors)[1]
+        return {"related": [{"id": index.by_label.get((r.type, r.label)), "label": r.label, "type": r.type,
+                             "score": r.score, "reason": r.reason()} for r in found], "related_note": ""}
 
-        kg.related reads every edge of the graph on each call (seconds on a large
-        graph, minutes for its hubs), so it runs in a query worker under the
-        time limit. Answers are kept; running out of time is not (it may have
-        been a busy moment).
-        """
-        if node not in self._related:
-            index = self.index()
-            try:
-                reply = self.pool.run({"task": "related", "label": index.graph.nodes[node]["label"], "k": 5})
-            except QueryTimeout:
-                return {"related": [], "related_note": f"Finding related methods took longer than {self.timeout:g} s; "
-                                                       "'kg related' on the command line takes its time."}
-            found = json.loads(reply["body"]) if reply["status"] == 200 else []
-            self._related[node] = {"related": [{"id": index.by_label.get((r["type"], r["label"])), **r} for r in found],
-                                   "related_note": ""}
-        return self._related[node]
+    def related_index(self):
+        from ..related import RelatedIndex
+
+        with self._related_lock:
+            if self._related is None:
+                self._related = RelatedIndex(self.store)
+            return self._related
 
     def neighbourhood_view(self, raw: str, hops: str) -> dict:
         index = self.index()

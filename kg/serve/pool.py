@@ -1,4 +1,4 @@
-"""The query workers: SPARQL (and kg.related) answered in processes that can be stopped.
+"""The query workers: SPARQL answered in processes that can be stopped.
 
 pyoxigraph evaluates a query in native code that no Python thread can
 interrupt, but a process can be killed. So client queries run in worker
@@ -9,7 +9,6 @@ same way (:func:`query_within`).
 """
 from __future__ import annotations
 
-import importlib
 import json
 import multiprocessing
 import os
@@ -79,19 +78,7 @@ def _error_reply(status: int, message: str) -> dict:
     return {"status": status, "type": "application/json", "body": body, "truncated": False}
 
 
-def _related_reply(store: ox.Store, vectors, request: dict) -> dict:
-    """kg.related's answer for the entity labelled ``request["label"]``, as JSON."""
-    from ..related import related
-
-    try:
-        _, found = related(store, request["label"], k=request.get("k", 5), vectors=vectors)
-    except KGError:  # a label kg.related resolves to no entity
-        found = []
-    body = json.dumps([{"label": r.label, "type": r.type, "score": r.score, "reason": r.reason()} for r in found])
-    return {"status": 200, "type": "application/json", "body": body.encode("utf-8"), "truncated": False}
-
-
-def oxigraph_engine(path: str, related: bool = True):
+def oxigraph_engine(path: str):
     """A function answering query requests from the graph at ``path`` (its store opened
     read-only, or its RDF file loaded: :func:`kg.store.open_graph`).
 
@@ -99,20 +86,10 @@ def oxigraph_engine(path: str, related: bool = True):
     ``query``, ``accept``, ``max_results`` and optionally ``bindings`` (variable
     name -> a literal's text, substituted), ``default_graph`` and
     ``named_graphs`` (lists of IRIs); the answer is a reply of :func:`result_reply`.
-    With ``related``, a request ``{"task": "related", "label": ..., "k": ...}``
-    asks for :func:`kg.related.related` instead, under the same time limit.
     """
     store = open_graph(path)
-    vectors = None
-    if related:
-        # kg.related imports spaCy, which takes seconds: while the worker starts (not counted in any
-        # query's time limit) rather than within a related request's.
-        importlib.import_module("kg.related")
-        vectors = importlib.import_module("kg.similarity").graph_vectors(path)
 
     def answer(request: dict) -> dict:
-        if related and request.get("task") == "related":
-            return _related_reply(store, vectors, request)
         graphs = {key: [ox.NamedNode(iri) for iri in request[key]] for key in ("default_graph", "named_graphs")
                   if request.get(key)}
         substitutions = {ox.Variable(name): ox.Literal(value) for name, value in request.get("bindings", {}).items()}
@@ -143,7 +120,7 @@ def query_within(graph, query: str, bindings: dict[str, str] | None = None, *, t
     refuse_federation(query)
     if store_dir(graph) is None:
         graph_file(graph)  # raises GraphNotFound before a worker is started
-    pool = QueryPool(oxigraph_engine, str(graph), False, size=1, spare=0, timeout=timeout)
+    pool = QueryPool(oxigraph_engine, str(graph), size=1, spare=0, timeout=timeout)
     try:
         reply = pool.run({"query": query, "bindings": bindings or {}, "max_results": None,
                           "accept": "application/sparql-results+json, application/n-triples"})

@@ -32,11 +32,9 @@ def example_queries(index: GraphIndex | None = None) -> list[dict]:
             most_mentioned[data["kind"]] = rank
     shipped = []
     for example in examples().values():
-        text = example.text
-        for name, example_value in example.params.items():
-            chosen = most_mentioned.get(example.param_types.get(name, ""), (0, 0, example_value))[-1]
-            text = with_values(text, name, ox.Literal(chosen))
-        shipped.append({"name": example.name, "description": example.description, "query": text})
+        chosen = {name: most_mentioned.get(example.param_types.get(name, ""), (0, 0, value))[-1]
+                  for name, value in example.params.items()}
+        shipped.append({"name": example.name, "description": example.description, "query": example.bind(chosen)})
     return shipped
 
 
