@@ -56,18 +56,20 @@ def leaderboard(store: ox.Store, dataset: str) -> tuple[str, list[Entry]]:
     Raises ``KGError`` when no dataset has that name (with close names to try).
     """
     iri = find_entity(store, dataset, type="Dataset")
-    rows = store.query(view("leaderboard"), prefixes=PREFIXES, substitutions={ox.Variable("dataset"): ox.NamedNode(iri)})
+    rows = list(store.query(view("leaderboard"), prefixes=PREFIXES,
+                            substitutions={ox.Variable("dataset"): ox.NamedNode(iri)}))
+    labels = labels_of(store, [iri] + [row[part].value for row in rows for part in ("metric", "subject") if row[part]])
     entries = []
     for row in rows:
-        metric = row["metric"].value if row["metric"] else ""
+        metric = labels.get(row["metric"].value, "") if row["metric"] else ""
         entries.append(Entry(
             value=float(row["value"].value), unit=row["unit"].value if row["unit"] else "",
             previous=float(row["previous"].value) if row["previous"] else None, kind=row["kind"].value,
-            metric=metric, subject=row["subject"].value if row["subject"] else "",
+            metric=metric, subject=labels.get(row["subject"].value, "") if row["subject"] else "",
             paper=row["paper"].value, paper_label=row["paperLabel"].value, sentence=row["sentence"].value,
             start=int(row["start"].value), end=int(row["end"].value), confidence=float(row["confidence"].value),
             lower_is_better=lower_is_better(metric) if metric else None))
-    return labels_of(store, [iri])[iri], rank(entries)
+    return labels[iri], rank(entries)
 
 
 def rank(entries: list[Entry]) -> list[Entry]:

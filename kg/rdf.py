@@ -63,7 +63,7 @@ _SUBJECT, _PREDICATE, _OBJECT = str(RDF.subject), str(RDF.predicate), str(RDF.ob
 _CONFIDENCE, _VERSION, _LOOKUP_KEY = str(KG.confidence), str(KG.version), str(KG.lookupKey)
 _SENTENCE, _VALUE_TEXT, _PART_OF = str(KG.Sentence), str(RDF.value), str(DCTERMS.isPartOf)
 _COOCCURRENCE, _COOCCURS_WITH = str(KG.cooccurrence), str(KG.cooccursWith)
-_SHARES_TASKS_WITH = str(KG.sharesTasksWith)
+_TASK_NEIGHBOUR, _NEIGHBOUR, _SHARED_TASKS = str(KG.taskNeighbour), str(KG.neighbour), str(KG.sharedTaskCount)
 _DERIVED_FROM, _ATTRIBUTED_TO = str(PROV.wasDerivedFrom), str(PROV.wasAttributedTo)
 _HAS_SELECTOR, _START, _END = str(OA.hasSelector), str(OA.start), str(OA.end)
 _PAPER, _STATEMENT, _EXTRACTOR = str(KG.Paper), str(KG.Statement), str(KG.Extractor)
@@ -243,12 +243,15 @@ def _blocks(G: nx.MultiDiGraph, base: str) -> Iterator[_Block]:
         nodes = entities[iri]
         shared = sorted((iris[other], other, n) for node in nodes for other, n in counts.get(node, {}).items())
         links = [(_COOCCURRENCE, str(vocab.cooccurrence_iri(iri, other))) for _, other, _ in shared]
-        links += [(_SHARES_TASKS_WITH, iris[other]) for node in nodes for other in neighbours.get(node, ())]
+        near = [(str(vocab.neighbour_iri(iri, other)), iris[other], n) for node in nodes for other, n in neighbours.get(node, ())]
+        links += [(_TASK_NEIGHBOUR, link) for link, _, _ in near]
         yield iri, _pairs([pair for node in nodes for pair in _entity_pairs(G.nodes[node])] + links
                           + [(_RELATIONS[relation], iris[target]) for node in nodes
                              for _, target, relation in G.out_edges(node, keys=True)])
         for (_, link), (other_iri, _, n) in zip(links, shared):
             yield link, [(_COOCCURS_WITH, other_iri), (_PAPER_COUNT, _typed(str(n), _INTEGER))]
+        for link, other_iri, n in near:
+            yield link, [(_NEIGHBOUR, other_iri), (_SHARED_TASKS, _typed(str(n), _INTEGER))]
         yield from _relation_statements(G, nodes, iri, iris, base, extractors)
     for name, iri in sorted(extractors.items(), key=lambda item: item[1]):
         yield iri, _pairs(_extractor_pairs(name))
@@ -281,13 +284,14 @@ def _cooccurrences(G: nx.MultiDiGraph) -> dict[str, dict[str, int]]:
     return counts
 
 
-#: How many methods sharing the most tasks with a method ``kg:sharesTasksWith`` names.
+#: How many of the methods sharing the most tasks with a method ``kg:taskNeighbour`` names.
 TASK_NEIGHBOURS = 10
 
 
-def _task_neighbours(G: nx.MultiDiGraph, counts: dict[str, dict[str, int]]) -> dict[str, list[str]]:
+def _task_neighbours(G: nx.MultiDiGraph, counts: dict[str, dict[str, int]]) -> dict[str, list[tuple[str, int]]]:
     """For each method, the :data:`TASK_NEIGHBOURS` other methods that share the most tasks with
-    it (through :func:`_cooccurrences`; ties to the more mentioned, then by node id).
+    it (through :func:`_cooccurrences`; ties to the more mentioned, then by node id), each with
+    the number of tasks they share.
 
     Counting every pair through every task costs the sum over tasks of their methods squared:
     done here once, with numpy, instead of in each query.
@@ -311,7 +315,7 @@ def _task_neighbours(G: nx.MultiDiGraph, counts: dict[str, dict[str, int]]) -> d
         ids, shared = ids[others], shared[others]
         # Most shared tasks first, then most papers, then node id (the order of ``methods``).
         order = np.lexsort((ids, -papers[ids], -shared))[:TASK_NEIGHBOURS]
-        found[node] = [methods[ids[i]] for i in order]
+        found[node] = [(methods[ids[i]], int(shared[i])) for i in order]
     return found
 
 

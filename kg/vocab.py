@@ -44,6 +44,7 @@ class KG(DefinedNamespace):
     Statement: URIRef  # an extracted edge with its evidence
     Sentence: URIRef  # a sentence of an abstract: the evidence statements and results point to
     Cooccurrence: URIRef  # the papers an entity shares with a task or dataset, counted
+    TaskNeighbour: URIRef  # one of the methods sharing the most tasks with a method, and how many
     Result: URIRef  # a score a paper reports, with its metric, dataset and subject
     Extractor: URIRef  # the software that made a statement
 
@@ -86,7 +87,9 @@ class KG(DefinedNamespace):
     lookupKey: URIRef
     cooccurrence: URIRef
     cooccursWith: URIRef
-    sharesTasksWith: URIRef
+    taskNeighbour: URIRef
+    neighbour: URIRef
+    sharedTaskCount: URIRef
     version: URIRef
     salience: URIRef
     paperCountWithNarrower: URIRef
@@ -254,6 +257,16 @@ def cooccurrence_iri(entity: URIRef | str, other_node: str) -> URIRef:
     rdflib.term.URIRef('https://example.org/kg/method/grpo#with-task-reasoning')
     """
     return URIRef(f"{entity}#with-{other_node.replace('/', '-', 1)}")
+
+
+def neighbour_iri(method: URIRef | str, other: URIRef | str) -> URIRef:
+    """The IRI of the node saying how many tasks ``method`` shares with ``other`` (a method's IRI):
+    a fragment of the method's IRI.
+
+    >>> neighbour_iri("https://example.org/kg/method/grpo", "https://example.org/kg/method/ppo")
+    rdflib.term.URIRef('https://example.org/kg/method/grpo#shares-tasks-with-method-ppo')
+    """
+    return URIRef(f"{method}#shares-tasks-with-{node_of_iri(str(other)).replace('/', '-', 1)}")
 
 
 def lookup_key(name: str) -> str:

@@ -42,6 +42,26 @@ def test_methods_on_benchmark_finds_what_papers_evaluated_on_it_propose(sample_b
     assert {"Llama-3.1-70B", "GPT-4o"} <= methods
 
 
+def test_methods_sharing_tasks_counts_what_the_papers_share(sample_build):
+    """The counts materialised at build time equal a count through every paper."""
+    store = open_graph(sample_build[0])
+    direct = {}
+    for m in {r["m"].value for r in run_query(store, "SELECT ?m WHERE { ?m a kg:Method }")}:
+        rows = run_query(store, """SELECT ?o (COUNT(DISTINCT ?task) AS ?n) WHERE {
+            ?p1 kg:proposes|kg:uses|kg:comparesWith ?m ; kg:addresses ?task .
+            ?p2 kg:addresses ?task ; kg:proposes|kg:uses|kg:comparesWith ?o . ?o a kg:Method . FILTER(?o != ?m)
+          } GROUP BY ?o""".replace("?m ;", f"<{m}> ;").replace("?o != ?m", f"?o != <{m}>"))
+        direct[m] = {r["o"].value: int(r["n"].value) for r in rows}
+    stored = {}
+    for row in run_query(store, "SELECT ?m ?o ?n WHERE { ?m kg:taskNeighbour [ kg:neighbour ?o ; kg:sharedTaskCount ?n ] }"):
+        stored.setdefault(row["m"].value, {})[row["o"].value] = int(row["n"].value)
+    assert stored and set(stored) == {m for m, others in direct.items() if others}
+    for m, others in stored.items():
+        assert len(others) == min(10, len(direct[m]))
+        assert all(direct[m][o] == n for o, n in others.items())
+        assert min(others.values()) >= max([n for o, n in direct[m].items() if o not in others], default=0)
+
+
 def test_query_json_is_sparql_results_json(sample_build):
     stem, _ = sample_build
     result = CliRunner().invoke(main, ["query", "-g", str(stem), "SELECT ?d WHERE { ?d a kg:Dataset }", "--format", "json"])

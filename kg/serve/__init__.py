@@ -26,11 +26,21 @@ Its parts, each readable on its own:
 - :mod:`.views`: the data of each page, read from the store with the queries of :mod:`kg.queries`;
 - :mod:`.app`: the WSGI application, its routes, and the server around it.
 """
-from .app import App, Running, get, make_app, start
-from .index import GraphIndex, load_index, neighbourhood, search
-from .pool import HTTPError, QueryPool, QueryTimeout, ServerBusy, oxigraph_engine, query_within, result_reply
-from .views import entity_view, paper_view, segments
+import importlib
 
-__all__ = ["App", "GraphIndex", "HTTPError", "QueryPool", "QueryTimeout", "Running", "ServerBusy", "entity_view",
-           "get", "load_index", "make_app", "neighbourhood", "oxigraph_engine", "paper_view", "query_within",
-           "result_reply", "search", "segments", "start"]
+# Where each name lives. Imported on first use (PEP 562), so that a query worker, which imports
+# only .pool, starts without the explorer's renderer and templates.
+_EXPORTS = {
+    **dict.fromkeys(["App", "Running", "get", "make_app", "start"], ".app"),
+    **dict.fromkeys(["GraphIndex", "load_index", "neighbourhood", "search"], ".index"),
+    **dict.fromkeys(["HTTPError", "QueryPool", "QueryTimeout", "ServerBusy", "oxigraph_engine", "query_within",
+                     "result_reply"], ".pool"),
+    **dict.fromkeys(["entity_view", "paper_view", "segments"], ".views"),
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name], __name__), name)

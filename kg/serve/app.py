@@ -129,6 +129,7 @@ class App:
             text, [(m["start"], m["end"]) for m in mentions])
         self._related = None  # kg.related.RelatedIndex, read on the first request for related methods
         self._examples: list[dict] | None = None
+        self._triples: int | None = None
 
     # ----------------------------------------------------------- lifecycle
 
@@ -322,7 +323,9 @@ class App:
         kinds: dict[str, int] = {}
         for _, kind in G.nodes(data="kind"):
             kinds[kind] = kinds.get(kind, 0) + 1
-        return {"title": self.title, "triples": len(self.store), "nodes": kinds, "edges": G.number_of_edges(),
+        if self._triples is None:  # counting reads every triple: once
+            self._triples = len(self.store)
+        return {"title": self.title, "triples": self._triples, "nodes": kinds, "edges": G.number_of_edges(),
                 "urls": {"explorer": "/", "query": "/query", "sparql": "/sparql"}}
 
     def query_view(self, query: str = "") -> dict:

@@ -67,13 +67,17 @@ def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
                   "object_label": row["objectLabel"].value, "papers": int(row["papers"].value)}
                  for row in itertools.islice(store.query(with_values(view("entity-relations"), "entity", iri),
                                                          prefixes=PREFIXES), EVIDENCE_LIMIT)]
-    results = [{"paper": vocab.node_of_iri(row["paper"].value), "value": float(row["value"].value),
-                "text": clean(value(row["text"])).text or f"{float(row['value'].value):g}{value(row['unit'])}",
-                "unit": value(row["unit"]), "previous": float(row["previous"].value) if row["previous"] else None,
-                "kind": row["kind"].value, "metric": value(row["metric"]), "dataset": value(row["dataset"]),
-                "subject": value(row["subject"]), "sentence": row["sentence"].value}
-               for row in itertools.islice(store.query(with_values(view("entity-results"), "entity", iri),
-                                                       prefixes=PREFIXES), EVIDENCE_LIMIT)]
+    def label(term) -> str:  # an entity's label, from the index
+        node = vocab.node_of_iri(term.value) if term is not None else None
+        return index.graph.nodes[node]["label"] if node in index.graph else ""
+
+    results = sorted(({"paper": vocab.node_of_iri(row["paper"].value), "value": float(row["value"].value),
+                       "text": clean(value(row["text"])).text or f"{float(row['value'].value):g}{value(row['unit'])}",
+                       "unit": value(row["unit"]), "previous": float(row["previous"].value) if row["previous"] else None,
+                       "kind": row["kind"].value, "metric": label(row["metric"]), "dataset": label(row["dataset"]),
+                       "subject": label(row["subject"]), "sentence": row["sentence"].value}
+                      for row in store.query(with_values(view("entity-results"), "entity", iri), prefixes=PREFIXES)),
+                     key=lambda r: (r["dataset"], r["metric"], -r["value"], r["paper"], r["text"]))[:EVIDENCE_LIMIT]
     return {"id": node, "iri": iri.value, "type": data["kind"], "label": data["label"], "aliases": data["aliases"],
             "relations": relations, "results": results, "paper_count": data.get("reach") or data.get("papers", 0),
             "papers": [{"id": p, "title": index.graph.nodes[p]["label"],
