@@ -1,19 +1,25 @@
-"""Scale: `kg build` on synthetic corpora of 1k, 20k, 100k abstracts.
+"""Scale: `kg build` on synthetic corpora of 1k, 20k, 100k abstracts, optionally beside another kg.
 
 Abstracts are synthesised by sampling sentences of real abstracts (the ICLR
 2026 sample and the ICLR 2017/18 OpenReview exports in ../shared), 5 to 9
 sentences each. For each size it prints: end-to-end abstracts/s, the ratio to
 spaCy's own `nlp.pipe` running the same components on the same texts with the
-same number of processes, peak RSS, output sizes, the time of an incremental
-re-run after adding 1% new abstracts (extraction cache warm), and the
-explorer's time to first render in headless Chromium.
+same number of processes, peak RSS, N-Triples per abstract, the time of an
+incremental re-run after adding 1% new abstracts (extraction cache warm) and
+its share of the full build, and (with --render) the explorer's time to first
+render in headless Chromium.
 
-    python bench/scale.py 1000 20000 [100000] [--shared ../shared] [--jobs 2] [--baseline-up-to 20000]
+With --against DIR (a checkout of another kg version, e.g. made by `git
+worktree add /tmp/before COMMIT`), each size is built by both, one after the
+other on the same corpus, and the table has a row for each.
+
+    python bench/scale.py 1000 20000 [100000] [--shared ../shared] [--jobs 2] [--against /tmp/before]
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import os
 import random
 import re
 import resource
@@ -59,14 +65,16 @@ def synthesise(path: Path, n: int, pool: list[str], seed: int) -> None:
             out.write("\n" + " ".join(rng.sample(pool, rng.randint(5, 9))) + "\n")
 
 
-def run(command: list[str]) -> tuple[float, float]:
-    """Seconds and peak RSS (MB, largest process of the command's tree) of a command."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, max(peak, before) / 1024
+def run(command: list[str], env: dict, cwd: Path) -> tuple[float, float]:
+    """Seconds and peak RSS (MB) of a command: ru_maxrss of the largest process it waited for,
+    measured in a fresh interpreter so that earlier runs do not mask it."""
+    probe = ("import resource, subprocess, sys, time; s = time.perf_counter(); "
+             "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+             "print(time.perf_counter() - s, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", probe, *command], check=True, capture_output=True, text=True, env=env,
+                         cwd=cwd)
+    seconds, peak = out.stdout.split()
+    return float(seconds), int(peak) / 1024
 
 
 def size(path: Path) -> int:
@@ -97,33 +105,39 @@ def main() -> None:
     parser.add_argument("sizes", nargs="*", type=int, default=[1000, 20000])
     parser.add_argument("--shared", type=Path, default=Path(__file__).resolve().parents[2] / "shared")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--against", type=Path, metavar="DIR", help="a checkout of another kg to build beside this one")
     parser.add_argument("--baseline-up-to", type=int, default=None, metavar="N",
                         help="run spaCy's nlp.pipe baseline only for sizes up to N (it takes as long as the build)")
+    parser.add_argument("--render", action="store_true", help="also time the explorer's first render in Chromium")
     args = parser.parse_args()
     pool = sentence_pool(args.shared)
-    kg = [sys.executable, "-m", "kg.cli"]
+    here = Path(__file__).resolve().parents[1]
+    versions = ([("before", args.against.resolve())] if args.against else []) + [("now", here)]
     print(f"sentence pool: {len(pool)} sentences; processes: {args.jobs}")
-    print(f"{'abstracts':>9} {'build s':>8} {'abs/s':>7} {'spaCy s':>8} {'ratio':>6} {'peak MB':>8} "
-          f"{'+1% s':>7} {'+1%/full':>8} {'render s':>8}  outputs")
+    print("| abstracts | kg | build s | abs/s | nlp.pipe s | ratio | peak MB | N-Triples KB/abstract | +1% s | +1%/full | render s |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in args.sizes:
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
-            corpus = tmp / "corpus.txt"
+            corpus, extra = tmp / "corpus.txt", tmp / "extra.txt"
             synthesise(corpus, n, pool, seed=n)
-            out = tmp / "graphs" / "g"
-            build_s, peak = run(kg + ["build", "-q", "-j", str(args.jobs), str(corpus), "-o", str(out)])
-            spacy_s = float("nan")
-            if args.baseline_up_to is None or n <= args.baseline_up_to:
-                spacy_s = float(subprocess.run([sys.executable, "-c", BASELINE, str(corpus), str(args.jobs)],
-                                               check=True, capture_output=True, text=True).stdout)
-            extra = tmp / "extra.txt"
             synthesise(extra, max(1, n // 100), pool, seed=n + 1)
-            incremental_s, _ = run(kg + ["build", "-q", "-j", str(args.jobs), str(corpus), str(extra), "-o", str(out)])
-            sizes = ", ".join(f"{p.suffix[1:]} {size(p) / 1e6:.1f}MB" for p in sorted(out.parent.glob("g.*")))
-            render = first_render(out.with_suffix(".html"))
-            print(f"{n:>9} {build_s:>8.1f} {n / build_s:>7.1f} {spacy_s:>8.1f} {build_s / spacy_s:>6.2f} {peak:>8.0f} "
-                  f"{incremental_s:>7.1f} {incremental_s / build_s:>8.2f} "
-                  f"{render if render is not None else float('nan'):>8.1f}  {sizes}", flush=True)
+            for label, checkout in versions:
+                # Run from the scratch folder: `python -m` puts the working folder first on the path.
+                env = {**os.environ, "PYTHONPATH": str(checkout)}
+                kg = [sys.executable, "-m", "kg.cli"]
+                out = tmp / label / "g"
+                build_s, peak = run(kg + ["build", "-q", "-j", str(args.jobs), str(corpus), "-o", str(out)], env, tmp)
+                spacy_s = float("nan")
+                if args.baseline_up_to is None or n <= args.baseline_up_to:
+                    spacy_s = float(subprocess.run([sys.executable, "-c", BASELINE, str(corpus), str(args.jobs)],
+                                                   check=True, capture_output=True, text=True, env=env, cwd=tmp).stdout)
+                nt_kb = size(out.with_suffix(".nt")) / n / 1000
+                incremental_s, _ = run(kg + ["build", "-q", "-j", str(args.jobs), str(corpus), str(extra), "-o", str(out)], env, tmp)
+                render = first_render(out.with_suffix(".html")) if args.render else None
+                print(f"| {n:,} | {label} | {build_s:.1f} | {n / build_s:.1f} | {spacy_s:.1f} | {build_s / spacy_s:.2f} "
+                      f"| {peak:.0f} | {nt_kb:.1f} | {incremental_s:.1f} | {incremental_s / build_s:.2f} "
+                      f"| {render if render is not None else float('nan'):.1f} |", flush=True)
 
 
 if __name__ == "__main__":

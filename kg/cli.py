@@ -31,12 +31,14 @@ GRAPHS = Path("graphs")
 
 def _only_graph(ctx, param, value):
     """The graph a command reads: the one given, or else the only graph under graphs/."""
+    from .rdf import INDEX_SUFFIX
     from .store import GRAPH_SUFFIXES
 
     if value is not None:
         return value
     stems = sorted({path.with_suffix("") for path in GRAPHS.glob("*")
-                    if path.suffix in GRAPH_SUFFIXES and not path.name.startswith(".")})
+                    if path.suffix in GRAPH_SUFFIXES and not path.name.startswith(".")
+                    and not path.name.endswith(INDEX_SUFFIX)})
     if len(stems) == 1:
         click.echo(f"Using {stems[0]}, the only graph under {GRAPHS}/ (-g GRAPH to choose another).", err=True)
         return str(stems[0])

@@ -18,6 +18,7 @@ an :class:`rdflib.Graph` for validation, tests and small graphs.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -36,6 +37,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
 from . import pwc, vocab
+from .concepts import SALIENCE_THRESHOLD
 from .files import replacing
 from .vocab import KG, OA, SCHEMA
 
@@ -134,7 +136,7 @@ def to_triples(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Iterato
     <https://example.org/kg/extractor/rules> <http://www.w3.org/2000/01/rdf-schema#label> "rules"
     """
     terms = _OxTerms()
-    for block in _blocks(G, base):
+    for block in itertools.chain(_blocks(G, base), _index_blocks(G, base)):
         yield from terms.triples(block)
 
 
@@ -179,7 +181,8 @@ def to_rdf(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Graph:
                     value, datatype=URIRef(datatype) if datatype else None)
         return terms[t]
 
-    rdf.addN((term(subject), term(p), term(o), rdf) for subject, pairs in _blocks(G, base) for p, o in pairs)
+    blocks = itertools.chain(_blocks(G, base), _index_blocks(G, base))
+    rdf.addN((term(subject), term(p), term(o), rdf) for subject, pairs in blocks for p, o in pairs)
     return rdf
 
 
@@ -237,24 +240,34 @@ def _blocks(G: nx.MultiDiGraph, base: str) -> Iterator[_Block]:
         reported = [r for node in papers[iri] for r in results.get(node, ())]
         yield from _paper_blocks(G, papers[iri], iri, iris, base, extractors, reported, cited)
         yield from _result_blocks(reported, iri, iris, base, extractors)
-    counts = _cooccurrences(G)
-    neighbours = _task_neighbours(G, counts)
     for iri in sorted(entities):
         nodes = entities[iri]
-        shared = sorted((iris[other], other, n) for node in nodes for other, n in counts.get(node, {}).items())
-        links = [(_COOCCURRENCE, str(vocab.cooccurrence_iri(iri, other))) for _, other, _ in shared]
-        near = [(str(vocab.neighbour_iri(iri, other)), iris[other], n) for node in nodes for other, n in neighbours.get(node, ())]
-        links += [(_TASK_NEIGHBOUR, link) for link, _, _ in near]
-        yield iri, _pairs([pair for node in nodes for pair in _entity_pairs(G.nodes[node])] + links
+        yield iri, _pairs([pair for node in nodes for pair in _entity_pairs(G.nodes[node])]
                           + [(_RELATIONS[relation], iris[target]) for node in nodes
                              for _, target, relation in G.out_edges(node, keys=True)])
-        for (_, link), (other_iri, _, n) in zip(links, shared):
-            yield link, [(_COOCCURS_WITH, other_iri), (_PAPER_COUNT, _typed(str(n), _INTEGER))]
-        for link, other_iri, n in near:
-            yield link, [(_NEIGHBOUR, other_iri), (_SHARED_TASKS, _typed(str(n), _INTEGER))]
         yield from _relation_statements(G, nodes, iri, iris, base, extractors)
     for name, iri in sorted(extractors.items(), key=lambda item: item[1]):
         yield iri, _pairs(_extractor_pairs(name))
+
+
+def _index_blocks(G: nx.MultiDiGraph, base: str) -> Iterator[_Block]:
+    """The index: what queries at conference scale read instead of joining every paper, derived
+    from the export (:func:`_blocks`): each method or model's co-occurrence counts with tasks and
+    datasets (``kg:Cooccurrence``) and each method's task neighbours (``kg:TaskNeighbour``)."""
+    iris = {node: _node_iri(node, data, base) for node, data in G.nodes(data=True) if data["kind"] != "Paper"}
+    counts = _cooccurrences(G)
+    neighbours = _task_neighbours(G, counts)
+    for node in sorted(set(counts) | set(neighbours), key=lambda n: iris[n]):
+        iri = iris[node]
+        shared = sorted((iris[other], n) for other, n in counts.get(node, {}).items())
+        links = [str(vocab.cooccurrence_iri(iri, vocab.node_of_iri(other))) for other, _ in shared]
+        near = [(str(vocab.neighbour_iri(iri, rank)), iris[other], n)
+                for rank, (other, n) in enumerate(neighbours.get(node, ()))]
+        yield iri, _pairs([(_COOCCURRENCE, link) for link in links] + [(_TASK_NEIGHBOUR, link) for link, _, _ in near])
+        for link, (other, n) in zip(links, shared):
+            yield link, [(_COOCCURS_WITH, other), (_PAPER_COUNT, _typed(str(n), _INTEGER))]
+        for link, other, n in near:
+            yield link, [(_NEIGHBOUR, other), (_SHARED_TASKS, _typed(str(n), _INTEGER))]
 
 
 #: The roles by which a paper applies a method or model, and those by which it addresses a task
@@ -266,13 +279,22 @@ COOCCURS = {"addresses": "Task", "evaluatesOn": "Dataset"}
 def _cooccurrences(G: nx.MultiDiGraph) -> dict[str, dict[str, int]]:
     """For each method or model, the tasks the papers applying it address and the datasets they
     evaluate on, with how many papers do: what "methods sharing tasks" and "methods on a
-    benchmark" read instead of joining every paper of a task with every paper of a method."""
+    benchmark" read instead of joining every paper of a task with every paper of a method.
+
+    Only entities at or above the salience threshold (:data:`kg.concepts.SALIENCE_THRESHOLD`),
+    on both sides: those below (one paper, a plain phrase, not proposed) would be most of the
+    pairs, and the explorer and kg related leave them out too.
+    """
+    salient = {node for node, data in G.nodes(data=True)
+               if data["kind"] != "Paper" and data.get("salience", 0.0) >= SALIENCE_THRESHOLD}
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for node, data in G.nodes(data=True):
         if data["kind"] != "Paper":
             continue
         applied, others = set(), set()
         for _, target, role in G.out_edges(node, keys=True):
+            if target not in salient:
+                continue
             kind = G.nodes[target]["kind"]
             if role in APPLIES and kind in ("Method", "Model"):
                 applied.add(target)
@@ -554,13 +576,20 @@ class _OxTerms:
 
 #: The RDF files kg writes, by extension.
 RDF_FORMATS = ("ttl", "nt", "jsonld")
+#: The index (:func:`_index_blocks`) goes to a file of its own, as N-Triples, whatever the formats.
+INDEX_SUFFIX = ".index.nt"
 
 
 def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
               base: str = vocab.DEFAULT_BASE, formats: Iterable[str] = RDF_FORMATS,
               store: ox.Store | None = None) -> dict[str, Path]:
-    """Write ``stem.ttl``, ``stem.nt`` and ``stem.jsonld`` (or those of ``formats``) atomically,
-    and add the same triples to ``store`` in the same pass.
+    """Write ``stem.ttl``, ``stem.nt`` and ``stem.jsonld`` (or those of ``formats``) and, for a
+    networkx graph, its index ``stem.index.nt``, atomically; add the same triples to ``store``
+    in the same pass.
+
+    The index (co-occurrence counts and task neighbours, :func:`_index_blocks`) is derived from
+    the graph for queries' speed; it is kept out of the exports, which hold what was read, and
+    the store holds both. A SPARQL server loading the exports loads the index file too.
 
     The files are written together, chunk by chunk, and replace any
     previous ones only once all are complete (:func:`kg.files.replacing`).
@@ -587,7 +616,8 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
     Returns
     -------
     dict
-        ``{"ttl": Path, "nt": Path, "jsonld": Path}`` for the formats written.
+        ``{"ttl": Path, "nt": Path, "jsonld": Path}`` for the formats written, and
+        ``"index"`` for a networkx graph.
         Turtle and N-Triples are pyoxigraph's; the JSON-LD is compacted with
         the prefixes of :data:`kg.vocab.NAMESPACES`, one node object per line,
         ``rdf:type`` as ``@type`` and typed literals as ``{"@value", "@type"}``.
@@ -606,11 +636,17 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
     {"@id": "https://example.org/p1", "dcterms:title": "A \\"title\\""}
     """
     formats = [ext for ext in RDF_FORMATS if ext in set(formats)]
-    blocks = _rdflib_blocks(graph) if isinstance(graph, Graph) else _blocks(graph, base)
     stem = Path(stem)
     paths = {ext: stem.with_name(f"{stem.name}.{ext}") for ext in formats}
+    if isinstance(graph, Graph):
+        with replacing(*paths.values()) as files:
+            _write_blocks(_rdflib_blocks(graph), dict(zip(paths, files)), store)
+        return paths
+    paths["index"] = stem.with_name(f"{stem.name}{INDEX_SUFFIX}")
     with replacing(*paths.values()) as files:
-        _write_blocks(blocks, dict(zip(paths, files)), store)
+        *data, index = files
+        _write_blocks(_blocks(graph, base), dict(zip(formats, data)), store)
+        _write_blocks(_index_blocks(graph, base), {"nt": index}, store)
     return paths
 
 

@@ -48,6 +48,18 @@ def graph_file(path: str | Path) -> Path:
     raise GraphNotFound(str(path))
 
 
+def index_file(rdf_file: str | Path) -> Path | None:
+    """The index ``kg build`` wrote beside the RDF file ``rdf_file`` (``NAME.index.nt`` beside
+    ``NAME.nt``, ``.ttl`` or ``.jsonld``: :func:`kg.rdf.write_rdf`), or None.
+
+    >>> index_file("no/such/graph.nt") is None
+    True
+    """
+    rdf_file = Path(rdf_file)
+    index = rdf_file.with_name(rdf_file.name[: -len(rdf_file.suffix)] + ".index.nt")
+    return index if index.is_file() and index != rdf_file else None
+
+
 def store_dir(path: str | Path) -> Path | None:
     """The on-disk store of the graph at ``path`` (``graphs/NAME``, one of its files, or the
     store folder itself), or None when ``kg build`` wrote none.
@@ -98,10 +110,11 @@ def open_graph(path: str | Path) -> ox.Store:
             pass
     file = graph_file(path)
     store = ox.Store()
-    try:
-        store.bulk_load(path=str(file), format=_FORMATS[file.suffix])
-    except SyntaxError as error:
-        raise KGError(f"{file}: not valid RDF ({error}). Rebuild it with 'kg build'.") from None
+    for part in filter(None, (file, index_file(file))):
+        try:
+            store.bulk_load(path=str(part), format=_FORMATS[part.suffix])
+        except SyntaxError as error:
+            raise KGError(f"{part}: not valid RDF ({error}). Rebuild it with 'kg build'.") from None
     return store
 
 
@@ -132,26 +145,28 @@ def write_store(folder: str | Path, fill: Callable[[ox.Store], T]) -> T:
 
 
 def fill_store(rdf_file: str | Path, folder: str | Path) -> Path:
-    """Load ``rdf_file`` into a new on-disk store at ``folder`` and close it; return ``folder``.
+    """Load ``rdf_file`` (and the index beside it, :func:`index_file`) into a new on-disk store at
+    ``folder`` and close it; return ``folder``.
 
-    For a graph that exists only as a file: ``kg build`` fills its store from
+    For a graph that exists only as files: ``kg build`` fills its store from
     the triples in memory (:func:`kg.rdf.write_rdf`).
     """
     rdf_file, folder = Path(rdf_file), Path(folder)
 
     def load(store: ox.Store) -> None:
-        try:
-            if rdf_file.suffix == ".nt":
-                # N-Triples is one triple per line, so it loads in chunks of whole lines: the bulk
-                # loader's memory grows with what it is given (a 470k-triple file at once: +350 MB;
-                # in 8 MB chunks: +60 MB, for a quarter more time).
-                with rdf_file.open("rb") as lines:
-                    while chunk := lines.readlines(_LOAD_CHUNK):
-                        store.bulk_load(b"".join(chunk), format=ox.RdfFormat.N_TRIPLES)
-            else:
-                store.bulk_load(path=str(rdf_file), format=_FORMATS[rdf_file.suffix])
-        except SyntaxError as error:
-            raise KGError(f"{rdf_file}: not valid RDF ({error}). Rebuild it with 'kg build'.") from None
+        for part in filter(None, (rdf_file, index_file(rdf_file))):
+            try:
+                if part.suffix == ".nt":
+                    # N-Triples is one triple per line, so it loads in chunks of whole lines: the bulk
+                    # loader's memory grows with what it is given (a 470k-triple file at once: +350 MB;
+                    # in 8 MB chunks: +60 MB, for a quarter more time).
+                    with part.open("rb") as lines:
+                        while chunk := lines.readlines(_LOAD_CHUNK):
+                            store.bulk_load(b"".join(chunk), format=ox.RdfFormat.N_TRIPLES)
+                else:
+                    store.bulk_load(path=str(part), format=_FORMATS[part.suffix])
+            except SyntaxError as error:
+                raise KGError(f"{part}: not valid RDF ({error}). Rebuild it with 'kg build'.") from None
 
     write_store(folder, load)
     return folder

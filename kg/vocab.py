@@ -251,22 +251,22 @@ def sentence_iri(base: str, paper_id: str, index: int) -> URIRef:
 
 def cooccurrence_iri(entity: URIRef | str, other_node: str) -> URIRef:
     """The IRI of the node counting the papers ``entity`` shares with the task or dataset whose
-    node id is ``other_node``: a fragment of the entity's IRI.
+    node id is ``other_node``: a fragment of the entity's IRI, short (one per pair adds up).
 
     >>> cooccurrence_iri("https://example.org/kg/method/grpo", "task/reasoning")
-    rdflib.term.URIRef('https://example.org/kg/method/grpo#with-task-reasoning')
+    rdflib.term.URIRef('https://example.org/kg/method/grpo#c-813305e0b7')
     """
-    return URIRef(f"{entity}#with-{other_node.replace('/', '-', 1)}")
+    return URIRef(f"{entity}#c-{hashlib.sha1(other_node.encode()).hexdigest()[:10]}")
 
 
-def neighbour_iri(method: URIRef | str, other: URIRef | str) -> URIRef:
-    """The IRI of the node saying how many tasks ``method`` shares with ``other`` (a method's IRI):
+def neighbour_iri(method: URIRef | str, rank: int) -> URIRef:
+    """The IRI of the ``rank``-th (from 0) of the methods sharing the most tasks with ``method``:
     a fragment of the method's IRI.
 
-    >>> neighbour_iri("https://example.org/kg/method/grpo", "https://example.org/kg/method/ppo")
-    rdflib.term.URIRef('https://example.org/kg/method/grpo#shares-tasks-with-method-ppo')
+    >>> neighbour_iri("https://example.org/kg/method/grpo", 0)
+    rdflib.term.URIRef('https://example.org/kg/method/grpo#n0')
     """
-    return URIRef(f"{method}#shares-tasks-with-{node_of_iri(str(other)).replace('/', '-', 1)}")
+    return URIRef(f"{method}#n{rank}")
 
 
 def lookup_key(name: str) -> str:

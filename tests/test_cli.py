@@ -43,13 +43,16 @@ def test_methods_on_benchmark_finds_what_papers_evaluated_on_it_propose(sample_b
 
 
 def test_methods_sharing_tasks_counts_what_the_papers_share(sample_build):
-    """The counts materialised at build time equal a count through every paper."""
+    """The counts materialised at build time equal a count through every paper (of the entities at
+    or above the salience threshold, which the counts cover)."""
     store = open_graph(sample_build[0])
     direct = {}
-    for m in {r["m"].value for r in run_query(store, "SELECT ?m WHERE { ?m a kg:Method }")}:
+    salient = "SELECT ?m WHERE { ?m a kg:Method ; kg:salience ?s FILTER(?s >= 1.5) }"
+    for m in {r["m"].value for r in run_query(store, salient)}:
         rows = run_query(store, """SELECT ?o (COUNT(DISTINCT ?task) AS ?n) WHERE {
             ?p1 kg:proposes|kg:uses|kg:comparesWith ?m ; kg:addresses ?task .
             ?p2 kg:addresses ?task ; kg:proposes|kg:uses|kg:comparesWith ?o . ?o a kg:Method . FILTER(?o != ?m)
+            ?o kg:salience ?so . ?task kg:salience ?st . FILTER(?so >= 1.5 && ?st >= 1.5)
           } GROUP BY ?o""".replace("?m ;", f"<{m}> ;").replace("?o != ?m", f"?o != <{m}>"))
         direct[m] = {r["o"].value: int(r["n"].value) for r in rows}
     stored = {}
@@ -146,11 +149,13 @@ def test_formats_choose_the_files_and_the_store_holds_the_same_triples(sample_bu
     result = CliRunner().invoke(main, ["build", "-q", str(FIXTURES / "sample.txt"), "-o", str(stem), "--formats", "nt"])
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == [
-        "sample.nt", "sample.oxigraph", "sample.vectors.npz"]
+        "sample.index.nt", "sample.nt", "sample.oxigraph", "sample.vectors.npz"]
     import pyoxigraph as ox
-    from_file = ox.Store()
-    from_file.bulk_load(path=str(tmp_path / "sample.nt"), format=ox.RdfFormat.N_TRIPLES)
-    assert set(open_graph(stem)) == set(from_file)
+    from_files = ox.Store()
+    for name in ("sample.nt", "sample.index.nt"):  # the graph, and the index derived from it
+        from_files.bulk_load(path=str(tmp_path / name), format=ox.RdfFormat.N_TRIPLES)
+    assert set(open_graph(stem)) == set(from_files)
+    assert len(from_files) > len(ox.Store()) and (tmp_path / "sample.index.nt").stat().st_size
     assert (tmp_path / "sample.nt").read_bytes() == sample_build[0].with_suffix(".nt").read_bytes()
 
 

@@ -111,14 +111,15 @@ def test_build_fills_a_read_only_store_beside_the_files(sample):
     folder = store_dir(sample)
     assert folder == sample.with_name("sample.oxigraph") and folder.is_dir()
     store = open_graph(sample)
-    assert len(store) == sum(1 for _ in ox.parse(path=str(sample.with_name("sample.nt")), format=ox.RdfFormat.N_TRIPLES))
+    assert len(store) == sum(1 for name in ("sample.nt", "sample.index.nt")
+                             for _ in ox.parse(path=str(sample.with_name(name)), format=ox.RdfFormat.N_TRIPLES))
     with pytest.raises(RuntimeError):  # kg query and kg serve cannot change the graph
         store.update("INSERT DATA { <https://e.org/a> <https://e.org/b> <https://e.org/c> }")
 
 
 def test_open_graph_falls_back_to_the_n_triples_without_a_store(sample, tmp_path):
-    copy = tmp_path / "sample.nt"
-    copy.write_bytes(sample.with_name("sample.nt").read_bytes())
+    for name in ("sample.nt", "sample.index.nt"):
+        (tmp_path / name).write_bytes(sample.with_name(name).read_bytes())
     assert store_dir(tmp_path / "sample") is None
     assert len(open_graph(tmp_path / "sample")) == len(open_graph(sample))
 
@@ -133,7 +134,8 @@ def test_a_rebuild_replaces_the_store(sample, tmp_path):
     assert len(open_graph(stem)) == len(open_graph(sample)) != before
     # The old store went away with the staging folder: nothing else is left behind.
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        ".kg-cache", "graph.html", "graph.jsonld", "graph.nt", "graph.oxigraph", "graph.ttl", "graph.vectors.npz"]
+        ".kg-cache", "graph.html", "graph.index.nt", "graph.jsonld", "graph.nt", "graph.oxigraph", "graph.ttl",
+        "graph.vectors.npz"]
 
 
 # ---------------------------------------------------------------- SPARQL through real clients
