@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from .lookup import find_entity, labels_of
-from .queries import view
+from .queries import view, with_values
 from .store import PREFIXES
 
 @dataclass
@@ -42,8 +42,8 @@ def _split(abstract: str, sentence: str, start: int, end: int) -> tuple[str, str
 
 def evidence_of(store: ox.Store, entity: str) -> list[Evidence]:
     """Every evidence statement whose subject or object is the entity with IRI ``entity``."""
-    rows = store.query(view("explain-evidence"), prefixes=PREFIXES,
-                       substitutions={ox.Variable("entity"): ox.NamedNode(entity)})
+    # A VALUES block, not a substitution: pyoxigraph plans the query around the bound entity then.
+    rows = store.query(with_values(view("explain-evidence"), "entity", ox.NamedNode(entity)), prefixes=PREFIXES)
     found = []
     for row in rows:
         start, end = int(row["start"].value), int(row["end"].value)

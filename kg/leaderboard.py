@@ -20,7 +20,7 @@ import pyoxigraph as ox
 
 from .lexicon import lower_is_better
 from .lookup import find_entity, labels_of
-from .queries import view
+from .queries import view, with_values
 from .store import PREFIXES
 
 @dataclass
@@ -56,8 +56,7 @@ def leaderboard(store: ox.Store, dataset: str) -> tuple[str, list[Entry]]:
     Raises ``KGError`` when no dataset has that name (with close names to try).
     """
     iri = find_entity(store, dataset, type="Dataset")
-    rows = list(store.query(view("leaderboard"), prefixes=PREFIXES,
-                            substitutions={ox.Variable("dataset"): ox.NamedNode(iri)}))
+    rows = list(store.query(with_values(view("leaderboard"), "dataset", ox.NamedNode(iri)), prefixes=PREFIXES))
     labels = labels_of(store, [iri] + [row[part].value for row in rows for part in ("metric", "subject") if row[part]])
     entries = []
     for row in rows:

@@ -90,8 +90,7 @@ def paper_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
     """A paper: its fields, its abstract with every mention's offsets, its entities, and the
     SPARQL query listing the mentions."""
     iri = ox.NamedNode(index.iri[node])
-    bound = {ox.Variable("paper"): iri}
-    fields = next(iter(store.query(view("paper-fields"), prefixes=PREFIXES, substitutions=bound)))
+    fields = next(iter(store.query(with_values(view("paper-fields"), "paper", iri), prefixes=PREFIXES)))
     query = with_values(view_with("paper-mentions", **{"class": kg_terms(vocab.ENTITY_TYPES)}), "paper", iri)
     mentions, entities = [], {}
     for row in store.query(query, prefixes=PREFIXES):
@@ -102,7 +101,7 @@ def paper_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
                                             "type": row["type"].value, "roles": []})
         if row["role"].value not in item["roles"]:
             item["roles"].append(row["role"].value)
-    authors = [row["author"].value for row in store.query(view("paper-authors"), prefixes=PREFIXES, substitutions=bound)]
+    authors = [row["author"].value for row in store.query(with_values(view("paper-authors"), "paper", iri), prefixes=PREFIXES)]
     return {"id": node, "iri": iri.value, "type": "Paper", "label": fields["label"].value,
             "title": value(fields["title"]), "venue": value(fields["venue"]), "year": value(fields["date"]),
             "url": value(fields["url"]), "authors": authors, "abstract": fields["abstract"].value,
