@@ -130,6 +130,7 @@ class App:
         self._related = None  # kg.related.RelatedIndex, read on the first request for related methods
         self._examples: list[dict] | None = None
         self._triples: int | None = None
+        self._neighbourhoods: dict[tuple[str, str], dict] = {}  # laid out, the oldest dropped first
 
     # ----------------------------------------------------------- lifecycle
 
@@ -377,9 +378,18 @@ class App:
         node = self._node(raw)
         if hops not in ("1", "2", "3"):
             raise HTTPError(400, f"k must be 1, 2 or 3 (links from the node), got {hops!r}.")
-        nodes, left_out = neighbourhood(index.graph, node, int(hops))
-        data = self._render.subgraph_data(index.graph, nodes, title=self.title)
-        return {"center": node, "k": int(hops), "left_out": left_out, **data}
+        key = (node, hops)
+        if key not in self._neighbourhoods:  # laying out up to 300 nodes takes a few hundred ms: kept
+            nodes, left_out = neighbourhood(index.graph, node, int(hops))
+            data = self._render.subgraph_data(index.graph, nodes, title=self.title)
+            if len(self._neighbourhoods) >= NEIGHBOURHOODS_KEPT:
+                self._neighbourhoods.pop(next(iter(self._neighbourhoods)))
+            self._neighbourhoods[key] = {"center": node, "k": int(hops), "left_out": left_out, **data}
+        return self._neighbourhoods[key]
+
+
+#: How many laid-out neighbourhoods a server keeps.
+NEIGHBOURHOODS_KEPT = 256
 
 
 # ------------------------------------------------------------------ serving
