@@ -129,7 +129,7 @@ class App:
             text, [(m["start"], m["end"]) for m in mentions])
         self._related = None  # kg.related.RelatedIndex, read on the first request for related methods
         self._examples: list[dict] | None = None
-        self._triples: int | None = None
+        self._summary: dict | None = None
         self._neighbourhoods: dict[tuple[str, str], dict] = {}  # laid out, the oldest dropped first
 
     # ----------------------------------------------------------- lifecycle
@@ -320,14 +320,15 @@ class App:
             return self._explorer
 
     def index_view(self) -> dict:
-        G = self.index().graph
-        kinds: dict[str, int] = {}
-        for _, kind in G.nodes(data="kind"):
-            kinds[kind] = kinds.get(kind, 0) + 1
-        if self._triples is None:  # counting reads every triple: once
-            self._triples = len(self.store)
-        return {"title": self.title, "triples": self._triples, "nodes": kinds, "edges": G.number_of_edges(),
-                "urls": {"explorer": "/", "query": "/query", "sparql": "/sparql"}}
+        if self._summary is None:  # counting reads every triple and node: once, the graph never changes
+            G = self.index().graph
+            kinds: dict[str, int] = {}
+            for _, kind in G.nodes(data="kind"):
+                kinds[kind] = kinds.get(kind, 0) + 1
+            self._summary = {"title": self.title, "triples": len(self.store), "nodes": kinds,
+                             "edges": G.number_of_edges(),
+                             "urls": {"explorer": "/", "query": "/query", "sparql": "/sparql"}}
+        return self._summary
 
     def query_view(self, query: str = "") -> dict:
         if self._examples is None:  # bound to the graph's entities: the same for every request
