@@ -128,6 +128,7 @@ class App:
         self._templates.globals["highlight"] = lambda text, mentions: segments(
             text, [(m["start"], m["end"]) for m in mentions])
         self._related = None  # kg.related.RelatedIndex, read on the first request for related methods
+        self._answers: dict[str, dict] = {}  # related methods by node: the graph never changes
         self._examples: list[dict] | None = None
         self._summary: dict | None = None
         self._neighbourhoods: dict[tuple[str, str], dict] = {}  # laid out, the oldest dropped first
@@ -360,11 +361,14 @@ class App:
     def related_view(self, node: str) -> dict:
         """The methods :meth:`kg.related.RelatedIndex.related` ranks for this entity, each with its
         node id. The index is read from the store once, on the first request (seconds on a large
-        graph); each answer then takes milliseconds."""
-        index = self.index()
-        found = self.related_index().related(index.iri[node], k=5, vectors=index.vectors)[1]
-        return {"related": [{"id": index.by_label.get((r.type, r.label)), "label": r.label, "type": r.type,
-                             "score": r.score, "reason": r.reason()} for r in found], "related_note": ""}
+        graph); each answer then takes tens of milliseconds, and is kept."""
+        if node not in self._answers:
+            index = self.index()
+            found = self.related_index().related(index.iri[node], k=5, vectors=index.vectors)[1]
+            self._answers[node] = {"related": [{"id": index.by_label.get((r.type, r.label)), "label": r.label,
+                                                "type": r.type, "score": r.score, "reason": r.reason()} for r in found],
+                                   "related_note": ""}
+        return self._answers[node]
 
     def related_index(self):
         from ..related import RelatedIndex
