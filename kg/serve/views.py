@@ -53,7 +53,7 @@ def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
             more += 1
             continue
         start, end = int(row["start"].value), int(row["end"].value)
-        marked = mark_in_sentence(row["abstract"].value, row["sentence"].value, start, end)
+        marked = mark_in_sentence(row["sentence"].value, int(row["from"].value), start, end)
         evidence.append({"paper": vocab.node_of_iri(row["paper"].value), "title": row["title"].value,
                          "role": row["role"].value, "sentence": row["sentence"].value,
                          "start": marked[0] if marked else None, "end": marked[1] if marked else None})
@@ -119,13 +119,15 @@ def urls(node: str, query: str | None = None) -> dict:
     return found
 
 
-def mark_in_sentence(abstract: str, sentence: str, start: int, end: int) -> tuple[int, int] | None:
-    """The mention's offsets within ``sentence``, given its offsets in ``abstract`` (None if they disagree)."""
-    at = abstract.find(sentence)
-    while at >= 0:
-        if at <= start and end <= at + len(sentence):
-            return start - at, end - at
-        at = abstract.find(sentence, at + 1)
+def mark_in_sentence(sentence: str, at: int, start: int, end: int) -> tuple[int, int] | None:
+    """The mention's offsets within ``sentence``, which starts at ``at`` in the abstract, given its
+    offsets in the abstract (None if it is not inside the sentence).
+
+    >>> mark_in_sentence("We propose GRPO.", 100, 111, 115), mark_in_sentence("We propose GRPO.", 100, 90, 95)
+    ((11, 15), None)
+    """
+    if at <= start and end <= at + len(sentence):
+        return start - at, end - at
     return None
 
 
