@@ -17,15 +17,21 @@ query page) is asked for that entity (or its first paper). One warm-up, then
 keep some answers, e.g. related methods) and p50 and p95 of the wall time seen by
 the client. A request still running at --timeout is stopped by the server.
 
-    python bench/serve_latency.py [GRAPH] [--papers 20000] [--runs 20] [--keep DIR]
+With --against DIR (a checkout of another kg, e.g. `git worktree add /tmp/before COMMIT`), the
+synthetic graph is also built and measured with that kg (in a subprocess) and the table puts its
+figures beside this one's. GRAPH, built by one kg, is measured with this one only.
+
+    python bench/serve_latency.py [GRAPH] [--papers 20000] [--runs 20] [--keep DIR] [--against DIR]
 """
 from __future__ import annotations
 
 import argparse
 import inspect
 import json
+import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -182,8 +188,33 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=10, help="Seconds a request may take before it is stopped.")
     parser.add_argument("--keep", type=Path, help="Build the synthetic graph in this folder and keep it.")
     parser.add_argument("--json", type=Path, help="Also write the rows to this file.")
+    parser.add_argument("--against", type=Path, metavar="DIR", help="a checkout of another kg to measure beside this one")
     args = parser.parse_args()
 
+    before = None
+    if args.against:
+        before = measure_with(args.against.resolve(), args)
+    rows = measure_all(args)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    print_table(rows, before, args.timeout)
+
+
+def measure_with(checkout: Path, args) -> list[dict]:
+    """The rows of this script run with the kg at ``checkout`` (a subprocess; its graphs are its own)."""
+    with tempfile.TemporaryDirectory(prefix="kg-serve-bench-before-") as scratch:
+        out = Path(scratch) / "rows.json"
+        command = [sys.executable, str(Path(__file__).resolve()), "--papers", str(args.papers), "--runs", str(args.runs),
+                   "--timeout", str(args.timeout), "--json", str(out)]
+        if args.keep:
+            command += ["--keep", str(args.keep.resolve() / "before")]
+        # From the scratch folder, with the checkout first on the path: it is the kg imported.
+        subprocess.run(command, check=True, cwd=scratch, stdout=subprocess.DEVNULL,
+                       env={**os.environ, "PYTHONPATH": str(checkout)})
+        return json.loads(out.read_text(encoding="utf-8"))
+
+
+def measure_all(args) -> list[dict]:
     graphs = []
     if args.graph:
         try:
@@ -202,31 +233,51 @@ def main() -> None:
         print(f"built the synthetic graph of {args.papers:,} papers in {time.perf_counter() - started:.1f} s",
               file=sys.stderr)
         graphs.append((f"synthetic {args.papers:,}", stem))
-
-    print("| graph | triples | N-Triples KB/paper | start-up | request (bound to) | first ms | p50 ms | p95 ms |")
-    print("|---|---:|---:|---:|---|---:|---:|---:|")
-    everything = []
+    rows = []
     for label, graph in graphs:
         store = open_graph(graph)
         triples = len(store)
         papers = len(list(store.query("SELECT ?p WHERE { ?p a kg:Paper }", prefixes=PREFIXES)))
         nt = graph.with_name(graph.name + ".nt")
-        per_paper = f"{nt.stat().st_size / papers / 1000:.1f}" if nt.is_file() else "-"
+        per_paper = nt.stat().st_size / papers / 1000 if nt.is_file() else None
         del store
-        startup, rows = measure(graph, args.runs, args.timeout)
-        for row in rows:
-            if row["p50"] is not None:
-                timing = f"{row['first'] * 1000:.1f} | {row['p50'] * 1000:.1f} | {row['p95'] * 1000:.1f}"
-            elif row["error"].startswith("503"):
-                timing = f"stopped at {args.timeout:g} s | — | —"
-            else:
-                timing = f"error | {row['error'][:60]} | —"
-            print(f"| {label} | {triples:,} | {per_paper} | {startup:.1f} s | {row['request']} ({row['bound'] or '-'}) "
-                  f"| {timing} |", flush=True)
-            everything.append({"graph": label, "triples": triples, "startup": startup, **row})
-    if args.json:
-        args.json.write_text(json.dumps(everything, indent=1), encoding="utf-8")
+        startup, measured = measure(graph, args.runs, args.timeout)
+        rows += [{"graph": label, "triples": triples, "kb_per_paper": per_paper, "startup": startup, **row}
+                 for row in measured]
     scratch.cleanup()
+    return rows
+
+
+def _timing(row: dict | None, timeout: float) -> str:
+    if row is None:
+        return "— | — | —"
+    if row["p50"] is not None:
+        return f"{row['first'] * 1000:.1f} | {row['p50'] * 1000:.1f} | {row['p95'] * 1000:.1f}"
+    if row["error"].startswith("503"):
+        return f"stopped at {timeout:g} s | — | —"
+    return f"error: {row['error'][:40]} | — | —"
+
+
+def print_table(rows: list[dict], before: list[dict] | None, timeout: float) -> None:
+    """One line per graph and request; with ``before``, its figures first (matched by graph and request)."""
+    def about(row):
+        kb = f"{row['kb_per_paper']:.1f}" if row.get("kb_per_paper") else "-"
+        return f"{row['triples']:,} | {kb} | {row['startup']:.1f} s"
+
+    earlier = {(row["graph"], row["request"]): row for row in before or ()}
+    if before is not None:
+        print("| graph | request (bound to) | triples, KB/paper, start-up: before | first, p50, p95 ms: before "
+              "| triples, KB/paper, start-up: now | first, p50, p95 ms: now |")
+        print("|---|---|---|---|---|---|")
+        for row in rows:
+            old = earlier.get((row["graph"], row["request"]))
+            print(f"| {row['graph']} | {row['request']} ({row['bound'] or '-'}) | {about(old) if old else '—'} "
+                  f"| {_timing(old, timeout).replace(' | ', ' / ')} | {about(row)} | {_timing(row, timeout).replace(' | ', ' / ')} |")
+        return
+    print("| graph | triples | N-Triples KB/paper | start-up | request (bound to) | first ms | p50 ms | p95 ms |")
+    print("|---|---:|---:|---:|---|---:|---:|---:|")
+    for row in rows:
+        print(f"| {row['graph']} | {about(row)} | {row['request']} ({row['bound'] or '-'}) | {_timing(row, timeout)} |")
 
 
 if __name__ == "__main__":
