@@ -260,9 +260,9 @@ def _timing(row: dict | None, timeout: float) -> str:
 
 def print_table(rows: list[dict], before: list[dict] | None, timeout: float) -> None:
     """One line per graph and request; with ``before``, its figures first (matched by graph and request)."""
-    def about(row):
+    def about(row, sep=" | "):
         kb = f"{row['kb_per_paper']:.1f}" if row.get("kb_per_paper") else "-"
-        return f"{row['triples']:,} | {kb} | {row['startup']:.1f} s"
+        return sep.join([f"{row['triples']:,}", kb, f"{row['startup']:.1f} s"])
 
     earlier = {(row["graph"], row["request"]): row for row in before or ()}
     if before is not None:
@@ -271,8 +271,9 @@ def print_table(rows: list[dict], before: list[dict] | None, timeout: float) -> 
         print("|---|---|---|---|---|---|")
         for row in rows:
             old = earlier.get((row["graph"], row["request"]))
-            print(f"| {row['graph']} | {row['request']} ({row['bound'] or '-'}) | {about(old) if old else '—'} "
-                  f"| {_timing(old, timeout).replace(' | ', ' / ')} | {about(row)} | {_timing(row, timeout).replace(' | ', ' / ')} |")
+            print(f"| {row['graph']} | {row['request']} ({row['bound'] or '-'}) | {about(old, ' / ') if old else '—'} "
+                  f"| {_timing(old, timeout).replace(' | ', ' / ')} | {about(row, ' / ')} "
+                  f"| {_timing(row, timeout).replace(' | ', ' / ')} |")
         return
     print("| graph | triples | N-Triples KB/paper | start-up | request (bound to) | first ms | p50 ms | p95 ms |")
     print("|---|---:|---:|---:|---|---:|---:|---:|")
