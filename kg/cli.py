@@ -335,7 +335,10 @@ def serve(graph, host, port, timeout, max_results, worker_memory, get_path):
             sys.exit(1)
         return
     running = start(app, host=host, port=port, quiet=False)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as cleanly on `kill` as on Ctrl-C
+    # Stop as cleanly on `kill` as on Ctrl-C, and on Ctrl-C even when started from a shell that
+    # ignores it for background jobs (the process inherits that, and Python then installs no handler).
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     click.echo(f"Serving {app.title} at {running.url}/ (SPARQL at {running.url}/sparql), "
                f"ready in {time.perf_counter() - started:.2f} s. Ctrl-C stops.")
     try:
