@@ -588,6 +588,28 @@ def explain(name, other, graph):
 
 
 @main.command()
+@graph_option
+@click.option("--to", "to", type=click.Choice(["graphml", "gexf"]), required=True, help="The file format.")
+@click.option("-o", "--output", help="The file to write. Default: the graph's path with .graphml or .gexf.")
+def export(graph, to, output):
+    """Export GRAPH for graph tools: GraphML or GEXF, which Gephi, Cytoscape and networkx open.
+
+    Papers and entities become nodes, roles, relations and the concept hierarchy edges, each
+    with typed attributes (kind, label, aliases, papers, reach, salience; role, support).
+
+    \b
+    Examples:
+      kg export -g graphs/sample --to graphml
+      kg export -g graphs/sample --to gexf -o sample.gexf
+    """
+    from .export import FORMATS, export as run_export
+
+    target = output or str(Path(graph).with_suffix("")) + FORMATS[to][0]
+    path, nodes, edges = run_export(graph, target, to)
+    click.echo(f"Wrote {path}: {nodes} nodes, {edges} edges.")
+
+
+@main.command()
 @click.argument("dataset")
 @graph_option
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
