@@ -589,22 +589,25 @@ def explain(name, other, graph):
 
 @main.command()
 @graph_option
-@click.option("--to", "to", type=click.Choice(["graphml", "gexf"]), required=True, help="The file format.")
-@click.option("-o", "--output", help="The file to write. Default: the graph's path with .graphml or .gexf.")
+@click.option("--to", "to", type=click.Choice(["graphml", "gexf", "neo4j"]), required=True, help="The format.")
+@click.option("-o", "--output", help="The file (a folder for neo4j) to write. Default: the graph's path with "
+                                     ".graphml, .gexf or .neo4j/.")
 def export(graph, to, output):
-    """Export GRAPH for graph tools: GraphML or GEXF, which Gephi, Cytoscape and networkx open.
+    """Export GRAPH for graph tools: GraphML or GEXF, which Gephi, Cytoscape and networkx open,
+    or a folder of CSV files for Neo4j (with import.sh for neo4j-admin and load.cypher for LOAD CSV).
 
-    Papers and entities become nodes, roles, relations and the concept hierarchy edges, each
-    with typed attributes (kind, label, aliases, papers, reach, salience; role, support).
+    Papers and entities become nodes (labelled by type for Neo4j), roles, relations and the concept
+    hierarchy edges, each with typed attributes (kind, label, aliases, papers, reach, salience; role, support).
 
     \b
     Examples:
       kg export -g graphs/sample --to graphml
       kg export -g graphs/sample --to gexf -o sample.gexf
+      kg export -g graphs/sample --to neo4j -o sample-neo4j
     """
     from .export import FORMATS, export as run_export
 
-    target = output or str(Path(graph).with_suffix("")) + FORMATS[to][0]
+    target = output or str(Path(graph).with_suffix("")) + (FORMATS[to][0] if to in FORMATS else ".neo4j")
     path, nodes, edges = run_export(graph, target, to)
     click.echo(f"Wrote {path}: {nodes} nodes, {edges} edges.")
 

@@ -42,3 +42,33 @@ def test_an_export_reads_back_with_the_rdfs_nodes_edges_and_typed_attributes(sam
 def test_an_unknown_format_is_refused(sample, tmp_path):
     result = CliRunner().invoke(main, ["export", "-g", str(sample), "--to", "dot"])
     assert result.exit_code == 2 and "'dot' is not one of" in result.output
+
+
+def test_the_neo4j_export_has_a_file_per_label_and_type_with_the_rdfs_counts(sample, tmp_path):
+    import csv
+
+    folder = tmp_path / "neo4j"
+    result = CliRunner().invoke(main, ["export", "-g", str(sample), "--to", "neo4j", "-o", str(folder)])
+    assert result.exit_code == 0, result.output
+    graphml = tmp_path / "sample.graphml"
+    CliRunner().invoke(main, ["export", "-g", str(sample), "--to", "graphml", "-o", str(graphml)])
+    G = nx.read_graphml(graphml)
+    ids, labels = set(), set()
+    for path in folder.glob("nodes-*.csv"):
+        rows = list(csv.DictReader(path.open(encoding="utf-8")))
+        assert "id:ID" in rows[0] and "label:string" in rows[0]
+        label = path.stem.removeprefix("nodes-")
+        assert {row[":LABEL"] for row in rows} == {f"{label};KGNode"}
+        ids |= {row["id:ID"] for row in rows}
+        labels.add(label)
+    assert ids == set(G.nodes) and labels == {"Paper", *vocab.ENTITY_TYPES}
+    relationships = []
+    for path in folder.glob("rels-*.csv"):
+        rows = list(csv.DictReader(path.open(encoding="utf-8")))
+        assert {row[":TYPE"] for row in rows} == {path.stem.removeprefix("rels-")}
+        relationships += [(row[":START_ID"], row[":END_ID"]) for row in rows]
+    assert len(relationships) == G.number_of_edges() and {n for pair in relationships for n in pair} <= ids
+    script = (folder / "import.sh").read_text(encoding="utf-8")
+    assert "neo4j-admin database import full" in script and script.count("--nodes=") == len(labels)
+    cypher = (folder / "load.cypher").read_text(encoding="utf-8")
+    assert cypher.count("LOAD CSV") == len(labels) + len(list(folder.glob("rels-*.csv")))
