@@ -31,8 +31,7 @@ GRAPHS = Path("graphs")
 
 def _only_graph(ctx, param, value):
     """The graph a command reads: the one given, or else the only graph under graphs/."""
-    from .rdf import INDEX_SUFFIX
-    from .store import GRAPH_SUFFIXES
+    from .store import GRAPH_SUFFIXES, INDEX_SUFFIX
 
     if value is not None:
         return value

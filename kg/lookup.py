@@ -67,11 +67,7 @@ def find_entity(store: ox.Store, name: str, type: str | None = None) -> str:
     >>> find_entity(store, "GRPO")
     'https://example.org/method/grpo'
     """
-    import pyoxigraph as ox
-
-    from .vocab import lookup_key
-
-    query = with_values(view("entity-by-key"), "key", ox.Literal(lookup_key(name)))
+    query = with_values(view("entity-by-key"), "key", ox.Literal(vocab.lookup_key(name)))
     best = None
     for row in run_query(store, query):
         kind = row["class"].value.rsplit("#", 1)[-1]
@@ -87,8 +83,6 @@ def find_entity(store: ox.Store, name: str, type: str | None = None) -> str:
 
 def labels_of(store: ox.Store, iris) -> dict[str, str]:
     """The preferred label of each entity IRI in ``iris``, by IRI."""
-    import pyoxigraph as ox
-
     iris = sorted(set(iris))
     if not iris:
         return {}

@@ -39,6 +39,7 @@ from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 from . import pwc, vocab
 from .concepts import SALIENCE_THRESHOLD
 from .files import replacing
+from .store import INDEX_SUFFIX  # the index (:func:`_index_blocks`): N-Triples of its own, whatever the formats
 from .vocab import KG, OA, SCHEMA
 
 __all__ = ["to_triples", "to_rdf", "write_rdf", "validate"]
@@ -89,9 +90,9 @@ def to_triples(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Iterato
     triples sorted (by predicate, then object) and without duplicates, the
     subjects in an order fixed by their IRIs: each paper (sorted) followed by
     the sentences its evidence cites, its statements (sorted) with their
-    selectors and its results, then the entities with their co-occurrence
-    counts and relation statements, then the extractors. Nothing is held but the nodes' IRIs and the current paper's
-    triples.
+    selectors and its results, then the entities with their relation
+    statements, then the extractors, then the index (:func:`_index_blocks`).
+    Nothing is held but the nodes' IRIs and the current paper's triples.
 
     Parameters
     ----------
@@ -110,9 +111,9 @@ def to_triples(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Iterato
         a ``#pos`` selector), derived from a ``kg:Sentence`` node that holds
         the sentence once. Evidence items that share a statement IRI (same
         paper, role, entity and start) are merged, keeping the most confident.
-        Each entity carries its ``kg:lookupKey`` names and, for methods and
-        models, ``kg:cooccurrence`` counts of the papers it shares with tasks
-        and datasets.
+        Each entity carries its ``kg:lookupKey`` names; the index adds, for
+        methods and models, ``kg:cooccurrence`` counts of the papers they share
+        with tasks and datasets, and each method's ``kg:taskNeighbour``s.
 
     Raises
     ------
@@ -209,7 +210,7 @@ def _pairs(pairs: Iterable[tuple[str, _Term]]) -> list[tuple[str, _Term]]:
 
 def _blocks(G: nx.MultiDiGraph, base: str) -> Iterator[_Block]:
     """The export, one block per subject: each paper with its sentences, statements and results,
-    then each entity with its co-occurrence counts and relation statements, then the extractors."""
+    then each entity with its relation statements, then the extractors."""
     iris = {node: _node_iri(node, data, base) for node, data in G.nodes(data=True)}
     # Nodes that mint the same IRI (entity keys "a b" and "a-b") share one subject.
     papers: dict[str, list[str]] = defaultdict(list)
@@ -576,8 +577,6 @@ class _OxTerms:
 
 #: The RDF files kg writes, by extension.
 RDF_FORMATS = ("ttl", "nt", "jsonld")
-#: The index (:func:`_index_blocks`) goes to a file of its own, as N-Triples, whatever the formats.
-INDEX_SUFFIX = ".index.nt"
 
 
 def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,

@@ -77,7 +77,7 @@ class RelatedIndex:
     Loading reads the whole graph (seconds at 20k papers); each :meth:`related` call then
     touches only what the query shares with others: candidates come from its papers, its
     variants and concepts, the inverted lists of its tasks and datasets, and its vector.
-    ``kg serve`` loads it once per worker; ``kg related`` once per run.
+    ``kg serve`` loads it once, on the first request for related methods; ``kg related`` once per run.
     """
 
     def __init__(self, store: ox.Store):
@@ -129,6 +129,20 @@ class RelatedIndex:
         self.holders = {part: {x: np.array(rows) for x, rows in lists.items()} for part, lists in holders.items()}
         self.kind = np.array([self.type.get(e, "") for e in self.rows])
         self.salient = np.array([self.salience.get(e, 0.0) for e in self.rows])
+        self._vector_rows: tuple | None = None  # (vectors, our rows, their rows) of the last vectors seen
+
+    def _cosines(self, vectors: Vectors | None, query: str) -> np.ndarray:
+        """The cosine of each entity (in ``rows`` order) with the query; 0 without a vector."""
+        cosines = np.zeros(len(self.rows), dtype=np.float32)
+        if vectors is None:
+            return cosines
+        if self._vector_rows is None or self._vector_rows[0] is not vectors:  # which row is which: once per vectors
+            pairs = [(i, vectors.row[node]) for i, e in enumerate(self.rows) if (node := node_of_iri(e)) in vectors.row]
+            mine, theirs = (np.array(side, dtype=int) for side in zip(*pairs)) if pairs else (np.zeros(0, int),) * 2
+            self._vector_rows = (vectors, mine, theirs)
+        _, mine, theirs = self._vector_rows
+        cosines[mine] = vectors.similarity(node_of_iri(query))[theirs]
+        return cosines
 
     def _items(self, paper: str, part: str) -> set[str]:
         """The tasks a paper addresses, or the datasets it evaluates on or introduces."""
@@ -148,7 +162,8 @@ class RelatedIndex:
             return self.label[query], []
         profiles = {part: {x: self.spec.get(x, 0.0) for x in self.counts[part][self.row[query]]}
                     for part in ("tasks", "datasets")}
-        similarity = _similarities(vectors, query)
+        cosines = self._cosines(vectors, query)
+        similarity = lambda candidate: float(cosines[self.row[candidate]])  # noqa: E731
         # A first score of every entity at once, exact for those sharing no paper with the query
         # (the usual case): the parts that need shared papers are added for the few that do.
         first = np.zeros(len(self.rows))
@@ -164,12 +179,7 @@ class RelatedIndex:
                         shared[self.row[x]] -= weight * weight
             first += PROFILE_WEIGHT * np.divide(shared, np.sqrt(own_norm * self.norms[part]),
                                                 out=np.zeros_like(shared), where=self.norms[part] > 0)
-        if vectors is not None:
-            cosines = vectors.similarity(node_of_iri(query))
-            pairs = [(i, vectors.row[node]) for i, e in enumerate(self.rows) if (node := node_of_iri(e)) in vectors.row]
-            if pairs:
-                mine, theirs = map(list, zip(*pairs))
-                first[mine] += SIMILARITY_WEIGHT * np.maximum(0.0, cosines[theirs] - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR)
+        first += SIMILARITY_WEIGHT * np.maximum(0.0, cosines - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR)
         # The entities whose score needs more than the first pass: those sharing a paper with
         # the query, its variants and kinds, and its siblings under a concept. Of the others, the
         # first pass's score is the score, so only its best k (and ties) can make the list.
@@ -270,14 +280,6 @@ def _closure(links: dict[str, set[str]], entity: str) -> set[str]:
                 todo.append(other)
     seen.discard(entity)
     return seen
-
-
-def _similarities(vectors: Vectors | None, query: str):
-    """``cosine(candidate IRI)`` of each candidate with the query (0.0 without vectors)."""
-    if vectors is None:
-        return lambda candidate: 0.0
-    cosines = vectors.similarity(node_of_iri(query))
-    return lambda candidate: float(cosines[vectors.row[node]]) if (node := node_of_iri(candidate)) in vectors.row else 0.0
 
 
 def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method",

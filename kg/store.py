@@ -29,6 +29,8 @@ from .vocab import NAMESPACES
 STORE_SUFFIX = ".oxigraph"
 #: ... and its entities' vectors (:class:`kg.similarity.Vectors`) to ``graphs/NAME`` + this suffix.
 VECTORS_SUFFIX = ".vectors.npz"
+#: ... and its index (co-occurrence counts, task neighbours: :func:`kg.rdf.write_rdf`) to this suffix.
+INDEX_SUFFIX = ".index.nt"
 _FORMATS = {".nt": ox.RdfFormat.N_TRIPLES, ".ttl": ox.RdfFormat.TURTLE, ".jsonld": ox.RdfFormat.JSON_LD}
 #: The endings of the files and folder a built graph consists of (its HTML page aside).
 GRAPH_SUFFIXES = (*_FORMATS, STORE_SUFFIX)
@@ -56,7 +58,7 @@ def index_file(rdf_file: str | Path) -> Path | None:
     True
     """
     rdf_file = Path(rdf_file)
-    index = rdf_file.with_name(rdf_file.name[: -len(rdf_file.suffix)] + ".index.nt")
+    index = rdf_file.with_name(rdf_file.name[: -len(rdf_file.suffix)] + INDEX_SUFFIX)
     return index if index.is_file() and index != rdf_file else None
 
 
@@ -108,13 +110,8 @@ def open_graph(path: str | Path) -> ox.Store:
             return ox.Store.read_only(str(folder))
         except OSError:  # e.g. a store written by another pyoxigraph version: the RDF file still works
             pass
-    file = graph_file(path)
     store = ox.Store()
-    for part in filter(None, (file, index_file(file))):
-        try:
-            store.bulk_load(path=str(part), format=_FORMATS[part.suffix])
-        except SyntaxError as error:
-            raise KGError(f"{part}: not valid RDF ({error}). Rebuild it with 'kg build'.") from None
+    _load(store, graph_file(path))
     return store
 
 
@@ -151,25 +148,25 @@ def fill_store(rdf_file: str | Path, folder: str | Path) -> Path:
     For a graph that exists only as files: ``kg build`` fills its store from
     the triples in memory (:func:`kg.rdf.write_rdf`).
     """
-    rdf_file, folder = Path(rdf_file), Path(folder)
+    write_store(folder, lambda store: _load(store, Path(rdf_file)))
+    return Path(folder)
 
-    def load(store: ox.Store) -> None:
-        for part in filter(None, (rdf_file, index_file(rdf_file))):
-            try:
-                if part.suffix == ".nt":
-                    # N-Triples is one triple per line, so it loads in chunks of whole lines: the bulk
-                    # loader's memory grows with what it is given (a 470k-triple file at once: +350 MB;
-                    # in 8 MB chunks: +60 MB, for a quarter more time).
-                    with part.open("rb") as lines:
-                        while chunk := lines.readlines(_LOAD_CHUNK):
-                            store.bulk_load(b"".join(chunk), format=ox.RdfFormat.N_TRIPLES)
-                else:
-                    store.bulk_load(path=str(part), format=_FORMATS[part.suffix])
-            except SyntaxError as error:
-                raise KGError(f"{part}: not valid RDF ({error}). Rebuild it with 'kg build'.") from None
 
-    write_store(folder, load)
-    return folder
+def _load(store: ox.Store, rdf_file: Path) -> None:
+    """Load ``rdf_file`` and the index beside it (:func:`index_file`) into ``store``."""
+    for part in filter(None, (rdf_file, index_file(rdf_file))):
+        try:
+            if part.suffix == ".nt":
+                # N-Triples is one triple per line, so it loads in chunks of whole lines: the bulk
+                # loader's memory grows with what it is given (a 470k-triple file at once: +350 MB;
+                # in 8 MB chunks: +60 MB, for a quarter more time).
+                with part.open("rb") as lines:
+                    while chunk := lines.readlines(_LOAD_CHUNK):
+                        store.bulk_load(b"".join(chunk), format=ox.RdfFormat.N_TRIPLES)
+            else:
+                store.bulk_load(path=str(part), format=_FORMATS[part.suffix])
+        except SyntaxError as error:
+            raise KGError(f"{part}: not valid RDF ({error}). Rebuild it with 'kg build'.") from None
 
 
 class QueryRefused(KGError):
