@@ -8,6 +8,7 @@ leaves the previous graph files exactly as they were.
 """
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import re
@@ -24,6 +25,7 @@ import networkx as nx
 from . import pwc, rdf
 from .errors import InputError, KGError
 from .cache import ExtractionCache
+from .cluster import connect
 from .concepts import build_hierarchy
 from .extract import extract_all, extractor_name
 from .extract.pipeline import load_pipeline
@@ -112,6 +114,7 @@ def build(
     cache: str | Path | None = "default",
     progress: Callable[[int, int], None] | None = None,
     formats: Iterable[str] = FORMATS,
+    cluster: str | None = None,
 ) -> BuildResult:
     """Build the graph of ``inputs`` and write ``output``.ttl/.nt/.jsonld/.html (those of
     ``formats``), its SPARQL store ``output``.oxigraph and its entities' vectors.
@@ -120,6 +123,8 @@ def build(
     writes ``output.report.md``: every merged cluster and every ambiguous acronym.
     Extraction runs on ``processes`` processes (default: every core) and reuses the
     extraction cache at ``cache`` (default: ``.kg-cache/`` beside the output; None: no cache).
+    With ``cluster`` (a Dask scheduler address, or ``local:N``: :mod:`kg.cluster`), extraction
+    runs on that cluster's workers instead; the rest of the build runs here.
     Raises ``InputError`` for unreadable input (every bad record, with ``strict``).
     """
     started = time.perf_counter()
@@ -135,7 +140,10 @@ def build(
         path = output.parent / ".kg-cache" / "extractions.sqlite" if cache == "default" else Path(cache)
         store = ExtractionCache(path, extractor=extractor_name(load_pipeline()))
     try:
-        extractions = extract_all(papers, processes=processes or os.cpu_count() or 1, cache=store, progress=progress)
+        with contextlib.ExitStack() as stack:
+            client = stack.enter_context(connect(cluster)) if cluster else None
+            extractions = extract_all(papers, processes=processes or os.cpu_count() or 1, cache=store,
+                                      progress=progress, cluster=client)
     finally:
         if store is not None:
             store.close()

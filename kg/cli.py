@@ -100,8 +100,12 @@ def _formats(value: str) -> tuple[str, ...]:
               help="The files to write, comma-separated, from nt, ttl, jsonld, html (the explorer). "
                    "The SPARQL store is always written, from the same triples; files of formats left out "
                    "are removed, so none describes an older graph.")
+@click.option("--cluster", metavar="ADDRESS",
+              help="Extract on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N worker "
+                   "processes on this machine. Needs the cluster extra: pip install 'kg[cluster]'. The rest of "
+                   "the build, and the cache, stay on this machine.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def build(inputs, output, input_format, base, strict, report, jobs, no_cache, formats, quiet):
+def build(inputs, output, input_format, base, strict, report, jobs, no_cache, formats, cluster, quiet):
     """Build a graph from abstracts in INPUTS (files, folders or globs).
 
     \b
@@ -119,6 +123,7 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, fo
       kg build tests/fixtures/sample.txt -o graphs/sample
       kg build corpus/*.txt papers.csv -o graphs/iclr --base https://example.org/kg/
       kg build iclr2026.csv -o graphs/iclr2026 --formats nt
+      kg build arxiv-cs.jsonl -o graphs/arxiv --cluster tcp://scheduler:8786
     """
     from .build import build as run_build
 
@@ -136,7 +141,7 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, fo
     try:
         result = run_build(inputs, output, base=base, format=input_format, strict=strict, report=report,
                            processes=jobs, cache=None if no_cache else "default", progress=progress,
-                           formats=formats)
+                           formats=formats, cluster=cluster)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

@@ -132,11 +132,13 @@ def extract_all(
     cache=None,
     chunk_size: int = 64,
     progress: Callable[[int, int], None] | None = None,
+    cluster=None,
 ) -> list[PaperExtraction]:
-    """Extract ``papers`` in order, reusing ``cache`` hits and spreading the rest over ``processes``.
+    """Extract ``papers`` in order, reusing ``cache`` hits and spreading the rest over ``processes``,
+    or over the workers of ``cluster`` (a Dask client: :mod:`kg.cluster`).
 
-    ``cache`` is a ``kg.cache.ExtractionCache`` (or None); new extractions are added to it.
-    ``progress(done, total)`` is called as papers finish.
+    ``cache`` is a ``kg.cache.ExtractionCache`` (or None); new extractions are added to it
+    as they arrive. ``progress(done, total)`` is called as papers finish.
     """
     results: list[PaperExtraction | None] = [cache.get(p) if cache else None for p in papers]
     todo = [i for i, r in enumerate(results) if r is None]
@@ -144,17 +146,22 @@ def extract_all(
     if progress and done:
         progress(done, len(papers))
     chunks = [todo[i : i + chunk_size] for i in range(0, len(todo), chunk_size)]
-    work = ([papers[i] for i in chunk] for chunk in chunks)
-    if processes > 1 and len(chunks) > 1:
+    pool = None
+    if cluster is not None and chunks:
+        from ..cluster import extract_chunks
+
+        batches = extract_chunks(cluster, [[papers[i] for i in chunk] for chunk in chunks],
+                                 extractor=extractor_name(load_pipeline()))
+    elif processes > 1 and len(chunks) > 1:
         # One encoder thread per worker: the workers already use every core.
         pool = multiprocessing.get_context("fork").Pool(min(processes, len(chunks)))
-        batches = pool.imap(functools.partial(_extract_chunk, encoder_threads=1), work)
+        work = ([papers[i] for i in chunk] for chunk in chunks)
+        batches = enumerate(pool.imap(functools.partial(_extract_chunk, encoder_threads=1), work))
     else:
-        pool = None
-        batches = map(_extract_chunk, work)
+        batches = enumerate(map(_extract_chunk, ([papers[i] for i in chunk] for chunk in chunks)))
     try:
-        for chunk, batch in zip(chunks, batches):
-            for i, extraction in zip(chunk, batch):
+        for position, batch in batches:
+            for i, extraction in zip(chunks[position], batch):
                 results[i] = extraction
             if cache:
                 cache.put(batch)
