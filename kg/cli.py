@@ -296,14 +296,19 @@ def related(name, graph, k, entity_type, fmt):
 @click.option("--worker-memory", default=2048, show_default=True, type=click.IntRange(min=0), metavar="MB",
               help="Memory each query worker may use, in MB (0: no cap); a query that needs more is answered "
                    "with an error (503), so one query cannot take the machine's memory.")
+@click.option("--sparql", metavar="URL",
+              help="Read the graph from this SPARQL server's query endpoint (e.g. http://127.0.0.1:7878/query "
+                   "for Oxigraph, http://127.0.0.1:8890/sparql for Virtuoso), where 'kg publish' loaded it, "
+                   "instead of the embedded store. GRAPH then names the published graph.")
 @click.option("--get", "get_path", metavar="PATH",
               help="Answer one GET request for PATH in-process, print the body and exit (status 1 unless "
                    "the answer is 2xx). For scripts and tests; nothing listens.")
-def serve(graph, host, port, timeout, max_results, worker_memory, get_path):
+def serve(graph, host, port, timeout, max_results, worker_memory, sparql, get_path):
     """Serve GRAPH read-only: a SPARQL endpoint, a query page and the explorer.
 
     GRAPH is the -o path given to 'kg build' (its .oxigraph store opens in
-    milliseconds) or an .nt/.ttl/.jsonld file (loaded first).
+    milliseconds) or an .nt/.ttl/.jsonld file (loaded first). With --sparql,
+    the graph is read from a SPARQL server that 'kg publish' loaded it into.
 
     \b
     /             the explorer: search, kind filters, neighbourhoods, evidence
@@ -318,6 +323,7 @@ def serve(graph, host, port, timeout, max_results, worker_memory, get_path):
     Examples:
       kg serve -g graphs/sample
       kg serve -g graphs/sample --get /entity/method/grpo.json
+      kg serve -g graphs/sample --sparql http://127.0.0.1:8890/sparql
       curl -H 'Accept: text/csv' http://127.0.0.1:8000/sparql --data-urlencode 'query=ASK { ?s ?p ?o }'
     """
     import signal
@@ -327,7 +333,7 @@ def serve(graph, host, port, timeout, max_results, worker_memory, get_path):
 
     started = time.perf_counter()
     app = make_app(graph, host=host, timeout=timeout, max_results=max_results,
-                   worker_memory=worker_memory << 20 if worker_memory else None)
+                   worker_memory=worker_memory << 20 if worker_memory else None, sparql=sparql)
     if get_path is not None:
         try:
             status, _, body = get(app, get_path)
@@ -614,6 +620,48 @@ def export(graph, to, output):
     target = output or str(Path(graph).with_suffix("")) + (FORMATS[to][0] if to in FORMATS else ".neo4j")
     path, nodes, edges = run_export(graph, target, to)
     click.echo(f"Wrote {path}: {nodes} nodes, {edges} edges.")
+
+
+@main.command()
+@graph_option
+@click.option("--to", "engine", type=click.Choice(["oxigraph", "virtuoso"]), required=True,
+              help="The server: an Oxigraph server ('oxigraph serve') or Virtuoso.")
+@click.option("--url", required=True,
+              help="The server's HTTP address: http://HOST:7878 for Oxigraph, http://HOST:8890 for Virtuoso.")
+@click.option("--name", help="The name to publish the graph under. Default: GRAPH's file name.")
+@click.option("--base", default=DEFAULT_BASE, show_default=True,
+              help="Base IRI of the named graphs: BASE graph/NAME/build/TIME holds each build.")
+@click.option("--isql", default="127.0.0.1:1111", show_default=True, help="Virtuoso: its isql HOST:PORT.")
+@click.option("--user", default="dba", show_default=True, help="Virtuoso: the isql user.")
+@click.option("--password", envvar="KG_VIRTUOSO_PASSWORD", default="dba", show_default=True,
+              help="Virtuoso: the isql password (or $KG_VIRTUOSO_PASSWORD).")
+@click.option("--load-dir", type=click.Path(file_okay=False),
+              help="Virtuoso: a folder the server may read (DirsAllowed in virtuoso.ini), where the files are "
+                   "copied in parts for its bulk loader. Default: the graph's own folder.")
+def publish(graph, engine, url, name, base, isql, user, password, load_dir):
+    """Load GRAPH into a running SPARQL server with the server's bulk loader.
+
+    Each build goes into a named graph of its own; once every triple is in, one
+    update makes it the current build of NAME in the catalog graph (BASE graph/),
+    so readers see the old build or the new one, never half; the old one is then
+    dropped. The ontology and SHACL shapes go to the named graph
+    <https://w3id.org/kg/ontology>. Serve it with 'kg serve --sparql'.
+
+    \b
+    Examples:
+      kg publish -g graphs/iclr --to oxigraph --url http://127.0.0.1:7878
+      kg publish -g graphs/iclr --to virtuoso --url http://127.0.0.1:8890 --load-dir /srv/virtuoso/load
+      kg serve -g graphs/iclr --sparql http://127.0.0.1:7878/query
+    """
+    from .publish import publish as run_publish, server
+
+    options = {"isql": isql, "user": user, "password": password, "load_dir": load_dir} if engine == "virtuoso" else {}
+    target = server(engine, url, **options)
+    done = run_publish(graph, target, name=name, base=base)
+    click.echo(f"Published {done.name} to {engine} at {url}: {done.triples:,} triples in {done.seconds:.1f} s "
+               f"({done.rate:,.0f} triples/s), in the named graph <{done.build}>, now the current build of "
+               f"<{done.graph}>" + (f"; dropped {len(done.dropped)} older build(s)." if done.dropped else "."))
+    click.echo(f"Query it: kg serve -g {graph} --sparql {target.query_url}")
 
 
 @main.command()

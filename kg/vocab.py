@@ -14,7 +14,7 @@ from importlib.resources import files
 from urllib.parse import quote
 
 from rdflib import Namespace, URIRef
-from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, XSD, DefinedNamespace
+from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, VOID, XSD, DefinedNamespace
 
 ONTOLOGY_FILE = files("kg.ontology") / "kg.ttl"
 SHAPES_FILE = files("kg.ontology") / "shapes.ttl"
@@ -95,6 +95,9 @@ class KG(DefinedNamespace):
     paperCountWithNarrower: URIRef
     researchArea: URIRef
 
+    # Publishing
+    currentBuild: URIRef
+
 
 ENTITY_TYPES = ("Task", "Method", "Dataset", "Metric", "Model")
 
@@ -137,6 +140,7 @@ NAMESPACES = {
     "rdf": RDF,
     "rdfs": RDFS,
     "xsd": XSD,
+    "void": VOID,
 }
 
 
@@ -267,6 +271,33 @@ def neighbour_iri(method: URIRef | str, rank: int) -> URIRef:
     rdflib.term.URIRef('https://example.org/kg/method/grpo#n0')
     """
     return URIRef(f"{method}#n{rank}")
+
+
+#: The named graph kg publish loads the ontology and its SHACL shapes into: the ontology's own IRI.
+ONTOLOGY_GRAPH = URIRef(str(KG._NS).rstrip("#"))
+
+
+def catalog_graph(base: str) -> URIRef:
+    """The named graph recording, for each published graph, its current build."""
+    return URIRef(f"{base}graph/")
+
+
+def published_graph_iri(base: str, name: str) -> URIRef:
+    """The IRI of the graph ``name`` as published (kg publish), whatever its build.
+
+    >>> published_graph_iri("https://example.org/kg/", "iclr")
+    rdflib.term.URIRef('https://example.org/kg/graph/iclr')
+    """
+    return URIRef(f"{base}graph/{quote(name, safe='-._~')}")
+
+
+def build_graph_iri(base: str, name: str, stamp: str) -> URIRef:
+    """The named graph holding one build of the published graph ``name``, ``stamp`` telling builds apart.
+
+    >>> build_graph_iri("https://example.org/kg/", "iclr", "20261201T101500Z")
+    rdflib.term.URIRef('https://example.org/kg/graph/iclr/build/20261201T101500Z')
+    """
+    return URIRef(f"{published_graph_iri(base, name)}/build/{stamp}")
 
 
 def lookup_key(name: str) -> str:

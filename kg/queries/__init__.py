@@ -6,7 +6,8 @@ leading comments and names its parameters in ``# param: NAME (Type) = "example"`
 lines (the type of entity the parameter names, and a value from the sample corpus).
 A parameter is an entity's name, matched against ``kg:lookupKey`` (the names in
 lower case, an index lookup): :meth:`Example.bind` binds it in lower case. ``kg/queries/views/*.rq`` are the queries behind kg's own commands and
-pages (:func:`view`). Python never writes query text: values from users are
+pages (:func:`view`), and ``kg/queries/updates/*.ru`` the updates of ``kg publish``
+(:func:`update`). Python never writes query text: values from users are
 bound by substitution (:func:`kg.store.run_query`) or as a ``VALUES`` block of
 terms written by pyoxigraph (:func:`with_values`), and lists of kg's own
 classes and properties come from :mod:`kg.vocab` the same way.
@@ -76,6 +77,17 @@ def view(name: str) -> str:
     True
     """
     return files(__name__).joinpath("views", f"{name}.rq").read_text(encoding="utf-8")
+
+
+@functools.cache
+def update(name: str) -> str:
+    """The text of the SPARQL Update ``kg/queries/updates/NAME.ru``, its comment lines left out.
+
+    >>> update("point-to-build").split()[:2]
+    ['DELETE', '{']
+    """
+    text = files(__name__).joinpath("updates", f"{name}.ru").read_text(encoding="utf-8")
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
 
 
 def with_values(query: str, variable: str, *terms) -> str:

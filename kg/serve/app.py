@@ -24,6 +24,7 @@ from wsgiref.util import setup_testing_defaults
 
 import pyoxigraph as ox
 
+from ..endpoint import published_build
 from ..errors import KGError
 # kg.viz is the top-level viz/ folder (installed under that name, see pyproject.toml): the pages'
 # templates, script and style live with the explorer's.
@@ -31,7 +32,7 @@ from ..similarity import graph_vectors
 from ..viz import render
 from ..store import PREFIXES, STORE_SUFFIX, QueryRefused, fill_store, graph_file, refuse_federation, store_dir
 from .index import GraphIndex, load_index, neighbourhood, search
-from .pool import WORKER_MEMORY, HTTPError, QueryPool, oxigraph_engine
+from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph_engine
 from .views import entity_view, example_queries, paper_view, segments
 
 MAX_BODY = 1 << 20  # bytes of a POSTed query
@@ -92,6 +93,11 @@ class App:
         Host names requests may be addressed to (None: any). A server bound to a
         loopback address only answers requests for a loopback name, so that a web
         page cannot reach it through a DNS name rebound to 127.0.0.1.
+    sparql : str, optional, keyword-only
+        A SPARQL server's query endpoint that ``kg publish`` loaded the graph into:
+        every page, view and query then reads the current build there, named by
+        ``graph``'s file name, instead of the embedded store. The vectors beside
+        ``graph``, when there, still serve search by meaning.
 
     Examples
     --------
@@ -102,21 +108,29 @@ class App:
 
     def __init__(self, graph, *, timeout: float = 10.0, max_results: int = 10_000, pool: QueryPool | None = None,
                  overview_nodes: int = 400, allowed_hosts: set[str] | None = None,
-                 worker_memory: int | None = WORKER_MEMORY):
+                 worker_memory: int | None = WORKER_MEMORY, sparql: str | None = None):
         if timeout <= 0 or max_results < 1:
             raise KGError(f"--timeout must be positive and --max-results at least 1 (got {timeout}, {max_results}).")
         self.timeout, self.max_results, self.allowed_hosts = timeout, max_results, allowed_hosts
         self.worker_memory = worker_memory
         self.overview_nodes = overview_nodes
         self._scratch = None
-        folder = store_dir(graph)
-        if folder is None:  # no store beside the files: load the RDF into a temporary one
-            rdf = graph_file(graph)
-            self._scratch = tempfile.TemporaryDirectory(prefix="kg-serve-")
-            folder = fill_store(rdf, Path(self._scratch.name) / (rdf.stem + STORE_SUFFIX))
-        self.store_path, self.graph = str(folder), graph
-        self.title = Path(folder).name.removesuffix(STORE_SUFFIX)
-        self.store = ox.Store.read_only(self.store_path)
+        self.graph = graph
+        if sparql is not None:
+            self.title = Path(str(graph)).name.split(".")[0]
+            self.store_path = None
+            self.store = published_build(sparql, self.title)
+            self._engine = endpoint_engine, json.dumps({"url": sparql, "default_graphs": self.store.default_graphs})
+        else:
+            folder = store_dir(graph)
+            if folder is None:  # no store beside the files: load the RDF into a temporary one
+                rdf = graph_file(graph)
+                self._scratch = tempfile.TemporaryDirectory(prefix="kg-serve-")
+                folder = fill_store(rdf, Path(self._scratch.name) / (rdf.stem + STORE_SUFFIX))
+            self.title = Path(folder).name.removesuffix(STORE_SUFFIX)
+            self.store_path = str(folder)
+            self.store = ox.Store.read_only(self.store_path)
+            self._engine = oxigraph_engine, self.store_path
         self._pool = pool
         # One lock each: building the index (seconds on a large graph) must not hold up queries.
         self._pool_lock, self._index_lock, self._page_lock = threading.Lock(), threading.Lock(), threading.Lock()
@@ -139,7 +153,7 @@ class App:
     def pool(self) -> QueryPool:
         with self._pool_lock:
             if self._pool is None:
-                self._pool = QueryPool(oxigraph_engine, self.store_path, timeout=self.timeout,
+                self._pool = QueryPool(*self._engine, timeout=self.timeout,
                                        memory_limit=self.worker_memory)
             return self._pool
 

@@ -62,7 +62,10 @@ class GraphIndex:
 
 def load_index(store: ox.Store, vectors: Vectors | None = None) -> GraphIndex:
     """Read the nodes, names, role edges and relations (with their support) of the graph in ``store``;
-    ``vectors`` (:func:`kg.similarity.graph_vectors`) let search find entities by meaning."""
+    ``vectors`` (:func:`kg.similarity.graph_vectors`) let search find entities by meaning.
+
+    Rows are taken in the order of their values, not the engine's: the index, and every page
+    laid out from it, are the same from the embedded store and from a SPARQL server."""
     G, iris = nx.MultiDiGraph(), {}
     index = GraphIndex(G, iris, vectors=vectors)
 
@@ -73,31 +76,33 @@ def load_index(store: ox.Store, vectors: Vectors | None = None) -> GraphIndex:
         return node
 
     entities = view_with("index-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)})
-    for row in store.query(entities, prefixes=PREFIXES):
+    for row in ordered(store.query(entities, prefixes=PREFIXES), "e"):
         kind = row["class"].value.rsplit("#", 1)[-1]
         node = add(row["e"].value, kind=kind, label=row["label"].value, aliases=[],
                    papers=int(row["papers"].value) if row["papers"] else 0,
                    reach=int(row["reach"].value) if row["reach"] else 0,
                    salience=float(row["salience"].value) if row["salience"] else 0.0)
         index.by_label.setdefault((kind, row["label"].value), node)
-    for row in store.query(view("index-aliases"), prefixes=PREFIXES):
+    for row in ordered(store.query(view("index-aliases"), prefixes=PREFIXES), "e", "alias"):
         node = vocab.node_of_iri(row["e"].value)
         if node in G:
             G.nodes[node]["aliases"].append(row["alias"].value)
-    for row in store.query(view("index-papers"), prefixes=PREFIXES):
+    for row in ordered(store.query(view("index-papers"), prefixes=PREFIXES), "p"):
         add(row["p"].value, kind="Paper", label=row["label"].value, title=value(row["title"]),
             venue=value(row["venue"]), year=value(row["date"]), abstract="", url="", authors=[])
-    for row in store.query(view_with("index-roles", property=kg_terms(vocab.ROLES)), prefixes=PREFIXES):
+    for row in ordered(store.query(view_with("index-roles", property=kg_terms(vocab.ROLES)), prefixes=PREFIXES),
+                       "p", "e", "property"):
         paper, entity = vocab.node_of_iri(row["p"].value), vocab.node_of_iri(row["e"].value)
         if paper in G and entity in G:
             role = row["property"].value.rsplit("#", 1)[-1]
             G.add_edge(paper, entity, key=role, role=role)
-    for row in store.query(view_with("index-relations", property=kg_terms(vocab.RELATIONS)), prefixes=PREFIXES):
+    for row in ordered(store.query(view_with("index-relations", property=kg_terms(vocab.RELATIONS)),
+                                   prefixes=PREFIXES), "s", "o", "property"):
         subject, other = vocab.node_of_iri(row["s"].value), vocab.node_of_iri(row["o"].value)
         if subject in G and other in G:
             relation = row["property"].value.rsplit("#", 1)[-1]
             G.add_edge(subject, other, key=relation, role=relation, papers=int(row["papers"].value))
-    for row in store.query(view("broader-links"), prefixes=PREFIXES):
+    for row in ordered(store.query(view("broader-links"), prefixes=PREFIXES), "narrower", "broader"):
         narrower, broader = vocab.node_of_iri(row["narrower"].value), vocab.node_of_iri(row["broader"].value)
         if narrower in G and broader in G:
             G.add_edge(narrower, broader, key=vocab.BROADER, role=vocab.BROADER, papers=0)
@@ -105,6 +110,11 @@ def load_index(store: ox.Store, vectors: Vectors | None = None) -> GraphIndex:
         names = [data.get("title") or data["label"]] + list(data.get("aliases", ()))
         index.names += [(" ".join(name.split()).casefold(), name, node) for name in dict.fromkeys(names) if name]
     return index
+
+
+def ordered(rows, *variables: str) -> list:
+    """Query solutions sorted by the values of ``variables``."""
+    return sorted(rows, key=lambda row: tuple(value(row[name]) for name in variables))
 
 
 def value(term) -> str:

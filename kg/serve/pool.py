@@ -87,8 +87,19 @@ def oxigraph_engine(path: str):
     name -> a literal's text, substituted), ``default_graph`` and
     ``named_graphs`` (lists of IRIs); the answer is a reply of :func:`result_reply`.
     """
-    store = open_graph(path)
+    return _answering(open_graph(path))
 
+
+def endpoint_engine(spec: str):
+    """:func:`oxigraph_engine`'s twin for a SPARQL server (``kg serve --sparql``): ``spec`` is
+    the JSON of :class:`kg.endpoint.SparqlEndpoint`'s ``url`` and ``default_graphs``."""
+    from ..endpoint import SparqlEndpoint
+
+    options = json.loads(spec)
+    return _answering(SparqlEndpoint(options["url"], default_graphs=options["default_graphs"]))
+
+
+def _answering(store):
     def answer(request: dict) -> dict:
         graphs = {key: [ox.NamedNode(iri) for iri in request[key]] for key in ("default_graph", "named_graphs")
                   if request.get(key)}
@@ -103,6 +114,8 @@ def oxigraph_engine(path: str):
             return _error_reply(403, str(error))
         except SyntaxError as error:
             return _error_reply(400, syntax_message(error))
+        except KGError as error:  # the SPARQL server's own refusal
+            return _error_reply(502, str(error))
         except (ValueError, RuntimeError, OSError) as error:  # bad IRIs, evaluation errors
             return _error_reply(400, f"Query failed: {error}")
 

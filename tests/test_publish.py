@@ -1,0 +1,137 @@
+"""kg publish into real SPARQL servers (an Oxigraph server and Virtuoso, started here on free
+loopback ports), and kg serve --sparql reading from them: every example query answers as the
+embedded store does, a new build replaces the old one whole, and a failed load changes nothing."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+from click.testing import CliRunner
+
+from kg import vocab
+from kg.cli import main
+from kg.endpoint import SparqlEndpoint, current_builds, published_build
+from kg.errors import KGError
+from kg.publish import OxigraphServer, Virtuoso, publish
+from kg.queries import examples
+from kg.serve import get, make_app
+from kg.store import PREFIXES, open_graph
+from servers import oxigraph_command, oxigraph_server, virtuoso_command, virtuoso_server
+
+ENGINES = ["oxigraph", "virtuoso"]
+PAPER = "paper/ad67365e363be8e1"  # the sample's GRPO paper
+NUMERIC = {str(vocab.XSD[t]) for t in ("integer", "int", "long", "decimal", "double", "float", "nonNegativeInteger")}
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def server(request, tmp_path_factory):
+    """A running server of each kind, and the target kg publish loads it through."""
+    folder = tmp_path_factory.mktemp(request.param)
+    if request.param == "oxigraph":
+        if oxigraph_command() is None:
+            pytest.skip("the oxigraph CLI is not installed (pip install oxigraph)")
+        with oxigraph_server(folder) as url:
+            yield OxigraphServer(url)
+    else:
+        if virtuoso_command() is None:
+            pytest.skip("Virtuoso is not installed (apt-get install virtuoso-opensource)")
+        load_dir = folder / "load"
+        load_dir.mkdir()
+        with virtuoso_server(folder, load_dir) as (url, isql):
+            yield Virtuoso(url, isql=isql, load_dir=load_dir)
+
+
+@pytest.fixture(scope="module")
+def published(server, sample):
+    return publish(sample, server)
+
+
+def _term(term):
+    """A term as two engines agree to write it: numbers by value, strings without xsd:string."""
+    if isinstance(term, ox.Literal):
+        if term.datatype.value in NUMERIC:
+            return ("number", round(float(term.value), 6))
+        return ("literal", term.value, term.language)
+    return (type(term).__name__, None if isinstance(term, ox.BlankNode) else term.value)
+
+
+def _rows(result) -> list:
+    if isinstance(result, ox.QueryBoolean):
+        return [bool(result)]
+    variables = [v.value for v in result.variables]
+    return sorted((tuple(_term(row[v]) if row[v] is not None else None for v in variables) for row in result),
+                  key=repr)
+
+
+def test_publish_loads_every_triple_of_the_build_into_a_named_graph_of_its_own(published, server, sample):
+    endpoint = SparqlEndpoint(server.query_url)
+    expected = len(open_graph(sample))
+    assert published.triples == expected
+    [row] = endpoint.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{published.build}> {{ ?s ?p ?o }} }}")
+    assert int(row["n"].value) == expected
+    assert current_builds(endpoint, "sample") == [published.build]
+    assert published.build.startswith(str(vocab.published_graph_iri(vocab.DEFAULT_BASE, "sample")) + "/build/")
+    # The ontology and its shapes in their own named graph.
+    ontology = endpoint.query(f"ASK {{ GRAPH <{vocab.ONTOLOGY_GRAPH}> {{ <{vocab.KG.Method}> a <{vocab.OWL.Class}> . "
+                              f"?shape <http://www.w3.org/ns/shacl#targetClass> <{vocab.KG.Paper}> }} }}")
+    assert bool(ontology)
+
+
+@pytest.mark.parametrize("name", sorted(examples()))
+def test_every_example_query_answers_through_the_server_as_in_the_embedded_store(published, server, sample, name):
+    query = examples()[name].bind({})
+    local = open_graph(sample).query(query, prefixes=PREFIXES)
+    remote = published_build(server.query_url, "sample").query(query, prefixes=PREFIXES)
+    expected, got = _rows(local), _rows(remote)
+    assert got == expected
+    assert expected, f"{name} answers nothing on the sample: the comparison would prove nothing"
+
+
+def test_kg_serve_sparql_shows_the_pages_of_the_embedded_store(published, server, sample):
+    local, remote = make_app(sample), make_app(sample, sparql=server.query_url)
+    try:
+        for path in ("/index.json", "/entity/method/grpo.json", f"/{PAPER}.json", "/related.json?id=method/grpo",
+                     "/neighbourhood.json?id=method/grpo&k=2", "/search.json?q=grpo"):
+            status, _, body = get(remote, path)
+            assert status == 200, (path, body[:300])
+            assert json.loads(body) == json.loads(get(local, path)[2]), path
+        status, headers, body = get(remote, "/sparql?query=" + "SELECT%20(COUNT(*)%20AS%20%3Fn)%20%7B%3Fs%20%3Fp%20%3Fo%7D",
+                                    accept="application/sparql-results+json")
+        assert status == 200
+        assert int(json.loads(body)["results"]["bindings"][0]["n"]["value"]) == published.triples
+    finally:
+        local.close()
+        remote.close()
+
+
+def test_a_new_build_replaces_the_old_one_whole(server, sample, tmp_path):
+    first = publish(sample, server, name="replaced")
+    second = publish(sample, server, name="replaced")
+    endpoint = SparqlEndpoint(server.query_url)
+    assert current_builds(endpoint, "replaced") == [second.build]
+    assert second.dropped == [first.build]
+    [row] = endpoint.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{first.build}> {{ ?s ?p ?o }} }}")
+    assert int(row["n"].value) == 0
+
+
+def test_a_failed_load_leaves_the_current_build_in_place(server, sample, tmp_path):
+    good = publish(sample, server, name="guarded")
+    broken = tmp_path / "guarded.nt"
+    broken.write_bytes(Path(f"{sample}.nt").read_bytes() + b"<https://example.org/s> <not an iri> .\n")
+    with pytest.raises(KGError):
+        publish(broken, server, name="guarded")
+    endpoint = SparqlEndpoint(server.query_url)
+    assert current_builds(endpoint, "guarded") == [good.build]
+    builds = endpoint.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
+    assert not [row["g"].value for row in builds if "/graph/guarded/build/" in row["g"].value and row["g"].value != good.build]
+
+
+def test_kg_publish_reports_triples_per_second_and_how_to_serve_it(server, sample):
+    options = ["--isql", server.isql, "--load-dir", str(server.load_dir)] if isinstance(server, Virtuoso) else []
+    result = CliRunner().invoke(main, ["publish", "-g", str(sample), "--to", server.engine,
+                                       "--url", server.url, "--name", "cli", *options])
+    assert result.exit_code == 0, result.output
+    assert "triples/s" in result.output and "current build of" in result.output
+    assert f"--sparql {server.query_url}" in result.output
