@@ -1,9 +1,11 @@
-"""Real SPARQL servers for the tests: an Oxigraph server and Virtuoso, each started on a free
-loopback port in a folder of its own, waited for (bounded), and stopped by its process id."""
+"""Real SPARQL servers for the tests (and bench/publish.py): an Oxigraph server and Virtuoso, each
+started on a free loopback port in a folder of its own, waited for (bounded), and stopped by its
+process id; and what it means for two engines to give the same answer."""
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -13,6 +15,46 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+import pyoxigraph as ox
+
+NUMERIC = {"http://www.w3.org/2001/XMLSchema#" + name for name in
+           ("integer", "int", "long", "decimal", "double", "float", "nonNegativeInteger")}
+
+
+def answer_term(term):
+    """A term as two engines agree to write it: numbers by value (Virtuoso writes "0.800" as "0.8")."""
+    if isinstance(term, ox.Literal):
+        if term.datatype.value in NUMERIC:
+            return ("number", round(float(term.value), 6))
+        return ("literal", term.value, term.language)
+    return (type(term).__name__, None if isinstance(term, ox.BlankNode) else term.value)
+
+
+def concatenated(query: str) -> set[str]:
+    """The variables ``query`` binds to a GROUP_CONCAT (or a COALESCE of one)."""
+    return set(re.findall(r"GROUP_CONCAT\(.*?\bAS\s+\?(\w+)", query, re.S | re.I))
+
+
+def answer_rows(result, lists: set[str] = frozenset()) -> list:
+    """A query's answer, comparable between engines: its rows of terms, sorted (or its boolean).
+    The variables of ``lists`` hold GROUP_CONCAT lists, whose order SPARQL leaves to the engine:
+    they compare as sets, and an empty list as empty whether the engine writes "" (Virtuoso) or
+    leaves it unbound (Oxigraph)."""
+    if isinstance(result, ox.QueryBoolean):
+        return [bool(result)]
+    variables = [v.value for v in result.variables]
+
+    def cell(row, name):
+        term = row[name]
+        if name in lists:
+            return ("list", tuple(sorted(term.value.split(", "))) if term is not None and term.value else ())
+        if term is None:
+            return None
+        return answer_term(term)
+
+    return sorted((tuple(cell(row, v) for v in variables) for row in result), key=repr)
+
 
 #: Seconds a server may take to answer its first request.
 STARTUP_LIMIT = 60.0

@@ -18,11 +18,10 @@ from kg.publish import OxigraphServer, Virtuoso, publish
 from kg.queries import examples
 from kg.serve import get, make_app
 from kg.store import PREFIXES, open_graph
-from servers import oxigraph_command, oxigraph_server, virtuoso_command, virtuoso_server
+from servers import answer_rows, concatenated, oxigraph_command, oxigraph_server, virtuoso_command, virtuoso_server
 
 ENGINES = ["oxigraph", "virtuoso"]
 PAPER = "paper/ad67365e363be8e1"  # the sample's GRPO paper
-NUMERIC = {str(vocab.XSD[t]) for t in ("integer", "int", "long", "decimal", "double", "float", "nonNegativeInteger")}
 
 
 @pytest.fixture(scope="module", params=ENGINES)
@@ -48,23 +47,6 @@ def published(server, sample):
     return publish(sample, server)
 
 
-def _term(term):
-    """A term as two engines agree to write it: numbers by value, strings without xsd:string."""
-    if isinstance(term, ox.Literal):
-        if term.datatype.value in NUMERIC:
-            return ("number", round(float(term.value), 6))
-        return ("literal", term.value, term.language)
-    return (type(term).__name__, None if isinstance(term, ox.BlankNode) else term.value)
-
-
-def _rows(result) -> list:
-    if isinstance(result, ox.QueryBoolean):
-        return [bool(result)]
-    variables = [v.value for v in result.variables]
-    return sorted((tuple(_term(row[v]) if row[v] is not None else None for v in variables) for row in result),
-                  key=repr)
-
-
 def test_publish_loads_every_triple_of_the_build_into_a_named_graph_of_its_own(published, server, sample):
     endpoint = SparqlEndpoint(server.query_url)
     expected = len(open_graph(sample))
@@ -84,7 +66,7 @@ def test_every_example_query_answers_through_the_server_as_in_the_embedded_store
     query = examples()[name].bind({})
     local = open_graph(sample).query(query, prefixes=PREFIXES)
     remote = published_build(server.query_url, "sample").query(query, prefixes=PREFIXES)
-    expected, got = _rows(local), _rows(remote)
+    expected, got = answer_rows(local, concatenated(query)), answer_rows(remote, concatenated(query))
     assert got == expected
     assert expected, f"{name} answers nothing on the sample: the comparison would prove nothing"
 
