@@ -117,3 +117,13 @@ def test_kg_publish_reports_triples_per_second_and_how_to_serve_it(server, sampl
     assert result.exit_code == 0, result.output
     assert "triples/s" in result.output and "current build of" in result.output
     assert f"--sparql {server.query_url}" in result.output
+
+
+def test_kg_serve_sparql_names_a_graph_the_server_does_not_hold(server, tmp_path):
+    with pytest.raises(KGError, match="no published graph named 'absent'"):
+        make_app(tmp_path / "absent", sparql=server.query_url)
+
+
+def test_an_unreachable_server_is_a_clear_error(sample):
+    with pytest.raises(KGError, match="Cannot reach the SPARQL endpoint http://127.0.0.1:9/query"):
+        publish(sample, OxigraphServer("http://127.0.0.1:9"))  # the discard port: nothing listens
