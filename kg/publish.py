@@ -126,8 +126,8 @@ class Virtuoso:
                                    "PROMPT=OFF", "BANNER=OFF", "MACRO_SUBSTITUTION=OFF", "ERRORS=STDOUT"],
                                   input=script, capture_output=True, text=True, timeout=24 * 3600)
         except FileNotFoundError:
-            raise KGError(f"Virtuoso's isql client ({self.isql_command}) is not installed: "
-                          "apt-get install virtuoso-opensource, or give --isql-command.") from None
+            raise KGError(f"Virtuoso's isql client ({self.isql_command}) is not installed here: "
+                          "apt-get install virtuoso-opensource brings isql-vt.") from None
         output = done.stdout + done.stderr
         errors = [line.strip() for line in output.splitlines() if "*** Error" in line]
         if done.returncode != 0 or errors:
