@@ -102,7 +102,7 @@ def extract_chunks(client, chunks: list[list[Paper]], *, extractor: str) -> Iter
             if i not in seen:
                 seen.add(i)
                 yield i, batch
-    finally:
-        client.cancel(futures)
+    finally:  # on an error or an interrupted build: the cluster stops working for it
+        client.cancel([future for future in futures if not future.done()])
     if len(seen) != len(chunks):  # as_completed yields every future; this guards the invariant
         raise KGError(f"The cluster returned {len(seen)} of {len(chunks)} chunks.")
