@@ -17,11 +17,13 @@ import pyoxigraph as ox
 
 from .errors import KGError
 from .queries import view, with_values
-from .store import PREFIXES
+from .store import PREFIXES, query_form
 
-#: Results kg asks for: SPARQL JSON (SELECT, ASK), N-Triples (CONSTRUCT, DESCRIBE); XML where JSON is not offered.
-ACCEPT = ("application/sparql-results+json, application/n-triples;q=0.9, "
-          "application/sparql-results+xml;q=0.8, text/turtle;q=0.7")
+#: What kg asks a server for, by the query's form: SPARQL XML results, which Virtuoso writes six times
+#: as fast as JSON (0.33 s against 2.0 s for 20,000 rows; Oxigraph writes both alike), and N-Triples.
+#: One header for both would do, but Virtuoso refuses a CONSTRUCT when results come first in it.
+ACCEPT_RESULTS = "application/sparql-results+xml, application/sparql-results+json;q=0.9"
+ACCEPT_GRAPH = "application/n-triples, text/turtle;q=0.9"
 _RESULTS = {"application/sparql-results+json": ox.QueryResultsFormat.JSON,
             "application/json": ox.QueryResultsFormat.JSON,
             "application/sparql-results+xml": ox.QueryResultsFormat.XML}
@@ -65,7 +67,8 @@ class SparqlEndpoint:
         graphs = [str(g.value if isinstance(g, ox.NamedNode) else g) for g in (default_graph or self.default_graphs)]
         fields += [("default-graph-uri", iri) for iri in graphs]
         fields += [("named-graph-uri", str(g.value if isinstance(g, ox.NamedNode) else g)) for g in named_graphs or ()]
-        kind, body = self._post(fields)
+        graph = query_form(query) in ("CONSTRUCT", "DESCRIBE")
+        kind, body = self._post(fields, ACCEPT_GRAPH if graph else ACCEPT_RESULTS)
         if kind in _RESULTS:
             return ox.parse_query_results(body, format=_RESULTS[kind])
         if kind in _GRAPHS:
@@ -82,9 +85,9 @@ class SparqlEndpoint:
         [row] = self.query(with_values(view("graph-size"), "graph", ox.NamedNode(graph)), default_graph=[])
         return int(row["triples"].value)
 
-    def _post(self, fields: list[tuple[str, str]]) -> tuple[str, bytes]:
+    def _post(self, fields: list[tuple[str, str]], accept: str) -> tuple[str, bytes]:
         request = urllib.request.Request(self.url, data=urllib.parse.urlencode(fields).encode("utf-8"),
-                                         headers={"Accept": ACCEPT,
+                                         headers={"Accept": accept,
                                                   "Content-Type": "application/x-www-form-urlencoded"})
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:

@@ -202,6 +202,20 @@ def refuse_federation(query: str) -> None:
                            "and never contacts other servers.")
 
 
+_FORM = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.I)
+
+
+def query_form(query: str) -> str:
+    """The form of ``query``, upper case: SELECT, ASK, CONSTRUCT or DESCRIBE ("" if none), read
+    past its prologue, comments, strings and IRIs.
+
+    >>> query_form('PREFIX ex: <http://e.org/select#> # ASK\\nCONSTRUCT { ?s ?p "SELECT" } WHERE { ?s ?p ?o }')
+    'CONSTRUCT'
+    """
+    match = _FORM.search(_TEXT_IN_QUERY.sub(" ", query))
+    return match.group(1).upper() if match else ""
+
+
 def syntax_message(error: SyntaxError) -> str:
     """The engine's syntax error for a person: where it is and the words it expected, without
     the character classes of the grammar that follow them.
@@ -351,7 +365,7 @@ def serialize_results(result, accept: str = "", *, max_results: int | None = Non
     ('application/n-triples', b'', True)
     """
     limit = sys.maxsize if max_results is None else max_results
-    if isinstance(result, ox.QueryTriples):
+    if isinstance(result, (ox.QueryTriples, list)):  # a list: the triples a SPARQL server sent (kg.endpoint)
         fmt = negotiate(accept, GRAPH_FORMATS, ox.RdfFormat.TURTLE)
         if fmt is None:
             raise _not_acceptable(accept, GRAPH_FORMATS)

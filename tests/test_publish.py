@@ -4,6 +4,7 @@ embedded store does, a new build replaces the old one whole, and a failed load c
 from __future__ import annotations
 
 import json
+import urllib.parse
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -83,6 +84,11 @@ def test_kg_serve_sparql_shows_the_pages_of_the_embedded_store(published, server
                                     accept="application/sparql-results+json")
         assert status == 200
         assert int(json.loads(body)["results"]["bindings"][0]["n"]["value"]) == published.triples
+        construct = "/sparql?query=" + urllib.parse.quote("CONSTRUCT { ?m a kg:Method } WHERE { ?m a kg:Method }")
+        status, _, body = get(remote, construct, accept="application/n-triples")
+        assert status == 200, body[:300]
+        assert set(ox.parse(body, format=ox.RdfFormat.N_TRIPLES)) == set(
+            ox.parse(get(local, construct, accept="application/n-triples")[2], format=ox.RdfFormat.N_TRIPLES))
     finally:
         local.close()
         remote.close()
