@@ -18,6 +18,7 @@ to a named graph of their own, :data:`kg.vocab.ONTOLOGY_GRAPH`.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import datetime
 import os
 import shutil
@@ -250,7 +251,8 @@ def publish(graph: str | Path, target, *, name: str | None = None, base: str = v
                               "the previous build stays current.")
             target.update(_point_to(vocab.catalog_graph(base), published, name, build, triples, stamp))
         except BaseException:
-            target.drop(build)
+            with contextlib.suppress(KGError):  # the load's own error is the one to report
+                target.drop(build)
             raise
     for old in previous:
         if old != build:

@@ -133,3 +133,12 @@ def test_kg_serve_sparql_names_a_graph_the_server_does_not_hold(server, tmp_path
 def test_an_unreachable_server_is_a_clear_error(sample):
     with pytest.raises(KGError, match="Cannot reach the SPARQL endpoint http://127.0.0.1:9/query"):
         publish(sample, OxigraphServer("http://127.0.0.1:9"))  # the discard port: nothing listens
+
+
+def test_a_virtuoso_whose_isql_port_is_closed_is_named_in_the_error(server, sample):
+    if not isinstance(server, Virtuoso):
+        pytest.skip("isql is Virtuoso's")
+    closed = Virtuoso(server.url, isql="127.0.0.1:9", load_dir=server.load_dir)
+    with pytest.raises(KGError, match="isql at 127.0.0.1:9"):
+        publish(sample, closed, name="unreachable")
+    assert current_builds(SparqlEndpoint(server.query_url), "unreachable") == []
