@@ -61,10 +61,12 @@ class SparqlEndpoint:
         return f"SparqlEndpoint({self.url!r}, default_graphs={self.default_graphs!r})"
 
     def query(self, query: str, *, prefixes: dict[str, str] | None = None, substitutions: dict | None = None,
-              default_graph=None, named_graphs=None, use_default_graph_as_union: bool = False):
-        """Run ``query`` as ``pyoxigraph.Store.query`` would, on the server."""
+              default_graph=None, named_graphs=None):
+        """Run ``query`` as ``pyoxigraph.Store.query`` would, on the server. ``default_graph``
+        (IRIs or ``NamedNode``s) replaces :attr:`default_graphs` for this query; ``[]`` leaves
+        the dataset to the server."""
         fields = [("query", with_prologue(query, prefixes, substitutions))]
-        graphs = [str(g.value if isinstance(g, ox.NamedNode) else g) for g in (default_graph or self.default_graphs)]
+        graphs = [str(g.value if isinstance(g, ox.NamedNode) else g) for g in (self.default_graphs if default_graph is None else default_graph)]
         fields += [("default-graph-uri", iri) for iri in graphs]
         fields += [("named-graph-uri", str(g.value if isinstance(g, ox.NamedNode) else g)) for g in named_graphs or ()]
         graph = query_form(query) in ("CONSTRUCT", "DESCRIBE")
