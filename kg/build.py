@@ -140,8 +140,7 @@ def build(
         path = output.parent / ".kg-cache" / "extractions.sqlite" if cache == "default" else Path(cache)
         store = ExtractionCache(path, extractor=extractor_name(load_pipeline()))
     try:
-        with contextlib.ExitStack() as stack:
-            client = stack.enter_context(connect(cluster)) if cluster else None
+        with connect(cluster) if cluster else contextlib.nullcontext() as client:
             extractions = extract_all(papers, processes=processes or os.cpu_count() or 1, cache=store,
                                       progress=progress, cluster=client)
     finally:

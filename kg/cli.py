@@ -616,8 +616,9 @@ def export(graph, to, output):
       kg export -g graphs/sample --to neo4j -o sample-neo4j
     """
     from .export import FORMATS, export as run_export
+    from .store import graph_stem
 
-    target = output or str(Path(graph).with_suffix("")) + (FORMATS[to][0] if to in FORMATS else ".neo4j")
+    target = output or str(graph_stem(graph)) + (FORMATS[to][0] if to in FORMATS else ".neo4j")
     path, nodes, edges = run_export(graph, target, to)
     click.echo(f"Wrote {path}: {nodes} nodes, {edges} edges.")
 

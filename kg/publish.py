@@ -35,9 +35,9 @@ import pyoxigraph as ox
 
 from . import vocab
 from .endpoint import SparqlEndpoint, current_builds
-from .errors import KGError
+from .errors import GraphNotFound, KGError
 from .queries import update, with_values
-from .store import INDEX_SUFFIX, PREFIXES, STORE_SUFFIX, graph_file, index_file, open_graph, store_dir
+from .store import PREFIXES, graph_file, graph_stem, index_file, open_graph, store_dir
 
 ENGINES = ("oxigraph", "virtuoso")
 
@@ -201,19 +201,18 @@ def server(engine: str, url: str, **options):
 
 def graph_files(graph: str | Path, scratch: Path) -> tuple[list[Path], int]:
     """The N-Triples files of ``graph`` (its ``.nt`` and its index) and their number of triples.
-    A graph built without ``.nt`` is written out from its store into ``scratch`` first."""
-    stem = Path(graph)
-    for suffix in (".nt", INDEX_SUFFIX, STORE_SUFFIX, ".ttl", ".jsonld"):
-        stem = Path(str(stem).removesuffix(suffix))
-    nt = stem.with_name(stem.name + ".nt")
-    if nt.is_file():
-        files = [nt] + ([index_file(nt)] if index_file(nt) else [])
-    else:
+    A graph without ``.nt`` is written out, with its index, from its store into ``scratch`` first."""
+    try:
+        rdf = graph_file(graph)
+    except GraphNotFound:
         if store_dir(graph) is None:
-            graph_file(graph)  # raises GraphNotFound, naming what was looked for
-        dump = scratch / (stem.name + ".nt")
-        open_graph(graph).dump(str(dump), format=ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph())
-        files = [dump]
+            raise
+        rdf = None  # a store alone
+    if rdf is not None and rdf.suffix == ".nt":
+        files = [rdf] + ([index_file(rdf)] if index_file(rdf) else [])
+    else:
+        files = [scratch / (graph_stem(graph).name + ".nt")]
+        open_graph(graph).dump(str(files[0]), format=ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph())
     return files, sum(_lines(path) for path in files)
 
 
@@ -232,7 +231,7 @@ def publish(graph: str | Path, target, *, name: str | None = None, base: str = v
 
     Raises ``KGError`` when the server refuses or loses triples; the previous build then stays current.
     """
-    name = name or Path(str(graph)).name.split(".")[0]
+    name = name or graph_stem(graph).name
     published = str(vocab.published_graph_iri(base, name))
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     build = str(vocab.build_graph_iri(base, name, stamp))

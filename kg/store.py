@@ -62,6 +62,20 @@ def index_file(rdf_file: str | Path) -> Path | None:
     return index if index.is_file() and index != rdf_file else None
 
 
+def graph_stem(path: str | Path) -> Path:
+    """``graphs/NAME`` (the ``-o`` of ``kg build``) for the graph at ``path``: that path, one of its
+    files, or its store.
+
+    >>> graph_stem("graphs/iclr.2026.index.nt"), graph_stem("graphs/iclr.2026.oxigraph"), graph_stem("graphs/iclr")
+    (PosixPath('graphs/iclr.2026'), PosixPath('graphs/iclr.2026'), PosixPath('graphs/iclr'))
+    """
+    path = Path(path)
+    for suffix in (INDEX_SUFFIX, *_FORMATS, STORE_SUFFIX):  # .index.nt before .nt
+        if path.name.endswith(suffix):
+            return path.with_name(path.name[: -len(suffix)])
+    return path
+
+
 def store_dir(path: str | Path) -> Path | None:
     """The on-disk store of the graph at ``path`` (``graphs/NAME``, one of its files, or the
     store folder itself), or None when ``kg build`` wrote none.
@@ -69,10 +83,7 @@ def store_dir(path: str | Path) -> Path | None:
     >>> store_dir("no/such/graph") is None
     True
     """
-    path = Path(path)
-    if path.suffix == STORE_SUFFIX:
-        return path if path.is_dir() else None
-    stem = path.with_suffix("") if path.suffix in _FORMATS else path
+    stem = graph_stem(path)
     folder = stem.with_name(stem.name + STORE_SUFFIX)
     return folder if folder.is_dir() else None
 
@@ -84,8 +95,7 @@ def vectors_file(path: str | Path) -> Path | None:
     >>> vectors_file("no/such/graph") is None
     True
     """
-    path = Path(path)
-    stem = path.with_suffix("") if path.suffix in (*_FORMATS, STORE_SUFFIX) else path
+    stem = graph_stem(path)
     file = stem.with_name(stem.name + VECTORS_SUFFIX)
     return file if file.is_file() else None
 

@@ -146,19 +146,18 @@ def extract_all(
     if progress and done:
         progress(done, len(papers))
     chunks = [todo[i : i + chunk_size] for i in range(0, len(todo), chunk_size)]
+    work = [[papers[i] for i in chunk] for chunk in chunks]
     pool = None
     if cluster is not None and chunks:
         from ..cluster import extract_chunks
 
-        batches = extract_chunks(cluster, [[papers[i] for i in chunk] for chunk in chunks],
-                                 extractor=extractor_name(load_pipeline()))
+        batches = extract_chunks(cluster, work, extractor=extractor_name(load_pipeline()))
     elif processes > 1 and len(chunks) > 1:
         # One encoder thread per worker: the workers already use every core.
         pool = multiprocessing.get_context("fork").Pool(min(processes, len(chunks)))
-        work = ([papers[i] for i in chunk] for chunk in chunks)
         batches = enumerate(pool.imap(functools.partial(_extract_chunk, encoder_threads=1), work))
     else:
-        batches = enumerate(map(_extract_chunk, ([papers[i] for i in chunk] for chunk in chunks)))
+        batches = enumerate(map(_extract_chunk, work))
     try:
         for position, batch in batches:
             for i, extraction in zip(chunks[position], batch):

@@ -30,7 +30,8 @@ from ..errors import KGError
 # templates, script and style live with the explorer's.
 from ..similarity import graph_vectors
 from ..viz import render
-from ..store import PREFIXES, STORE_SUFFIX, QueryRefused, fill_store, graph_file, refuse_federation, store_dir
+from ..store import (PREFIXES, STORE_SUFFIX, QueryRefused, fill_store, graph_file, graph_stem, refuse_federation,
+                     store_dir)
 from .index import GraphIndex, load_index, neighbourhood, search
 from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph_engine
 from .views import entity_view, example_queries, paper_view, segments
@@ -117,7 +118,7 @@ class App:
         self._scratch = None
         self.graph = graph
         if sparql is not None:
-            self.title = Path(str(graph)).name.split(".")[0]
+            self.title = graph_stem(graph).name
             self.store_path = None
             self.store = published_build(sparql, self.title)
             self._engine = endpoint_engine, json.dumps({"url": sparql, "default_graphs": self.store.default_graphs})
