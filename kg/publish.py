@@ -34,9 +34,9 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from . import vocab
-from .endpoint import SparqlEndpoint, current_builds
+from .endpoint import SparqlEndpoint, current_builds, with_prologue
 from .errors import GraphNotFound, KGError
-from .queries import update, with_values
+from .queries import update
 from .store import PREFIXES, graph_file, graph_stem, index_file, open_graph, store_dir
 
 ENGINES = ("oxigraph", "virtuoso")
@@ -163,24 +163,20 @@ class Virtuoso:
         self.run(f"DELETE FROM DB.DBA.RDF_QUAD WHERE G = iri_to_id({_sql_string(graph)})", "checkpoint")
 
 
-def _split(files: list[Path], folder: Path, count: int) -> list[Path]:
-    """``files`` copied into ``folder`` as about ``count`` N-Triples parts of whole lines (Turtle
+def _split(files: list[Path], folder: Path, count: int) -> None:
+    """Copy ``files`` into ``folder`` as about ``count`` N-Triples parts of whole lines (Turtle
     files as they are: a Turtle file cannot be cut at any line)."""
-    parts = []
     for number, path in enumerate(files):
         if path.suffix != ".nt":
-            parts.append(folder / f"{number}-{path.name}")
-            shutil.copyfile(path, parts[-1])
+            shutil.copyfile(path, folder / f"{number}-{path.name}")
             continue
         size = max(1, path.stat().st_size // max(1, count - len(files) + 1))
         with path.open("rb") as source:
             index = 0
             while chunk := source.read(size):
                 chunk += source.readline()  # to the end of the line
-                parts.append(folder / f"{number}-{index}.nt")
-                parts[-1].write_bytes(chunk)
+                (folder / f"{number}-{index}.nt").write_bytes(chunk)
                 index += 1
-    return parts
 
 
 def _sql_string(text: str) -> str:
@@ -233,8 +229,8 @@ def publish(graph: str | Path, target, *, name: str | None = None, base: str = v
     """
     name = name or graph_stem(graph).name
     published = str(vocab.published_graph_iri(base, name))
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    build = str(vocab.build_graph_iri(base, name, stamp))
+    created = datetime.datetime.now(datetime.timezone.utc)
+    build = str(vocab.build_graph_iri(base, name, created.strftime("%Y%m%dT%H%M%S%fZ")))
     endpoint = SparqlEndpoint(target.query_url)
     with tempfile.TemporaryDirectory(prefix="kg-publish-") as scratch:
         files, triples = graph_files(graph, Path(scratch))
@@ -248,29 +244,25 @@ def publish(graph: str | Path, target, *, name: str | None = None, base: str = v
             if held != triples:
                 raise KGError(f"The server holds {held} of the {triples} triples loaded into {build}; "
                               "the previous build stays current.")
-            target.update(_point_to(vocab.catalog_graph(base), published, name, build, triples, stamp))
+            target.update(_point_to(vocab.catalog_graph(base), published, name, build, triples, created))
         except BaseException:
             with contextlib.suppress(KGError):  # the load's own error is the one to report
                 target.drop(build)
             raise
-    for old in previous:
-        if old != build:
-            target.drop(old)
-    return Published(name, published, build, triples, seconds, [old for old in previous if old != build])
+    for old in previous:  # read before this build was made: never this build
+        target.drop(old)
+    return Published(name, published, build, triples, seconds, previous)
 
 
-def _point_to(catalog, graph: str, name: str, build: str, triples: int, stamp: str) -> str:
+def _point_to(catalog, graph: str, name: str, build: str, triples: int, created: datetime.datetime) -> str:
     """The update making ``build`` the current build of ``graph`` (:func:`kg.queries.update`
     ``point-to-build``), its parameters bound."""
-    created = datetime.datetime.strptime(stamp, "%Y%m%dT%H%M%S%fZ").replace(tzinfo=datetime.timezone.utc)
-    text = update("point-to-build")
-    for variable, term in (("catalog", ox.NamedNode(str(catalog))), ("graph", ox.NamedNode(graph)),
-                           ("name", ox.Literal(name)), ("build", ox.NamedNode(build)),
-                           ("created", ox.Literal(created.isoformat().replace("+00:00", "Z"),
-                                                  datatype=ox.NamedNode(str(vocab.XSD.dateTime)))),
-                           ("triples", ox.Literal(str(triples), datatype=ox.NamedNode(str(vocab.XSD.integer))))):
-        text = with_values(text, variable, term)
-    return "".join(f"PREFIX {prefix}: <{iri}> " for prefix, iri in PREFIXES.items()) + text
+    bound = {"catalog": ox.NamedNode(str(catalog)), "graph": ox.NamedNode(graph), "name": ox.Literal(name),
+             "build": ox.NamedNode(build),
+             "created": ox.Literal(created.isoformat().replace("+00:00", "Z"),
+                                   datatype=ox.NamedNode(str(vocab.XSD.dateTime))),
+             "triples": ox.Literal(str(triples), datatype=ox.NamedNode(str(vocab.XSD.integer)))}
+    return with_prologue(update("point-to-build"), PREFIXES, {ox.Variable(k): term for k, term in bound.items()})
 
 
 def _publish_ontology(target, scratch: Path) -> None:
