@@ -246,7 +246,10 @@ def _read_csv(path: Path) -> Iterator[Paper | InputError]:
 
 
 def _read_jsonl(path: Path) -> Iterator[Paper | InputError]:
-    for number, line in enumerate(_read_text(path).splitlines(), start=1):
+    # Lines end at \n only, as JSON Lines says: str.splitlines would also end one at U+2028, U+2029
+    # or U+0085, which json.dumps(ensure_ascii=False) writes raw inside strings. A \r before the \n
+    # is JSON whitespace.
+    for number, line in enumerate(_read_text(path).split("\n"), start=1):
         if not line.strip():
             continue
         try:
