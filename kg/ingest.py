@@ -93,6 +93,9 @@ def read_papers(
                     record = InputError(record.source.file, record.source.line,
                                         f"abstract of {len(record.abstract):,} characters is over the "
                                         f"{MAX_ABSTRACT_CHARS:,} an abstract can be (a whole paper?); skipped")
+                elif isinstance(record, Paper) and "\x00" in _text_of(record):
+                    record = InputError(record.source.file, record.source.line,
+                                        "contains a NUL character (binary data?); skipped")
                 if isinstance(record, InputError):
                     if strict or on_skip is None:
                         raise record
@@ -103,6 +106,11 @@ def read_papers(
             if strict or on_skip is None or error.file != str(path):
                 raise
             on_skip(error)
+
+
+def _text_of(paper: Paper) -> str:
+    """Every text a paper keeps, joined."""
+    return "\n".join([paper.id, paper.abstract, paper.title, paper.venue, paper.url, *paper.authors, *paper.keywords])
 
 
 def paper_id(abstract: str) -> str:
@@ -128,10 +136,22 @@ def _year(text: str) -> int | None:
     return int(found.group()) if found else None
 
 
+#: Signatures of files that are not text, whatever their extension says.
+_SIGNATURES = {b"\x1f\x8b": "gzip data", b"PK\x03\x04": "a zip archive, or an Excel workbook",
+               b"\x89PNG": "a PNG image", b"%PDF-": "a PDF", b"\xff\xfe": "UTF-16 text", b"\xfe\xff": "UTF-16 text"}
+_CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1f]")  # no text has many; tab, line ends and form feed excepted
+
+
 def _read_text(path: Path) -> str:
     data = path.read_bytes()
-    if b"\x00" in data[:8192]:
-        raise InputError(str(path), None, "binary file (contains NUL bytes); expected UTF-8 text")
+    head = data[:8192]
+    kind = next((kind for magic, kind in _SIGNATURES.items() if head.startswith(magic)), None)
+    # A share of control bytes, not any one: a stray NUL costs its record (see read_papers), not the file.
+    controls = len(_CONTROL_BYTES.findall(head))
+    if kind is None and controls * 20 > len(head):
+        kind = f"{controls:,} control bytes in its first {len(head):,}"
+    if kind:
+        raise InputError(str(path), None, f"binary file ({kind}); expected UTF-8 text")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -1,5 +1,6 @@
 """Ingest keeps every record it can read and names the ones it cannot: odd line separators, NUL bytes,
 binary files and broken CSV quoting each cost one record at most, reported as file:line."""
+import gzip
 import json
 
 import pytest
@@ -49,3 +50,55 @@ def test_csv_cells_with_unicode_line_separators_keep_their_line_numbers(tmp_path
     papers, skipped = read(path)
     assert [(p.id, p.source.line) for p in papers] == [("c1", 2), ("c3", 4)]
     assert len(skipped) == 1 and skipped[0].endswith("seps.csv:3: record has no abstract; skipped")
+
+
+# --- item 12: NUL bytes are a record's problem; binary files are the file's ------------------------
+
+def sixty_rows(nul_row: int) -> str:
+    rows = [f"p{n},Title {n},We propose method {n} and test it on benchmark {n}. " + "More words. " * 12
+            for n in range(60)]  # 12 KB: row 1 is in the first 8 KB, row 59 after it
+    rows[nul_row] = rows[nul_row].replace("method", "meth\x00od")
+    return "id,title,abstract\n" + "\n".join(rows) + "\n"
+
+
+@pytest.mark.parametrize("nul_row", [1, 59])
+def test_a_nul_in_one_csv_record_skips_that_record_only(tmp_path, nul_row):
+    path = tmp_path / "nul.csv"
+    path.write_text(sixty_rows(nul_row), encoding="utf-8")
+    papers, skipped = read(path)
+    assert len(papers) == 59 and f"p{nul_row}" not in {p.id for p in papers}
+    assert len(skipped) == 1 and skipped[0].startswith(f"{path}:{nul_row + 2}: ") and "NUL" in skipped[0]
+    with pytest.raises(InputError, match=rf"nul\.csv:{nul_row + 2}: .*NUL"):
+        list(read_papers([path], strict=True))
+
+
+def test_a_nul_in_one_jsonl_line_or_text_block_skips_that_record_only(tmp_path):
+    jsonl = tmp_path / "nul.jsonl"
+    jsonl.write_text('{"abstract": "We propose A."}\n{"abstract": "We \x00propose B."}\n'
+                     '{"abstract": "We \\u0000propose C."}\n{"abstract": "We propose D."}\n', encoding="utf-8")
+    papers, skipped = read(jsonl)
+    assert [p.source.line for p in papers] == [1, 4]
+    assert [message.split(": ")[0] for message in skipped] == [f"{jsonl}:2", f"{jsonl}:3"]
+    text = tmp_path / "nul.txt"
+    text.write_text("Nul 2025 Papers\n\nWe propose A.\n\nWe \x00propose B.\n\nWe propose C.\n", encoding="utf-8")
+    papers, skipped = read(text)
+    assert [p.source.line for p in papers] == [3, 7]
+    assert len(skipped) == 1 and skipped[0].startswith(f"{text}:5: ") and "NUL" in skipped[0]
+
+
+@pytest.mark.parametrize("content, kind", [
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10", "PNG"),
+    (gzip.compress(b"id,abstract\np1,We propose X.\n" * 50), "gzip"),
+    (b"PK\x03\x04\x14\x00\x06\x00" + bytes(range(256)) * 4, "zip"),
+    ("id,abstract\np1,We propose X.\n".encode("utf-16"), "UTF-16"),
+    (bytes(range(256)) * 40, "binary"),  # no known signature, mostly not text
+    (b"id,abstract\n" + b"\x00\x01\x02\x03 binary junk\n" * 20, "binary"),  # valid UTF-8, but not text
+], ids=["png", "gzip", "zip", "utf-16", "random", "controls"])
+def test_binary_files_are_rejected_in_one_line_naming_the_file(tmp_path, content, kind):
+    path = tmp_path / "data.csv"
+    path.write_bytes(content)
+    papers, skipped = read(path)
+    assert papers == [] and len(skipped) == 1
+    assert skipped[0].startswith(f"{path}: ") and kind in skipped[0] and "\n" not in skipped[0]
+    with pytest.raises(InputError, match=kind):
+        list(read_papers([path], strict=True))
