@@ -16,7 +16,8 @@ Formats, chosen by extension (``--format`` overrides):
 
 A record that cannot be read is reported as an ``InputError`` naming its file
 and line; ``read_papers`` passes it to ``on_skip`` and goes on, unless
-``strict`` is set.
+``strict`` is set. A NUL, or a CSV quote that swallows the rows after it, costs
+one record; a file that is not UTF-8 text (gzip, zip, an image) is refused whole.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import csv
 import glob
 import hashlib
 import io
+import itertools
 import json
 import re
 import time
@@ -252,17 +254,75 @@ def _paper_from_record(record: dict, source: Source) -> Paper | InputError:
 
 
 def _read_csv(path: Path) -> Iterator[Paper | InputError]:
-    text = _read_text(path)
     # Rows end at \n, \r or \r\n only: str.splitlines would also end one at a form feed or
     # \x1c inside a cell, and every line number after it would be off.
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    columns = {name.strip().lower() for name in reader.fieldnames or []}
-    if "abstract" not in columns:
-        raise InputError(str(path), 1, f"no 'abstract' column (columns: {', '.join(reader.fieldnames or [])})")
-    start = 2
-    for row in reader:
-        yield _paper_from_record(row, Source(str(path), start))
-        start = reader.line_num + 1
+    lines = io.StringIO(_read_text(path), newline="").readlines()
+    reader = csv.reader(lines)
+    header = next(reader, [])
+    if "abstract" not in {name.strip().lower() for name in header}:
+        raise InputError(str(path), 1, f"no 'abstract' column (columns: {', '.join(header)})")
+    for line, row in _csv_rows(str(path), lines, reader.line_num, len(header)):
+        if isinstance(row, InputError):
+            yield row
+        else:
+            yield _paper_from_record(dict(zip(header, row)), Source(str(path), line))
+
+
+def _csv_rows(file: str, lines: list[str], first: int, width: int) -> Iterator[tuple[int, list[str] | InputError]]:
+    """(line number, fields) for each row of ``lines[first:]``.
+
+    A row whose quotes went wrong comes as an ``InputError``, and reading starts again at the line
+    after the one it started on: the rows a quote left open swallowed are read as themselves.
+    """
+    start = first
+    while start < len(lines):
+        reader = csv.reader(itertools.islice(lines, start, None))
+        begin = start  # the index of the line the next row starts on
+        while True:
+            try:
+                fields = next(reader)
+                problem = _quote_problem(lines[begin : start + reader.line_num], fields, width)
+            except StopIteration:
+                return
+            except csv.Error as error:  # a field past csv's size limit (a quote left open), or a NUL on Python 3.10
+                problem = f"unreadable row ({error})"
+            if problem:
+                yield begin + 1, InputError(file, begin + 1, f"{problem}; skipped, reading on at line {begin + 2}")
+                start = begin + 1
+                break
+            if fields:
+                yield begin + 1, fields
+            begin = start + reader.line_num
+
+
+def _quote_problem(lines: list[str], fields: list[str], width: int) -> str | None:
+    """Why the row read from ``lines`` as ``fields`` looks broken by a misplaced quote, or None.
+
+    csv forgives a quote that ends a field early ("A "b" c" reads as 'A b" c"'), which costs a
+    quote character when the row is otherwise whole. But a quote left open swallows the delimiters
+    and row breaks after it until some later quote, so a title absorbs an abstract, or one field
+    holds several rows. A row strict CSV rejects is reported when that shows: its fields no longer
+    match the header, or a line it swallowed reads as a whole row by itself. A legitimate
+    multi-line quoted abstract passes strict CSV, and its later lines are prose, not rows.
+    """
+    try:
+        list(csv.reader(lines, strict=True))
+        return None
+    except csv.Error as error:
+        reason = f"a misplaced quote ({error})"
+    if len(fields) != width:
+        return f"{reason}: {len(fields)} fields where the header has {width}"
+    swallowed = sum(_is_row(line, width) for line in lines[1:])
+    if swallowed:
+        return f"{reason}: a quoted field runs on over {swallowed} line{'s' * (swallowed > 1)} that read as rows"
+    return None
+
+
+def _is_row(line: str, width: int) -> bool:
+    try:
+        return [len(row) for row in csv.reader([line], strict=True)] == [width]
+    except csv.Error:
+        return False
 
 
 def _read_jsonl(path: Path) -> Iterator[Paper | InputError]:

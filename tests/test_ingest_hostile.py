@@ -102,3 +102,87 @@ def test_binary_files_are_rejected_in_one_line_naming_the_file(tmp_path, content
     assert skipped[0].startswith(f"{path}: ") and kind in skipped[0] and "\n" not in skipped[0]
     with pytest.raises(InputError, match=kind):
         list(read_papers([path], strict=True))
+
+
+# --- item 13: a quote that swallows a row break -----------------------------------------------------
+
+def write_csv(tmp_path, text, name="quotes.csv"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8", newline="")
+    return path
+
+
+def test_a_quote_left_open_is_reported_at_its_line_and_the_rows_it_swallowed_are_read(tmp_path):
+    path = write_csv(tmp_path, 'id,title,abstract\n'
+                               'p1,One,We propose A.\n'
+                               'p2,"Stray title,We propose B.\n'
+                               'p3,Three,We propose C.\n'
+                               'p4,"Four","We propose D, in a quoted abstract."\n')
+    papers, skipped = read(path)
+    assert [(p.id, p.title, p.abstract, p.source.line) for p in papers] == [
+        ("p1", "One", "We propose A.", 2), ("p3", "Three", "We propose C.", 4),
+        ("p4", "Four", "We propose D, in a quoted abstract.", 5)]
+    assert len(skipped) == 1 and skipped[0].startswith(f"{path}:3: ") and "quote" in skipped[0]
+    assert "\n" not in skipped[0]
+    with pytest.raises(InputError, match=r"quotes\.csv:3: .*quote"):
+        list(read_papers([path], strict=True))
+
+
+def test_a_quote_left_open_to_the_end_of_the_file_loses_only_its_own_record(tmp_path):
+    path = write_csv(tmp_path, 'id,title,abstract\np1,One,We propose A.\np2,Two,"We propose B.\n'
+                               'p3,Three,We propose C.\np4,Four,We propose D.\n')
+    papers, skipped = read(path)
+    assert [(p.id, p.source.line) for p in papers] == [("p1", 2), ("p3", 4), ("p4", 5)]
+    assert len(skipped) == 1 and skipped[0].startswith(f"{path}:3: ")
+
+
+def test_a_quote_left_open_before_a_large_rest_of_file_is_reported_not_a_traceback(tmp_path):
+    # The open field grows past csv's field size limit (131,072 characters), which raised csv.Error.
+    rows = [f"p{n},Title {n},We propose method {n}. " + "Filler words. " * 20 for n in range(600)]
+    rows[1] = rows[1].replace("Title 1", '"Title 1')
+    path = write_csv(tmp_path, "id,title,abstract\n" + "\n".join(rows) + "\n")
+    papers, skipped = read(path)
+    assert len(papers) == 599 and "p1" not in {p.id for p in papers}
+    assert len(skipped) == 1 and skipped[0].startswith(f"{path}:3: ")
+
+
+def test_a_quote_inside_a_quoted_title_that_shifts_the_columns_is_reported(tmp_path):
+    # Before: title 'A quoted" title', abstract ' with comma"', the real abstract dropped as an extra column.
+    path = write_csv(tmp_path, 'id,title,abstract\np1,"A "quoted" title, with comma",We propose X.\n'
+                               'p2,Two,We propose Y.\n')
+    papers, skipped = read(path)
+    assert [(p.id, p.source.line) for p in papers] == [("p2", 3)]
+    assert len(skipped) == 1 and skipped[0].startswith(f"{path}:2: ") and "3" in skipped[0]
+
+
+def test_multi_line_quoted_abstracts_are_read_whole(tmp_path):
+    path = write_csv(tmp_path, 'id,title,abstract\r\n'
+                               'p1,"Multi, line","We propose X.\r\n\r\nA second paragraph, with commas, and ""quotes"".\r\n'
+                               'p9,not,a row: it is inside the abstract"\r\n'
+                               'p2,Two,We propose Y.\r\n'
+                               'p3,"Three","First line\nsecond, line, here"\r\n')
+    papers, skipped = read(path)
+    assert skipped == []
+    assert [(p.id, p.source.line) for p in papers] == [("p1", 2), ("p2", 6), ("p3", 7)]
+    assert papers[0].abstract == ('We propose X.\r\n\r\nA second paragraph, with commas, and "quotes".\r\n'
+                                  'p9,not,a row: it is inside the abstract')
+    assert papers[2].abstract == "First line\nsecond, line, here"
+
+
+def test_a_multi_line_abstract_with_undoubled_quotes_is_still_read(tmp_path):
+    # Not valid CSV ("X" should be ""X""), but nothing after it is swallowed: it is read as before.
+    path = write_csv(tmp_path, 'id,title,abstract\np1,One,"We propose X.\nWe call it "X" here."\np2,Two,We propose Y.\n')
+    papers, skipped = read(path)
+    assert skipped == []
+    assert [(p.id, p.source.line) for p in papers] == [("p1", 2), ("p2", 4)]
+    assert papers[0].abstract == 'We propose X.\nWe call it X" here."'
+
+
+def test_a_quote_that_only_ends_a_field_early_or_a_short_multi_line_row_is_still_read(tmp_path):
+    # '"Attention" is all' is not valid CSV, but its row is whole; a row may leave out trailing columns.
+    path = write_csv(tmp_path, 'id,title,abstract,keywords\np1,"Attention" is all you need,We propose X.,nlp\n'
+                               'p2,Two,"We propose Y.\nOn two lines, with, commas."\np3,Three,We propose Z.,cv\n')
+    papers, skipped = read(path)
+    assert skipped == []
+    assert [(p.id, p.title, p.source.line) for p in papers] == [("p1", "Attention is all you need", 2),
+                                                               ("p2", "Two", 3), ("p3", "Three", 5)]
