@@ -2,18 +2,17 @@
 
 ingest -> extract -> resolve -> concepts -> graph -> RDF (Turtle, N-Triples, JSON-LD), the explorer (HTML)
 and the entities' vectors (for similarity).
-Every output is first written into a temporary folder beside the target and
-moved into place only when all of them are ready, so a build that fails
-leaves the previous graph files exactly as they were.
+Every output is first written into a staging folder beside the target, checked
+before extraction starts, and the finished folder is made the graph in one step
+(:mod:`kg.outputs`): a build that fails or is killed leaves the previous graph
+exactly as it was.
 """
 from __future__ import annotations
 
 import contextlib
-import glob
+import itertools
 import os
-import re
 import shutil
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -22,12 +21,12 @@ from pathlib import Path
 
 import networkx as nx
 
-from . import pwc, rdf
+from . import outputs, pwc, rdf
 from .errors import InputError, KGError
 from .cache import ExtractionCache
 from .cluster import connect
 from .concepts import build_hierarchy
-from .extract import extract_all, extractor_name
+from .extract import ExtractionFailure, extract_all, extractor_name
 from .extract.pipeline import load_pipeline
 from .graph import build_graph
 from .ingest import read_papers
@@ -37,6 +36,7 @@ from .relations import sentence_relations, variant_relations
 from .resolve import resolution_report, resolve
 from .similarity import Vectors, entity_vectors
 from .store import STORE_SUFFIX, VECTORS_SUFFIX, write_store
+from .text import normalize_for_id
 from .viz.render import render_html
 from .vocab import DEFAULT_BASE
 
@@ -52,7 +52,8 @@ class BuildResult:
     extractions: list[PaperExtraction]
     outputs: dict[str, Path]
     skipped: list[InputError] = field(default_factory=list)
-    duplicates: int = 0
+    duplicates: list[str] = field(default_factory=list)  # the ids of records merged into an earlier one
+    warnings: list[InputError] = field(default_factory=list)  # records kept under a new id
     seconds: float = 0.0
 
     def summary(self, top: int = 10) -> str:
@@ -60,9 +61,13 @@ class BuildResult:
         kinds = Counter(data["kind"] for _, data in self.graph.nodes(data=True))
         edges = Counter(role for _, _, role in self.graph.edges(keys=True))
         lines = [f"Built the graph of {len(self.extractions)} papers in {self.seconds:.1f} s"
-                 + (f" ({self.duplicates} duplicates merged)" if self.duplicates else "")
+                 + (f" ({len(self.duplicates)} repeated records merged: {_listed(self.duplicates)})"
+                    if self.duplicates else "")
                  + (f"; skipped {len(self.skipped)} records:" if self.skipped else "")]
         lines += skipped_lines(self.skipped)
+        if self.warnings:
+            lines.append(f"Kept {len(self.warnings)} records under new ids, their ids being other records':")
+            lines += skipped_lines(self.warnings)
         lines.append("Nodes: " + ", ".join(f"{kinds[k]} {k}" for k in ["Paper", "Task", "Method", "Dataset", "Metric", "Model"] if kinds[k]))
         lines.append("Edges: " + ", ".join(f"{n} {r}" for r, n in edges.most_common()))
         entities = sorted((d for n, d in self.graph.nodes(data=True) if d["kind"] != "Paper"),
@@ -85,20 +90,49 @@ def skipped_lines(skipped: list[InputError], *, limit: int = 20) -> list[str]:
     return lines
 
 
-def unique_papers(papers: Iterable[Paper]) -> tuple[list[Paper], int]:
-    """Papers with duplicate ids merged: the first record wins, later ones fill its empty fields."""
+def _listed(ids: list[str], limit: int = 10) -> str:
+    return ", ".join(ids[:limit]) + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def unique_papers(papers: Iterable[Paper], *, strict: bool = False,
+                  on_warning: Callable[[InputError], None] | None = None) -> tuple[list[Paper], list[str]]:
+    """Papers with repeated ids sorted out; returns the papers and the ids merged.
+
+    A record with an earlier one's id and abstract (case, spacing and markup aside) is merged into it: the first
+    wins, later ones fill its empty fields. One with the same id but another abstract is kept under
+    a new id, ``ID~2``, and ``on_warning`` is told which records clash (with ``strict``, that is an
+    ``InputError``), so no abstract is lost.
+
+    >>> papers, merged = unique_papers([Paper("p1", "One.", title="A"), Paper("p1", " One. ", url="u"),
+    ...                                 Paper("p1", "Two."), Paper("p2", "Three.")], on_warning=print)
+    p1: id 'p1' is another record's, with another abstract; kept as 'p1~2'
+    >>> [(p.id, p.title, p.url) for p in papers], merged
+    ([('p1', 'A', 'u'), ('p1~2', '', ''), ('p2', '', '')], ['p1'])
+    """
     kept: dict[str, Paper] = {}
-    duplicates = 0
+    merged: list[str] = []
     for paper in papers:
         first = kept.get(paper.id)
         if first is None:
             kept[paper.id] = paper
-            continue
-        duplicates += 1
-        for name in ("title", "venue", "year", "url"):
-            if not getattr(first, name) and getattr(paper, name):
-                setattr(first, name, getattr(paper, name))
-    return list(kept.values()), duplicates
+        elif normalize_for_id(first.abstract) == normalize_for_id(paper.abstract):
+            merged.append(paper.id)
+            for name in ("title", "venue", "year", "url"):
+                if not getattr(first, name) and getattr(paper, name):
+                    setattr(first, name, getattr(paper, name))
+        else:
+            new_id = next(f"{paper.id}~{n}" for n in itertools.count(2) if f"{paper.id}~{n}" not in kept)
+            where = f" ({first.source})" if first.source else ""
+            warning = InputError(paper.source.file if paper.source else paper.id, paper.source.line if paper.source else None,
+                                 f"id {paper.id!r} is another record's{where}, with another abstract"
+                                 + ("" if strict else f"; kept as {new_id!r}"))
+            if strict:
+                raise warning
+            if on_warning:
+                on_warning(warning)
+            paper.id = new_id
+            kept[new_id] = paper
+    return list(kept.values()), list(dict.fromkeys(merged))
 
 
 def build(
@@ -129,111 +163,83 @@ def build(
     """
     started = time.perf_counter()
     skipped: list[InputError] = []
-    papers, duplicates = unique_papers(read_papers(inputs, format=format, strict=strict, on_skip=skipped.append))
+    warnings: list[InputError] = []
+    papers, duplicates = unique_papers(read_papers(inputs, format=format, strict=strict, on_skip=skipped.append),
+                                       strict=strict, on_warning=warnings.append)
     if not papers:
         raise KGError("\n".join(["No abstracts found in the input" + (f"; skipped {len(skipped)} records:" if skipped else ".")]
                                  + skipped_lines(skipped)))
+
+    def failed(failure: ExtractionFailure) -> None:  # one record's extraction raised: listed, or fatal with strict
+        source = failure.paper.source
+        error = InputError(source.file if source else failure.paper.id, source.line if source else None,
+                           f"could not be extracted ({failure.error})")
+        if strict:
+            raise error
+        skipped.append(error)
+
     output = Path(output)
-    remove_stale_staging(output)
-    store = None
-    if cache is not None:
-        path = output.parent / ".kg-cache" / "extractions.sqlite" if cache == "default" else Path(cache)
-        store = ExtractionCache(path, extractor=extractor_name(load_pipeline()))
+    staging = outputs.stage(output)  # before any work: an output that cannot be written is said now
     try:
-        with connect(cluster) if cluster else contextlib.nullcontext() as client:
-            extractions = extract_all(papers, processes=processes or os.cpu_count() or 1, cache=store,
-                                      progress=progress, cluster=client)
+        store = None
+        if cache is not None:
+            path = output.parent / ".kg-cache" / "extractions.sqlite" if cache == "default" else Path(cache)
+            store = ExtractionCache(path, extractor=extractor_name(load_pipeline()))
+        try:
+            with connect(cluster) if cluster else contextlib.nullcontext() as client:
+                extractions = extract_all(papers, processes=processes or os.cpu_count() or 1, cache=store,
+                                          progress=progress, cluster=client, on_failure=failed)
+        finally:
+            if store is not None:
+                store.close()
+        if not extractions:
+            raise KGError("\n".join([f"None of the {len(papers)} abstracts could be extracted:"] + skipped_lines(skipped)))
+        # Resolution, then its last step: the names it found looked up in every abstract.
+        extractions, entities = propagate(extractions, resolve(extractions))
+        relations = variant_relations(entities, extractions) + sentence_relations(entities, extractions)
+        # The concept hierarchy joins specific names to the concepts papers share.
+        taxonomy = pwc.load()
+        hierarchy = build_hierarchy(entities, extractions, taxonomy)
+        entities = entities + hierarchy.concepts
+        graph = build_graph(extractions, entities, relations + hierarchy.links, taxonomy)
+        vectors = entity_vectors(entities, extractions)
+        extra = {"report.md": resolution_report(entities, extractions)} if report else {}
+        written = write_outputs(graph, output, base=base, title=title or output.name, extra=extra, vectors=vectors,
+                                formats=formats, staging=staging)
     finally:
-        if store is not None:
-            store.close()
-    # Resolution, then its last step: the names it found looked up in every abstract.
-    extractions, entities = propagate(extractions, resolve(extractions))
-    relations = variant_relations(entities, extractions) + sentence_relations(entities, extractions)
-    # The concept hierarchy joins specific names to the concepts papers share.
-    taxonomy = pwc.load()
-    hierarchy = build_hierarchy(entities, extractions, taxonomy)
-    entities = entities + hierarchy.concepts
-    graph = build_graph(extractions, entities, relations + hierarchy.links, taxonomy)
-    vectors = entity_vectors(entities, extractions)
-    extra = {"report.md": resolution_report(entities, extractions)} if report else {}
-    outputs = write_outputs(graph, output, base=base, title=title or output.name, extra=extra, vectors=vectors,
-                            formats=formats)
-    return BuildResult(graph, entities, extractions, outputs, skipped, duplicates, time.perf_counter() - started)
+        shutil.rmtree(staging, ignore_errors=True)
+    return BuildResult(graph, entities, extractions, written, skipped, duplicates, warnings,
+                       time.perf_counter() - started)
 
 
 def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
                   extra: dict[str, str] | None = None, vectors: Vectors | None = None,
-                  formats: Iterable[str] = FORMATS) -> dict[str, Path]:
-    """Write the outputs of ``graph`` next to ``stem``, all or nothing: the files of ``formats``
-    (:data:`FORMATS`) and the SPARQL store, filled from the same triples in the same pass.
+                  formats: Iterable[str] = FORMATS, staging: Path | None = None) -> dict[str, Path]:
+    """Write the outputs of ``graph`` as the graph ``stem``, all or nothing (:mod:`kg.outputs`): the
+    files of ``formats`` (:data:`FORMATS`) and the SPARQL store, filled from the same triples in the same pass.
 
-    ``extra`` maps further suffixes (``"report.md"``) to text written alongside; ``vectors``,
-    the entities' vectors, go to ``stem.vectors.npz``. Files of the formats not asked for that
-    an earlier build left at ``stem`` are removed, so no output describes another graph."""
+    ``extra`` maps further endings (``"report.md"``) to text written alongside; ``vectors``,
+    the entities' vectors, go to ``stem.vectors.npz``. Outputs an earlier build left at ``stem``
+    that this one does not write are removed, so no output describes another graph. ``staging``
+    is a folder from :func:`kg.outputs.stage` (made here when not given); it is used up."""
     formats = set(formats)
     unknown = formats - set(FORMATS)
     if unknown:
         raise KGError(f"Unknown output format {', '.join(sorted(unknown))}; choose from {', '.join(FORMATS)}.")
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{stem.name}.staging-{os.getpid()}-", dir=stem.parent))
+    staging = staging or outputs.stage(stem)
     try:
         # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing a file.
-        folder = staging / f"{stem.name}{STORE_SUFFIX}"
-        staged = write_store(folder, lambda store: rdf.write_rdf(graph, staging / stem.name, base=base,
-                                                                  formats=formats, store=store))
-        staged["oxigraph"] = folder
+        write_store(staging / f"{stem.name}{STORE_SUFFIX}",
+                    lambda store: rdf.write_rdf(graph, staging / stem.name, base=base, formats=formats, store=store))
         if "html" in formats:
-            staged["html"] = render_html(graph, staging / f"{stem.name}.html", title=title)
+            render_html(graph, staging / f"{stem.name}.html", title=title)
         if vectors is not None:
-            staged["vectors"] = vectors.save(staging / f"{stem.name}{VECTORS_SUFFIX}")
+            vectors.save(staging / f"{stem.name}{VECTORS_SUFFIX}")
         for suffix, text in (extra or {}).items():
-            staged[suffix] = staging / f"{stem.name}.{suffix}"
-            staged[suffix].write_text(text, encoding="utf-8")
-        outputs = {}
-        for kind, path in staged.items():
-            target = stem.parent / path.name
-            _move_into_place(path, target, staging)
-            outputs[kind] = target
-        for kind in set(FORMATS) - formats:
-            stem.with_name(f"{stem.name}.{kind}").unlink(missing_ok=True)
-        return outputs
+            (staging / f"{stem.name}.{suffix}").write_text(text, encoding="utf-8")
+        return outputs.make_current(staging, stem)
+    except OSError as error:  # a full disk, a folder made read-only meanwhile: one line, the graph as it was
+        raise KGError(f"Cannot write {error.filename or stem.parent} ({error.strerror or error}); "
+                      f"the previous graph at {stem} is unchanged.") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-
-
-def remove_stale_staging(stem: Path) -> list[Path]:
-    """Remove the staging folders that killed builds of ``stem`` left beside it; return them.
-
-    A build stages its outputs in ``.NAME.staging-PID-<8 random characters>`` (:func:`write_outputs`)
-    and removes it when done, unless it is killed. Only folders of this ``NAME`` whose build process
-    is gone are removed: another graph's, or a build of the same name still running, are left alone.
-    Folders named ``.NAME.<8 random characters>`` are staging folders of earlier kg versions.
-    """
-    removed = []
-    for folder in stem.parent.glob(f".{glob.escape(stem.name)}.*"):
-        staged = _STAGING.fullmatch(folder.name[len(stem.name) + 2:])
-        if folder.is_dir() and staged and not (staged.group(1) and _running(int(staged.group(1)))):
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder)
-    return removed
-
-
-_STAGING = re.compile(r"staging-(\d+)-\w{8}|\w{8}")  # what follows ".NAME." in a staging folder's name
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process
-        return True
-    return True
-
-
-def _move_into_place(path: Path, target: Path, staging: Path) -> None:
-    """``os.replace`` for files and folders: a folder cannot replace a non-empty folder, so the
-    old one is first moved into ``staging`` (deleted with it) and the new one takes its name."""
-    if path.is_dir() and target.is_dir():
-        os.replace(target, staging / f"{target.name}.old")
-    os.replace(path, target)

@@ -78,7 +78,7 @@ def test_duplicate_abstracts_merge_into_one_paper(tmp_path):
     path = tmp_path / "dup.txt"
     path.write_text("Dup 2024 Papers\n\nWe propose X.\n\nwe  propose **X**.\n\nSomething else.\n")
     papers, duplicates = unique_papers(read_papers([path]))
-    assert len(papers) == 2 and duplicates == 1
+    assert len(papers) == 2 and len(duplicates) == 1
 
 
 def test_a_one_megabyte_abstract_is_skipped_with_its_size(tmp_path):

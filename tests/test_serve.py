@@ -132,10 +132,13 @@ def test_a_rebuild_replaces_the_store(sample, tmp_path):
         if source == "papers.jsonl":
             before = len(open_graph(stem))
     assert len(open_graph(stem)) == len(open_graph(sample)) != before
-    # The old store went away with the staging folder: nothing else is left behind.
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
-        ".kg-cache", "graph.html", "graph.index.nt", "graph.jsonld", "graph.nt", "graph.oxigraph", "graph.ttl",
-        "graph.vectors.npz"]
+    # The old store went away with the old build's folder: nothing else is left behind.
+    names = sorted(p.name for p in tmp_path.iterdir())
+    builds = [name for name in names if name.startswith(".graph.build-")]
+    assert len(builds) == 1 and (tmp_path / ".graph.current").resolve() == (tmp_path / builds[0]).resolve()
+    assert [name for name in names if name not in builds] == [
+        ".graph.current", ".kg-cache", "graph.html", "graph.index.nt", "graph.jsonld", "graph.nt", "graph.oxigraph",
+        "graph.ttl", "graph.vectors.npz"]
 
 
 # ---------------------------------------------------------------- SPARQL through real clients

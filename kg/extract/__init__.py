@@ -14,10 +14,12 @@ from __future__ import annotations
 import functools
 import multiprocessing
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..errors import KGError
 from ..model import Mention, Paper, PaperExtraction, Result, Role
 from ..text import clean
 from . import rules
@@ -120,9 +122,33 @@ def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batc
         yield extract_doc(paper, doc, offsets, extractor=extractor, matchers=matchers)
 
 
-def _extract_chunk(papers: list[Paper], encoder_threads: int | None = None) -> list[PaperExtraction]:
-    # Runs in a worker process: the pipeline is loaded once per process (load_pipeline caches it).
-    return list(extract_papers(papers, nlp=load_pipeline(encoder_threads=encoder_threads)))
+@dataclass(frozen=True)
+class ExtractionFailure:
+    """A paper whose extraction raised: the paper and the error, as ``"ExceptionType: message"``."""
+
+    paper: Paper
+    error: str
+
+
+def _extract_chunk(papers: list[Paper], encoder_threads: int | None = None) -> list[PaperExtraction | ExtractionFailure]:
+    """The extractions of ``papers``, in order; a paper whose extraction raises is an ``ExtractionFailure``.
+
+    Runs in a worker process: the pipeline is loaded once per process (load_pipeline caches it).
+    """
+    nlp = load_pipeline(encoder_threads=encoder_threads)
+    try:
+        return list(extract_papers(papers, nlp=nlp))
+    except Exception:  # noqa: BLE001 - one paper broke the batch: parse each alone, to keep the others
+        return [_extract_one(paper, nlp) for paper in papers]
+
+
+def _extract_one(paper: Paper, nlp: Language) -> PaperExtraction | ExtractionFailure:
+    try:
+        [extraction] = extract_papers([paper], nlp=nlp)
+        return extraction
+    except Exception as error:  # noqa: BLE001 - reported against the paper's file and line, never fatal
+        message = " ".join(str(error).split())[:200]
+        return ExtractionFailure(paper, f"{type(error).__name__}: {message}" if message else type(error).__name__)
 
 
 def extract_all(
@@ -133,12 +159,15 @@ def extract_all(
     chunk_size: int = 64,
     progress: Callable[[int, int], None] | None = None,
     cluster=None,
+    on_failure: Callable[[ExtractionFailure], None] | None = None,
 ) -> list[PaperExtraction]:
     """Extract ``papers`` in order, reusing ``cache`` hits and spreading the rest over ``processes``,
     or over the workers of ``cluster`` (a Dask client: :mod:`kg.cluster`).
 
     ``cache`` is a ``kg.cache.ExtractionCache`` (or None); new extractions are added to it
-    as they arrive. ``progress(done, total)`` is called as papers finish.
+    as they arrive. ``progress(done, total)`` is called as papers finish. A paper whose
+    extraction raises is left out of the result and passed to ``on_failure`` (which may raise
+    to stop the build); without ``on_failure`` its error is raised as a ``KGError``.
     """
     results: list[PaperExtraction | None] = [cache.get(p) if cache else None for p in papers]
     todo = [i for i, r in enumerate(results) if r is None]
@@ -162,15 +191,20 @@ def extract_all(
         for position, batch in batches:
             for i, extraction in zip(chunks[position], batch):
                 results[i] = extraction
+            failures = [e for e in batch if isinstance(e, ExtractionFailure)]
             if cache:
-                cache.put(batch)
+                cache.put([e for e in batch if not isinstance(e, ExtractionFailure)])
+            for failure in failures:
+                if on_failure is None:
+                    raise KGError(f"{failure.paper.id}: could not be extracted ({failure.error})")
+                on_failure(failure)
             done += len(batch)
             if progress:
                 progress(done, len(papers))
     finally:
         if pool is not None:
             pool.terminate()
-    return results  # type: ignore[return-value]
+    return [r for r in results if not isinstance(r, ExtractionFailure)]  # type: ignore[misc]
 
 
 

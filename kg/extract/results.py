@@ -240,13 +240,13 @@ def _is_count(token: Token, names: _Mentions) -> bool:
 
 def _leads_list(token: Token, names: _Mentions) -> bool:
     """Whether a bare number opens a list whose last number stands before a metric: "15.56 and 10.21 BLEU"."""
-    doc, i = token.doc, token.i + 1
-    while i + 1 < token.sent.end and doc[i].lower_ in _LIST_SEPARATORS:
-        while doc[i].lower_ in _LIST_SEPARATORS and i + 1 < token.sent.end:
+    doc, i, end = token.doc, token.i + 1, token.sent.end
+    while i < end and doc[i].lower_ in _LIST_SEPARATORS:
+        while i < end and doc[i].lower_ in _LIST_SEPARATORS:
             i += 1
-        if _number(doc[i]) is None:
+        if i == end or _number(doc[i]) is None:
             return False
-        if names.at(doc[i + 1], {"Metric"}) is not None:
+        if i + 1 < end and names.at(doc[i + 1], {"Metric"}) is not None:
             return True
         i += 1
     return False
