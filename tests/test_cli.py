@@ -38,7 +38,7 @@ def test_methods_on_benchmark_finds_what_papers_evaluated_on_it_propose(sample_b
     result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", "methods-on-benchmark",
                                        "--bind", "benchmark=RULER", "--format", "csv"])
     assert result.exit_code == 0, result.output
-    methods = {row["method"] for row in csv.DictReader(io.StringIO(result.output))}
+    methods = {row["methodLabel"] for row in csv.DictReader(io.StringIO(result.output))}
     assert {"Llama-3.1-70B", "GPT-4o"} <= methods
 
 
@@ -222,6 +222,22 @@ def test_an_example_asks_for_its_parameters_instead_of_using_the_samples(sample_
     assert "needs --bind benchmark=VALUE (for instance --bind benchmark='RULER')" in result.output
 
 
+@pytest.mark.parametrize("name", sorted(name for name, example in examples().items() if example.params))
+def test_examples_answer_the_entity_and_its_label_not_the_name_bound(sample_build, name):
+    """Bound as "grpo", the first columns are GRPO's IRI and its label "GRPO"; every ?X beside an
+    ?XLabel is a node's IRI."""
+    stem, _ = sample_build
+    [(param, value)] = examples()[name].params.items()
+    result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", name,
+                                       "--bind", f"{param}={value.lower()}", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(result.output)))
+    assert rows and list(rows[0])[:2] == [param, param + "Label"]
+    assert {row[param + "Label"] for row in rows} == {value}
+    for column in rows[0]:
+        if column.endswith("Label") and column[:-5] in rows[0]:
+            assert all(row[column[:-5]].startswith("https://w3id.org/kg/id/") for row in rows if row[column])
+
+
 def test_kg_query_stops_a_runaway_query_at_its_time_limit(sample_build):
     stem, _ = sample_build
     runaway = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"  # minutes, unchecked
@@ -235,10 +251,13 @@ def test_entity_evidence_names_papers_in_its_paper_column_and_the_subject_apart(
                                        "--bind", "entity=GRPO", "--format", "csv"])
     rows = list(csv.DictReader(io.StringIO(result.output)))
     assert rows and all("/paper/" in row["paper"] for row in rows)
-    assert {"the paper", "C-GRPO"} <= {row["subject"] for row in rows}  # C-GRPO variantOf GRPO
+    assert {"the paper", "C-GRPO"} <= {row["subjectLabel"] for row in rows}  # C-GRPO variantOf GRPO
+    titles = {row["paper"].value: row["label"].value for row in run_query(
+        open_graph(stem), "SELECT ?paper ?label WHERE { ?paper a kg:Paper ; rdfs:label ?label }")}
+    assert all(row["paperLabel"] == titles[row["paper"]] for row in rows)  # each paper with its title
 
 
-@pytest.mark.parametrize("name", ["evaluations", "entity-evidence", "relations-of"])
+@pytest.mark.parametrize("name", ["evaluations", "entity-evidence", "relations-of", "paper-proposes"])
 def test_examples_print_no_row_twice(sample_build, name):
     stem, _ = sample_build
     [param] = examples()[name].params.items()

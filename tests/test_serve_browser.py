@@ -267,21 +267,76 @@ def test_query_page_runs_an_example_links_into_the_explorer_and_downloads_csv(se
     page.wait_for_selector("body[data-state=idle]", state="attached")
     page.select_option("#kg-examples-menu", "paper-proposes")
     page.wait_for_selector("body[data-state=done]", state="attached")
-    assert texts(page, "#kg-results th") == ["entity", "paper", "label", "role", "proposed", "type"]
+    columns = ["entity", "entityLabel", "paper", "paperLabel", "role", "proposed", "proposedLabel", "type"]
+    assert texts(page, "#kg-results th") == columns
     rows = page.eval_on_selector_all("#kg-results tbody tr", "rows => rows.length")
     assert rows > 0 and page.text_content("#kg-query-status").startswith(f"{rows} row")
     href = page.get_attribute("#kg-download", "href")
     download = page.request.get(session.origin + href)
     assert download.status == 200 and download.headers["content-type"] == "text/csv; charset=utf-8"
-    assert download.text().splitlines()[0] == "entity,paper,label,role,proposed,type"
+    assert download.text().splitlines()[0] == ",".join(columns)
     assert len(download.text().splitlines()) == rows + 1
 
-    first = page.get_attribute("#kg-results a.kg-node-link", "href")
+    paper = "#kg-results td:nth-child(3) a.kg-node-link"  # the paper column
+    first = page.get_attribute(paper, "href")
     assert first.startswith("/?node=paper%2F")
-    page.click("#kg-results a.kg-node-link")
+    page.click(paper)
     node = urllib.parse.parse_qs(first[2:])["node"][0]
     page.wait_for_selector(panel_shows(node, loaded=True), state="attached")
     session.assert_clean()
+
+
+def _label_links(page, column):
+    """(text, href, the IRI of the node beside it) of each cell of ``column`` (?XLabel) on the query page."""
+    headers = texts(page, "#kg-results th")
+    label, node = headers.index(column) + 1, headers.index(column[:-len("Label")]) + 1
+    return page.eval_on_selector_all("#kg-results tbody tr", f"""rows => rows.map(row => {{
+        const link = row.querySelector("td:nth-child({label}) a.kg-node-link");
+        return [link && link.textContent, link && link.getAttribute("href"), row.querySelector("td:nth-child({node})").textContent];
+    }})""")
+
+
+@pytest.mark.parametrize("name, column", [("top-datasets", "datasetLabel"), ("methods-on-benchmark", "methodLabel"),
+                                          ("methods-on-benchmark", "benchmarkLabel"), ("entity-evidence", "paperLabel"),
+                                          ("entity-evidence", "subjectLabel")])
+def test_query_page_links_each_label_an_example_answers_to_its_node(session, name, column):
+    """An example answers a node as ?X beside its label ?XLabel: the label links to the node in the explorer."""
+    page = session.open("/query")
+    page.wait_for_selector("body[data-state=idle]", state="attached")
+    page.select_option("#kg-examples-menu", name)
+    page.wait_for_selector("body[data-state=done]", state="attached")
+    links = _label_links(page, column)
+    assert links
+    for text, href, iri in links:
+        node = iri.split("/kg/id/", 1)[1]
+        assert text and href == "/?node=" + urllib.parse.quote(node, safe="-_.!~*'()")
+    page.click(f"#kg-results tbody tr:first-child td:nth-child({texts(page, '#kg-results th').index(column) + 1}) a")
+    page.wait_for_selector(panel_shows(urllib.parse.parse_qs(links[0][1][2:])["node"][0], loaded=True), state="attached")
+    session.assert_clean()
+
+
+def test_query_page_shows_the_labels_it_links_as_text(browser, hostile_server):
+    """Every example on the hostile corpus: each label link reads what the endpoint answered, markup and all."""
+    opened, markup = Session(browser, hostile_server), []
+    try:
+        for example in view_of(hostile_server, "/query.json")["examples"]:
+            page = opened.open("/query?" + urllib.parse.urlencode({"query": example["query"]}))
+            page.wait_for_selector("body[data-state=done]", state="attached")
+            request = urllib.request.Request(hostile_server.url + "/sparql", data=urllib.parse.urlencode(
+                {"query": example["query"]}).encode(), headers={"Accept": "application/sparql-results+json"})
+            with urllib.request.urlopen(request) as response:
+                answer = json.load(response)
+            for column in answer["head"]["vars"]:
+                if column.endswith("Label") and column[:-len("Label")] in answer["head"]["vars"]:
+                    shown = [text for text, _, _ in _label_links(page, column)]
+                    assert shown == [row.get(column, {}).get("value") for row in answer["results"]["bindings"]], example["name"]
+                    markup += [text for text in shown if text and "<" in text]
+            assert page.evaluate("() => document.querySelectorAll('img, iframe, object, embed').length") == 0
+            assert page.evaluate("() => document.querySelectorAll('script:not([src]):not([type])').length") == 0
+        assert any("<script>" in text for text in markup)  # the hostile names did reach the table
+        opened.assert_clean()
+    finally:
+        opened.close()
 
 
 def test_the_panels_sparql_link_lists_what_the_panel_shows(session, server):

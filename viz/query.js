@@ -1,9 +1,11 @@
 /* kg serve's query page: runs the editor's SPARQL against /sparql and shows the results.
  *
- * SELECT results become a table whose kg IRIs link into the explorer (/?node=ID);
- * ASK shows true or false; CONSTRUCT and DESCRIBE show Turtle. Every value from
- * the graph enters the page through textContent, never innerHTML. A query in the
- * page's URL (?query=...) runs on load, so a query can be shared as a link.
+ * SELECT results become a table whose kg IRIs link into the explorer (/?node=ID),
+ * and so does the label beside each: a column ?XLabel links to the node in ?X
+ * (the example queries answer each entity and paper so). ASK shows true or false;
+ * CONSTRUCT and DESCRIBE show Turtle. Every value from the graph enters the page
+ * through textContent, never innerHTML. A query in the page's URL (?query=...)
+ * runs on load, so a query can be shared as a link.
  */
 (function () {
   "use strict";
@@ -31,25 +33,31 @@
     document.body.dataset.state = isError ? "error" : "done";
   }
 
-  /** One cell of a SPARQL JSON result: kg nodes link into the explorer, anything else is text. */
-  function cell(term) {
+  /** The explorer's address of a kg node's IRI, or null for any other term. */
+  function explorerHref(term) {
+    const tail = term && term.type === "uri" ? term.value.match(NODE_TAIL) : null;
+    return tail ? "/?node=" + encodeURIComponent(tail[0]) : null;
+  }
+
+  /** One cell of a SPARQL JSON result: kg nodes link into the explorer, and so does a label given
+   *  the node it names (``labelOf``); anything else is text. */
+  function cell(term, labelOf) {
     const td = el("td");
     if (!term) return td;
-    if (term.type === "uri") {
-      const tail = term.value.match(NODE_TAIL);
-      if (tail) {
-        const link = el("a", term.value, "kg-node-link");
-        link.href = "/?node=" + encodeURIComponent(tail[0]);
-        td.append(link);
-      } else {
-        td.append(el("span", term.value));
-      }
+    const href = explorerHref(term) || (term.type === "literal" ? explorerHref(labelOf) : null);
+    if (href) {
+      const link = el("a", term.value, "kg-node-link");
+      link.href = href;
+      if (term.type === "literal") link.title = labelOf.value;
+      td.append(link);
+    } else if (term.type === "uri") {
+      td.append(el("span", term.value));
     } else if (term.type === "bnode") {
       td.textContent = "_:" + term.value;
     } else {
       td.textContent = term.value;
-      if (term["xml:lang"]) td.append(el("span", " @" + term["xml:lang"], "kg-muted"));
     }
+    if (term.type === "literal" && term["xml:lang"]) td.append(el("span", " @" + term["xml:lang"], "kg-muted"));
     return td;
   }
 
@@ -58,10 +66,15 @@
     for (const name of vars) head.append(el("th", name));
     const thead = el("thead");
     thead.append(head);
+    // ?XLabel is the label of the node in ?X, when the query answers both.
+    const named = {};
+    for (const name of vars) {
+      if (name.endsWith("Label") && vars.includes(name.slice(0, -"Label".length))) named[name] = name.slice(0, -"Label".length);
+    }
     const tbody = el("tbody");
     for (const binding of bindings) {
       const row = el("tr");
-      for (const name of vars) row.append(cell(binding[name]));
+      for (const name of vars) row.append(cell(binding[name], named[name] ? binding[named[name]] : null));
       tbody.append(row);
     }
     const grid = el("table", null, "kg-table");

@@ -5,7 +5,13 @@
 leading comments and names its parameters in ``# param: NAME (Type) = "example"``
 lines (the type of entity the parameter names, and a value from the sample corpus).
 A parameter is an entity's name, matched against ``kg:lookupKey`` (the names in
-lower case, an index lookup): :meth:`Example.bind` binds it in lower case. ``kg/queries/views/*.rq`` are the queries behind kg's own commands and
+lower case, an index lookup): :meth:`Example.bind` binds it, in lower case, to
+``?NAMEKey``, so that the query can answer the entity itself as ``?NAME`` and its
+label as ``?NAMELabel``. Every entity or paper an example answers comes so, as
+``?X`` with its label beside it as ``?XLabel`` (``skos:prefLabel`` of an entity,
+``rdfs:label`` of a paper: its title, or its abstract's opening words), which is how
+the query page links a label to the node's page in the explorer.
+``kg/queries/views/*.rq`` are the queries behind kg's own commands and
 pages (:func:`view`), and ``kg/queries/updates/*.ru`` the updates of ``kg publish``
 (:func:`update`). Python never writes query text: values from users are
 bound by substitution (:func:`kg.store.run_query`) or as a ``VALUES`` block of
@@ -15,6 +21,7 @@ classes and properties come from :mod:`kg.vocab` the same way.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -32,12 +39,13 @@ class Example:
     param_types: dict[str, str] = field(default_factory=dict)
 
     def bind(self, values: dict[str, str]) -> str:
-        """The query with each parameter bound, by a ``VALUES`` block, to the name given for it
-        in ``values`` (the example's own value for any left out), in lower case: parameters name
-        entities, which the queries find through ``kg:lookupKey`` (an index lookup).
+        """The query with each parameter ``NAME`` bound, by a ``VALUES`` block on ``?NAMEKey``, to
+        the name given for it in ``values`` (the example's own value for any left out), in lower
+        case: parameters name entities, which the queries find through ``kg:lookupKey`` (an index
+        lookup).
 
         >>> print(examples()["relations-of"].bind({"entity": "GRPO"}).splitlines()[4])
-          VALUES ?entity { "grpo" }
+          VALUES ?entityKey { "grpo" }
         """
         import pyoxigraph as ox
 
@@ -45,8 +53,32 @@ class Example:
 
         text = self.text
         for name, default in self.params.items():
-            text = with_values(text, name, ox.Literal(lookup_key(values.get(name, default))))
+            text = with_values(text, name + KEY_SUFFIX, ox.Literal(lookup_key(values.get(name, default))))
         return text
+
+    def values_in(self, store, tries: int = 5) -> dict[str, str | None]:
+        """For each parameter, a name of the graph in ``store`` to give as its example: of the
+        ``tries`` entities of the parameter's type that most papers mention, the first for which
+        the query answers (None where none does, or the graph has no entity of that type). Thus
+        ``kg query --list`` and its errors cite names of the graph queried, not of the sample.
+        """
+        from ..store import run_query
+
+        chosen: dict[str, str | None] = {}
+        for name in self.params:
+            chosen[name] = None
+            candidates = run_query(store, with_values(view("top-entities"), "class",
+                                                      *kg_terms([self.param_types.get(name, "Method")])))
+            for row in itertools.islice(candidates, tries):
+                trial = {**{n: v for n, v in chosen.items() if v is not None}, name: row["label"].value}
+                if next(iter(run_query(store, self.bind(trial))), None) is not None:
+                    chosen[name] = row["label"].value
+                    break
+        return chosen
+
+
+#: What a parameter's variable is called: ``?entityKey`` for the parameter ``entity``.
+KEY_SUFFIX = "Key"
 
 
 def examples() -> dict[str, Example]:
