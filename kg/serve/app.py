@@ -291,6 +291,12 @@ class App:
         fmt = params.get("format", [""])[0]
         if fmt and fmt not in FORMAT_NAMES:
             raise HTTPError(400, f"Unknown format {fmt!r}; choose one of {', '.join(FORMAT_NAMES)}.")
+        for name in ("default-graph-uri", "named-graph-uri"):  # the engine's refusal would come back as a 500
+            for iri in params.get(name, []):
+                try:
+                    ox.NamedNode(iri)
+                except ValueError as error:
+                    raise HTTPError(400, f"Invalid {name} {iri!r}: {error}.") from None
         accept = FORMAT_NAMES[fmt] if fmt else environ.get("HTTP_ACCEPT", "")
         reply = self.pool.run({"query": query, "accept": accept, "max_results": self.max_results,
                                "default_graph": params.get("default-graph-uri", []),
@@ -304,10 +310,12 @@ class App:
         return Response(reply["status"], reply["body"], reply["type"], headers)
 
     def _post_params(self, environ, params: dict) -> dict:
-        try:
-            length = int(environ.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            raise HTTPError(400, "Invalid Content-Length.") from None
+        given = (environ.get("CONTENT_LENGTH") or "0").strip(" \t")  # spaces around are no part of a header's value
+        # Digits only: int() takes "-1", and read(-1) reads until the client stops, past any cap;
+        # it also takes "+12" and "1_2". Two Content-Length headers arrive joined by a comma.
+        if not re.fullmatch(r"[0-9]{1,16}", given):
+            raise HTTPError(400, f"Invalid Content-Length {given!r}: give the body's size in bytes.")
+        length = int(given)
         if length > MAX_BODY:
             raise HTTPError(413, f"The request body is {length} bytes; at most {MAX_BODY} are read.")
         body = environ["wsgi.input"].read(length) if length else b""
@@ -424,6 +432,9 @@ class _Handler(WSGIRequestHandler):
     def get_environ(self):
         environ = super().get_environ()
         environ["RAW_URI"] = self.path
+        lengths = self.headers.get_all("Content-Length", [])
+        if len(lengths) > 1:  # wsgiref keeps the first: which body is meant? Let the app refuse it
+            environ["CONTENT_LENGTH"] = ",".join(lengths)
         return environ
 
     def log_message(self, format, *args):  # noqa: A002 - the base class's signature
