@@ -175,9 +175,18 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
     from .store import format_results
 
     shipped = examples()
+
+    @functools.cache
+    def store():  # opened only to cite names of this graph as parameters' examples
+        from .store import open_graph
+
+        return open_graph(graph)
+
     if list_examples:
         for name, ex in shipped.items():
-            params = " ".join(f"--bind {k}=VALUE (a {ex.param_types.get(k, 'name')}, e.g. {v})" for k, v in ex.params.items())
+            found = ex.values_in(store()) if ex.params else {}
+            params = " ".join(f"--bind {k}=VALUE (a {ex.param_types.get(k, 'name')}"
+                              + (f", e.g. {found[k]}" if found[k] else "") + ")" for k in ex.params)
             click.echo(f"{name}\n    {ex.description}\n" + (f"    parameters: {params}\n" if params else ""))
         return
     values = {}
@@ -191,9 +200,10 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
             raise KGError(f"No example query {example!r}; choose one of: {', '.join(shipped)}.")
         missing = [name for name in shipped[example].params if name not in values]
         if missing:
+            found = shipped[example].values_in(store())
             raise click.UsageError(f"The example {example!r} needs " + " and ".join(
-                f"--bind {name}=VALUE (for instance --bind {name}={shipped[example].params[name]!r})" for name in missing)
-                + ".")
+                f"--bind {name}=VALUE" + (f" (for instance --bind {name}={found[name]!r})" if found[name] else "")
+                for name in missing) + ".")
         text = shipped[example].bind(values)
         values = {name: value for name, value in values.items() if name not in shipped[example].params}
     elif query_file:

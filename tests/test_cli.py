@@ -3,6 +3,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -219,7 +220,61 @@ def test_an_example_asks_for_its_parameters_instead_of_using_the_samples(sample_
     stem, _ = sample_build
     result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", "methods-on-benchmark"])
     assert result.exit_code == 2
-    assert "needs --bind benchmark=VALUE (for instance --bind benchmark='RULER')" in result.output
+    assert "needs --bind benchmark=VALUE (for instance --bind benchmark='AndroidWorld')" in result.output
+
+
+#: A corpus that names none of the sample's entities.
+OTHER_CORPUS = """Other Vision Workshop 2024 Papers
+
+We propose SegMamba, a segmentation network for semantic segmentation. SegMamba is evaluated on Cityscapes and \
+ADE20K, where it outperforms DeepLabV3 and reaches 82.1% mIoU on Cityscapes.
+
+We introduce DepthFormer, a transformer for monocular depth estimation. Experiments on KITTI and NYUv2 show that \
+DepthFormer outperforms DeepLabV3 and SegMamba.
+"""
+
+
+@pytest.fixture(scope="module")
+def other_graph(tmp_path_factory):
+    corpus = tmp_path_factory.mktemp("other") / "other.txt"
+    corpus.write_text(OTHER_CORPUS, encoding="utf-8")
+    result = CliRunner().invoke(main, ["build", "-q", str(corpus), "-o", str(corpus.with_suffix(""))])
+    assert result.exit_code == 0, result.output
+    return corpus.with_suffix("")
+
+
+def test_list_and_a_missing_parameter_cite_names_of_the_graph_queried(other_graph):
+    """Not the sample's GRPO or RULER: a name of this graph for which the example answers."""
+    listed = CliRunner().invoke(main, ["query", "-g", str(other_graph), "--list"])
+    assert listed.exit_code == 0, listed.output
+    cited = {}  # example -> the name cited for its parameter
+    for block in listed.output.strip().split("\n\n"):
+        found = re.search(r"parameters: --bind \w+=VALUE \(a \w+, e\.g\. ([^)]+)\)", block)
+        if found:
+            cited[block.split("\n")[0]] = found.group(1)
+    assert len(cited) >= 5, listed.output
+    sample_names = {value for example in examples().values() for value in example.params.values()}
+    assert not sample_names & set(cited.values()) and "GRPO" not in listed.output
+    for name, value in cited.items():
+        [param] = examples()[name].params
+        answer = CliRunner().invoke(main, ["query", "-g", str(other_graph), "--example", name,
+                                           "--bind", f"{param}={value}", "--format", "csv"])
+        assert answer.exit_code == 0 and len(answer.output.splitlines()) > 1, f"{name} {value}: {answer.output}"
+        missing = CliRunner().invoke(main, ["query", "-g", str(other_graph), "--example", name])
+        assert missing.exit_code == 2 and f"(for instance --bind {param}={value!r})" in missing.output
+
+
+def test_list_and_a_missing_parameter_cite_no_name_where_the_graph_has_none(tmp_path):
+    graph = tmp_path / "bare.nt"
+    graph.write_text('<https://w3id.org/kg/id/paper/p1> <http://www.w3.org/2000/01/rdf-schema#label> "A paper" .\n'
+                     '<https://w3id.org/kg/id/paper/p1> '
+                     '<http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://w3id.org/kg/ontology#Paper> .\n')
+    listed = CliRunner().invoke(main, ["query", "-g", str(graph), "--list"])
+    assert listed.exit_code == 0 and "--bind benchmark=VALUE (a Dataset)" in listed.output
+    assert "e.g." not in listed.output
+    missing = CliRunner().invoke(main, ["query", "-g", str(graph), "--example", "methods-on-benchmark"])
+    assert missing.exit_code == 2 and "needs --bind benchmark=VALUE." in missing.output
+    assert "for instance" not in missing.output
 
 
 @pytest.mark.parametrize("name", sorted(name for name, example in examples().items() if example.params))
