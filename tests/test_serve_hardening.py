@@ -1,12 +1,15 @@
-"""kg serve against hostile clients: lying Content-Length headers and bad graph IRIs."""
+"""kg serve against hostile clients: pages of other sites driving the endpoint (CSRF), lying
+Content-Length headers and bad graph IRIs."""
 from __future__ import annotations
 
 import contextlib
 import http.client
 import json
 import socket
+import threading
 import time
 import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -58,6 +61,23 @@ def queries(app, monkeypatch) -> list[str]:
     return ran
 
 
+@pytest.fixture
+def answers(app, monkeypatch) -> list[tuple[str, int]]:
+    """(method, status) of each answer to /sparql during a test, as the server sent it (a
+    browser may show a page nothing of an answer: ORB drops an image's JSON)."""
+    answered: list[tuple[str, int]] = []
+    respond = app.respond
+
+    def spy(environ):
+        response = respond(environ)
+        if environ["PATH_INFO"] == "/sparql":
+            answered.append((environ["REQUEST_METHOD"], response.status))
+        return response
+
+    monkeypatch.setattr(app, "respond", spy)
+    return answered
+
+
 def port(running) -> int:
     return running.server.server_address[1]
 
@@ -83,6 +103,135 @@ def exchange(running, data: bytes, *, timeout: float = 10) -> tuple[int, bytes]:
             answer += chunk
     head, _, body = answer.partition(b"\r\n\r\n")
     return int(head.split()[1]), body
+
+
+# ------------------------------------------------------------------- CSRF
+
+
+def cross_site(running) -> list[tuple[str, str, str | None, dict]]:
+    """Requests a page elsewhere makes a browser send: (name, method, body, headers)."""
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    return [
+        ("form from another site", "POST", FORM, {**form, "Origin": "https://attacker.example",
+                                                  "Sec-Fetch-Site": "cross-site"}),
+        ("form from a file:// page", "POST", FORM, {**form, "Origin": "null", "Sec-Fetch-Site": "cross-site"}),
+        ("form from a file:// page, older browser", "POST", FORM, {**form, "Origin": "null"}),
+        ("form from another local port", "POST", FORM, {**form, "Origin": f"http://127.0.0.1:{port(running) + 1}",
+                                                        "Sec-Fetch-Site": "same-site"}),
+        ("query body, foreign origin only", "POST", ASK, {"Content-Type": "application/sparql-query",
+                                                          "Origin": "http://attacker.example"}),
+        # The same address under another name is another origin.
+        ("localhost page to 127.0.0.1", "POST", FORM, {**form, "Origin": f"http://localhost:{port(running)}"}),
+        ("<img src=/sparql?...>", "GET", None, {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Dest": "image"}),
+        ("<img> from another local port", "GET", None, {"Sec-Fetch-Site": "same-site"}),
+        ("HEAD", "HEAD", None, {"Sec-Fetch-Site": "cross-site"}),
+    ]
+
+
+def test_cross_site_requests_to_sparql_are_refused_before_any_query_runs(server, queries):
+    for name, method, body, headers in cross_site(server):
+        path = "/sparql" if method == "POST" else "/sparql?" + FORM
+        status, answer = request(server, method, path, body=body, headers=headers)
+        assert status == 403, name
+        if method != "HEAD":
+            assert json.loads(answer)["error"].startswith("Cross-site request refused"), name
+    assert queries == []
+
+
+def test_same_origin_pages_and_clients_without_origin_still_query(server, queries):
+    own = f"http://127.0.0.1:{port(server)}"
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    allowed = [
+        ("POST", FORM, {**form, "Origin": own, "Sec-Fetch-Site": "same-origin"}),  # the query page's fetch
+        # A form posted by a page of this server: its Referrer-Policy (no-referrer) makes the Origin null.
+        ("POST", FORM, {**form, "Origin": "null", "Sec-Fetch-Site": "same-origin"}),
+        ("POST", FORM, {**form, "Host": f"localhost:{port(server)}", "Origin": f"http://localhost:{port(server)}"}),
+        ("POST", FORM, form),  # curl, SPARQLWrapper
+        ("POST", ASK, {"Content-Type": "application/sparql-query"}),
+        ("GET", None, {}),
+        ("GET", None, {"Origin": own}),
+        ("GET", None, {"Sec-Fetch-Site": "none"}),  # typed into the address bar
+        ("GET", None, {"Sec-Fetch-Site": "same-origin"}),  # the query page's download link
+    ]
+    for method, body, headers in allowed:
+        status, answer = request(server, method, "/sparql" if body else "/sparql?" + FORM, body=body, headers=headers)
+        assert status == 200 and json.loads(answer)["boolean"] is True, (method, headers)
+    assert queries == [ASK] * len(allowed)
+
+
+def test_other_sites_may_still_link_to_pages(server):
+    headers = {"Sec-Fetch-Site": "cross-site", "Origin": "https://elsewhere.example"}
+    for path in ["/", "/query?" + FORM, "/entity/method/grpo", "/index.json", "/static/page.css"]:
+        assert request(server, "GET", path, headers=headers)[0] == 200, path
+    assert request(server, "POST", "/", body="x=1", headers=headers)[0] == 403
+
+
+class _Page(BaseHTTPRequestHandler):
+    """Serves ``html`` (set on a subclass) at every path: a page of another local web app."""
+
+    html = b""
+
+    def do_GET(self):  # noqa: N802 - the base class's naming
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(self.html)))
+        self.end_headers()
+        self.wfile.write(self.html)
+
+    def log_message(self, *args):
+        pass
+
+
+def attacks(target: str) -> dict[str, str]:
+    """Pages that make a browser ask ``target`` for a query, each on loading."""
+    query = urllib.parse.quote(ASK)
+    return {
+        "post form": f'<form method="post" action="{target}/sparql"><input name="query" value="{ASK}"></form>'
+                     "<script>document.forms[0].submit()</script>",
+        "get form": f'<form method="get" action="{target}/sparql"><input name="query" value="{ASK}"></form>'
+                    "<script>document.forms[0].submit()</script>",
+        "img": f'<img src="{target}/sparql?query={query}">',
+    }
+
+
+def test_a_browser_on_a_file_or_another_port_cannot_run_a_query(browser, server, queries, answers, tmp_path):
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        for kind, html in attacks(server.url).items():
+            file = tmp_path / f"{kind.replace(' ', '-')}.html"
+            file.write_text(html, encoding="utf-8")
+            other = ThreadingHTTPServer(("127.0.0.1", 0), type("Page", (_Page,), {"html": html.encode()}))
+            threading.Thread(target=other.serve_forever, daemon=True).start()
+            try:
+                for where in (file.as_uri(), f"http://127.0.0.1:{other.server_address[1]}/"):
+                    answers.clear()
+                    page.goto(where)
+                    deadline = time.monotonic() + 10
+                    while not answers and time.monotonic() < deadline:
+                        time.sleep(0.05)
+                    assert answers == [("POST" if kind == "post form" else "GET", 403)], (kind, where)
+            finally:
+                other.shutdown()
+                other.server_close()
+        assert queries == []
+        # The server's own pages still query it: a fetch and a form posted from /query.
+        page.goto(server.url + "/query")
+        status = page.evaluate("""async query => (await fetch("/sparql", {method: "POST",
+            headers: {"Content-Type": "application/x-www-form-urlencoded"}, body: new URLSearchParams({query})})).status""",
+                               ASK)
+        assert status == 200
+        answers.clear()
+        page.evaluate("""query => { const form = document.createElement("form"); form.method = "post";
+            form.action = "/sparql"; const field = document.createElement("input"); field.name = "query";
+            field.value = query; form.append(field); document.body.append(form); form.submit(); }""", ASK)
+        deadline = time.monotonic() + 10
+        while not answers and time.monotonic() < deadline:  # the browser downloads the answer: no page to read
+            time.sleep(0.05)
+        assert answers == [("POST", 200)]
+        assert queries == [ASK, ASK]
+    finally:
+        context.close()
 
 
 # -------------------------------------------------------- Content-Length

@@ -192,6 +192,7 @@ class App:
         wants_json = path.endswith(".json") or path == "/sparql"
         try:
             self._check_host(environ)
+            self._check_site(environ, path)
             return self.route(environ, path)
         except HTTPError as error:
             response = self._error(error.status, str(error), wants_json)
@@ -211,6 +212,35 @@ class App:
         if name.strip("[]").lower() not in self.allowed_hosts:
             raise HTTPError(400, f"Unexpected Host {host!r}: this server answers requests for "
                                  f"{', '.join(sorted(self.allowed_hosts))} only (kg serve --host).")
+
+    def _check_site(self, environ, path: str) -> None:
+        """Refuse what a page of another site makes a browser send, unless it only reads a page.
+
+        A browser says who asks in ``Sec-Fetch-Site``, on every request (an ``<img src=/sparql?...>``
+        too), and no page can set or change it: when sent, it decides. ``same-site`` is refused
+        too: another port of this host (another local web app) is the same site. Older browsers send
+        only ``Origin`` (on POSTs), which must then be this server's scheme and Host; ``null``, from
+        a file:// page, is foreign. (Not when Sec-Fetch-Site is sent: this server's pages have
+        ``Referrer-Policy: no-referrer``, so their own form posts carry ``Origin: null``.) Clients
+        sending neither (curl, SPARQLWrapper) are no page's puppet. On a loopback server
+        :meth:`_check_host` has already pinned Host to a loopback name, so a page on a DNS name
+        rebound to 127.0.0.1 never gets here.
+        """
+        method = environ.get("REQUEST_METHOD", "GET")
+        if method in ("GET", "HEAD") and path != "/sparql":
+            return  # a page, its JSON twin or a static file: no client query runs, and without CORS the other site cannot read it
+        site, origin = environ.get("HTTP_SEC_FETCH_SITE"), environ.get("HTTP_ORIGIN")
+        own = f"{environ.get('wsgi.url_scheme', 'http')}://{environ.get('HTTP_HOST', '')}".lower()
+        if site is not None:
+            if site.lower() in ("same-origin", "none"):  # none: typed in, or a bookmark
+                return
+            sender = f"a page of another site (Sec-Fetch-Site: {site})"
+        elif origin is None or origin.lower() == own:
+            return
+        else:
+            sender = "a file or sandboxed page (Origin: null)" if origin == "null" else f"a page of {origin}"
+        raise HTTPError(403, f"Cross-site request refused: {sender} asked for {method} {path}. Only this server's own "
+                             "pages, and clients that send no Origin (curl, SPARQLWrapper), may run queries here.")
 
     def route(self, environ, path: str) -> Response:
         method = environ.get("REQUEST_METHOD", "GET")
