@@ -1,15 +1,20 @@
 """kg serve against hostile clients: pages of other sites driving the endpoint (CSRF), lying
-Content-Length headers and bad graph IRIs."""
+Content-Length headers, bad graph IRIs, and idle or slow connections (slowloris)."""
 from __future__ import annotations
 
 import contextlib
 import http.client
 import json
+import re
 import socket
+import subprocess
+import sys
 import threading
 import time
 import urllib.parse
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -103,6 +108,21 @@ def exchange(running, data: bytes, *, timeout: float = 10) -> tuple[int, bytes]:
             answer += chunk
     head, _, body = answer.partition(b"\r\n\r\n")
     return int(head.split()[1]), body
+
+
+def closed_within(sock: socket.socket, seconds: float) -> bool:
+    """Whether the server closes ``sock`` within ``seconds``."""
+    sock.settimeout(seconds)
+    try:
+        return sock.recv(1 << 16) == b""
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def threads(pid: int) -> int:
+    return int(re.search(r"^Threads:\s+(\d+)", Path(f"/proc/{pid}/status").read_text(), re.M).group(1))
 
 
 # ------------------------------------------------------------------- CSRF
@@ -277,3 +297,91 @@ def test_a_good_graph_iri_is_still_used(server):
     fields = urllib.parse.urlencode({"query": ASK, "default-graph-uri": "https://e.org/nothing-here"})
     status, answer = request(server, "GET", "/sparql?" + fields)
     assert status == 200 and json.loads(answer)["boolean"] is False
+
+
+# -------------------------------------------------------------- slowloris
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="counts threads in /proc")
+def test_idle_connections_take_no_thread_and_others_are_still_answered(sample):
+    process = subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", "-g", str(sample), "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    idle: list[socket.socket] = []
+    try:
+        url = re.search(r"at (http://\S+)/ ", process.stdout.readline()).group(1)
+        address = urllib.parse.urlsplit(url)
+        with urllib.request.urlopen(url + "/index.json", timeout=60) as response:  # the index is built
+            assert response.status == 200
+        time.sleep(0.5)
+        before = threads(process.pid)
+        idle = [socket.create_connection((address.hostname, address.port), timeout=10) for _ in range(200)]
+        time.sleep(1)
+        assert threads(process.pid) <= before + 4  # old: one thread per connection, 200 more
+        with urllib.request.urlopen(url + "/index.json", timeout=10) as response:
+            assert response.status == 200
+    finally:
+        for sock in idle:
+            sock.close()
+        process.kill()
+        process.wait()
+
+
+def test_a_silent_connection_is_closed_after_the_read_timeout(app):
+    with serving(app, read_timeout=1) as running, socket.create_connection(("127.0.0.1", port(running))) as sock:
+        started = time.monotonic()
+        assert closed_within(sock, 10)
+        assert 0.8 < time.monotonic() - started < 5
+
+
+def test_a_request_head_sent_a_byte_at_a_time_is_cut_off(app):
+    """Each byte comes well within the read timeout, but the whole head must come within it too."""
+    with serving(app, read_timeout=1) as running, socket.create_connection(("127.0.0.1", port(running))) as sock:
+        sock.sendall(b"GET /index.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        started = time.monotonic()
+        with contextlib.suppress(OSError):  # a reset connection refuses the next byte
+            while time.monotonic() - started < 10:
+                sock.sendall(b"a")
+                if closed_within(sock, 0.2):
+                    break
+        assert time.monotonic() - started < 5
+
+
+def test_a_body_that_stops_arriving_gets_408(app, queries):
+    with serving(app, read_timeout=1) as running, socket.create_connection(("127.0.0.1", port(running))) as sock:
+        sock.sendall(post(running, "Content-Length: 100\r\n", b"query=ASK"))
+        sock.settimeout(10)
+        assert sock.recv(1 << 16).startswith(b"HTTP/1.0 408 ")
+    assert queries == []
+
+
+def test_connections_past_the_cap_get_503_at_once_and_the_cap_frees(app):
+    with serving(app, read_timeout=30, max_connections=2) as running:
+        # Two requests whose bodies never end hold both threads.
+        holders = [socket.create_connection(("127.0.0.1", port(running))) for _ in range(2)]
+        for sock in holders:
+            sock.sendall(post(running, "Content-Length: 100\r\n", b"query="))
+        time.sleep(0.5)
+        started = time.monotonic()
+        status, body = exchange(running, b"GET /index.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert status == 503 and b"Too many connections" in body and time.monotonic() - started < 2
+        for sock in holders:
+            sock.close()
+        deadline = time.monotonic() + 10
+        while request(running, "GET", "/index.json")[0] != 200:
+            assert time.monotonic() < deadline, "the threads were not given back"
+            time.sleep(0.1)
+
+
+def test_when_too_many_connections_wait_the_longest_waiting_is_closed(app):
+    with serving(app) as running:
+        running.server.max_waiting = 3
+        idle = []
+        try:
+            for _ in range(5):
+                idle.append(socket.create_connection(("127.0.0.1", port(running))))
+                time.sleep(0.1)
+            assert [closed_within(sock, 2 if i < 2 else 0.2) for i, sock in enumerate(idle)] == [True] * 2 + [False] * 3
+            assert request(running, "GET", "/index.json")[0] == 200
+        finally:
+            for sock in idle:
+                sock.close()
