@@ -78,7 +78,7 @@ class BuildResult:
         return "\n".join(lines)
 
 
-def skipped_lines(skipped: list[InputError], *, limit: int = 20) -> list[str]:
+def skipped_lines(skipped: list[InputError], *, limit: int = 100) -> list[str]:
     """One line per skipped record, ``file:line: reason``, at most ``limit`` of them and a count of the rest.
 
     >>> skipped_lines([InputError("a.csv", 3, "record has no abstract; skipped")] * 3, limit=2)

@@ -76,30 +76,30 @@ def make_current(staging: Path, stem: Path) -> dict[str, Path]:
     """Make the outputs in ``staging`` the graph ``stem``'s in one step; return each output's path,
     ``graphs/NAME`` + its ending, by that ending without its dot (``"ttl"``, ``"index.nt"``, ...).
 
-    The staging folder is used up: it becomes the new build folder, or is removed when its files
-    equal the current build's. Older build folders of the graph are removed.
+    The staging folder is used up: it becomes the new build folder, or is removed when the graph
+    already reads as its files. Older build folders of the graph are removed.
     """
     parent, name = stem.parent, stem.name
     pointer = parent / f".{name}.current"
-    current = parent / os.readlink(pointer) if pointer.is_symlink() else None
     written = sorted(path.name for path in staging.iterdir())
-    if current is not None and _same_outputs(staging, current, store=f"{name}{STORE_SUFFIX}"):
-        if not (current / f"{name}{STORE_SUFFIX}").exists() and (staging / f"{name}{STORE_SUFFIX}").exists():
-            os.rename(staging / f"{name}{STORE_SUFFIX}", current / f"{name}{STORE_SUFFIX}")
+    paths = {file: parent / file for file in written}
+    store = parent / f"{name}{STORE_SUFFIX}"
+    if _reads_as(stem, staging) and (store.exists() or store.resolve().parent.is_dir()):
+        # The graph already holds these bytes (a rebuild of the same corpus, or graphs/sample.* as git checks
+        # them out): it is kept as it is, links or plain files, and only a missing store is added.
+        if not store.exists() and (staging / store.name).exists():
+            os.rename(staging / store.name, store.resolve())
         shutil.rmtree(staging, ignore_errors=True)
-        build = current
-    else:
-        build = parent / f".{name}.build-{secrets.token_hex(4)}"
-        os.rename(staging, build)
+        return {file[len(name) + 1:]: path for file, path in paths.items()}
+    build = parent / f".{name}.build-{secrets.token_hex(4)}"
+    os.rename(staging, build)
     # Paths new to this build link through the pointer before it moves: until then they show what the
     # current build has there, which is nothing. Paths an older kg wrote as plain files are replaced after.
-    paths = {file: parent / file for file in written}
     plain = [path for path in paths.values() if path.exists() and not path.is_symlink()]
     for file, path in paths.items():
         if path not in plain:
             _link(path, f"{pointer.name}/{file}")
-    if build != current:
-        _link(pointer, build.name)  # the switch
+    _link(pointer, build.name)  # the switch
     for path in plain:
         _replace_with_link(path, f"{pointer.name}/{path.name}", name)
     for suffix in OUTPUT_SUFFIXES:  # an output this build did not write describes no graph now
@@ -129,15 +129,14 @@ def remove_stale(stem: Path) -> list[Path]:
     return removed
 
 
-def _same_outputs(staging: Path, build: Path, *, store: str) -> bool:
-    """Whether ``staging`` holds the same files as ``build``, byte for byte (the store aside: it is
-    filled from the same triples, but its database files differ from run to run)."""
-    if not build.is_dir():
-        return False
+def _reads_as(stem: Path, staging: Path) -> bool:
+    """Whether the graph ``stem`` reads as the files in ``staging``: the same outputs, byte for byte (the
+    store aside: it is filled from the same triples, but its database files differ from run to run)."""
+    store = f"{stem.name}{STORE_SUFFIX}"
     files = sorted(path.name for path in staging.iterdir() if path.name != store)
-    if files != sorted(path.name for path in build.iterdir() if path.name != store):
-        return False
-    return all(filecmp.cmp(staging / file, build / file, shallow=False) for file in files)
+    there = sorted(f"{stem.name}{suffix}" for suffix in OUTPUT_SUFFIXES
+                   if suffix != STORE_SUFFIX and stem.with_name(f"{stem.name}{suffix}").exists())
+    return files == there and all(filecmp.cmp(staging / file, stem.with_name(file), shallow=False) for file in files)
 
 
 def _link(path: Path, target: str) -> None:

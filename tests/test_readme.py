@@ -108,8 +108,6 @@ def test_building_the_sample_writes_the_committed_graph_files(sample):
             "run it and commit the files")
 
 
-@pytest.mark.xfail(strict=True, reason="kg.outputs.make_current replaces a graph's plain files by symlinks into "
-                   "graphs/.NAME.current even when their bytes are the build's, which git sees as a type change")
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_the_first_command_leaves_a_fresh_clone_clean(tmp_path):
     """What a fresh clone holds of graphs/, committed; then the README's first command; then git status."""
