@@ -254,6 +254,30 @@ def test_a_browser_on_a_file_or_another_port_cannot_run_a_query(browser, server,
         context.close()
 
 
+def test_a_query_page_opened_from_another_site_waits_for_run(browser, server, queries, tmp_path):
+    # The query page runs a query in its URL on load, from this origin: opened by another site's link,
+    # it shows the query and waits, so that site cannot run queries through it.
+    link = f"{server.url}/query?{FORM}"
+    file = tmp_path / "link.html"
+    file.write_text(f'<a id="go" href="{link}">go</a><script>document.getElementById("go").click()</script>')
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(file.as_uri())
+        page.wait_for_url(link)
+        page.wait_for_selector("#kg-query-status:not(:empty)", state="attached")
+        assert "came from a link on another site" in page.text_content("#kg-query-status")
+        assert page.input_value("#kg-query-text") == ASK and queries == []
+        page.click("#kg-run")
+        page.wait_for_selector("body[data-state=done]", state="attached")
+        assert queries == [ASK]
+        page.goto(link)  # typed or bookmarked: it runs at once
+        page.wait_for_selector("body[data-state=done]", state="attached")
+        assert queries == [ASK, ASK]
+    finally:
+        context.close()
+
+
 # -------------------------------------------------------- Content-Length
 
 

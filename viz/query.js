@@ -5,7 +5,8 @@
  * (the example queries answer each entity and paper so). ASK shows true or false;
  * CONSTRUCT and DESCRIBE show Turtle. Every value from the graph enters the page
  * through textContent, never innerHTML. A query in the page's URL (?query=...)
- * runs on load, so a query can be shared as a link.
+ * runs on load, so a query can be shared as a link, unless another site opened the
+ * page (the server says so in data-autorun): then it waits for Run.
  */
 (function () {
   "use strict";
@@ -159,5 +160,10 @@
   });
 
   document.body.dataset.state = "idle";
-  if (new URLSearchParams(location.search).get("query")) run();
+  if (new URLSearchParams(location.search).get("query")) {
+    if (form.dataset.autorun === "no") {
+      setStatus("This query came from a link on another site: read it, then press Run.");
+      document.body.dataset.state = "idle";
+    } else run();
+  }
 })();

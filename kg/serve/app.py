@@ -271,7 +271,12 @@ class App:
             return self._json(self.index_view())
         if path in ("/query", "/query.json"):
             view = self.query_view(get("query"))
-            return self._json(view) if path.endswith(".json") else self._page("query.html", view)
+            if path.endswith(".json"):
+                return self._json(view)
+            # A query in the URL runs on load, unless another site sent the browser here: the page would
+            # then post that site's query from this origin, past the cross-site check on /sparql.
+            view["autorun"] = environ.get("HTTP_SEC_FETCH_SITE", "none") in ("same-origin", "none")
+            return self._page("query.html", view)
         if path.startswith("/entity/"):
             return self.node_page(path[len("/entity/"):], with_related=get("related", "1") != "0")
         if path.startswith("/paper/"):
