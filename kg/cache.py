@@ -13,12 +13,14 @@ old entries.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
+from .errors import KGError
 from .model import Paper, PaperExtraction
 
 
@@ -26,18 +28,29 @@ class ExtractionCache:
     """Extractions stored by ``sha256(extractor, abstract)`` in the SQLite file at ``path``."""
 
     def __init__(self, path: str | Path, *, extractor: str):
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.extractor = extractor
-        self._db = sqlite3.connect(str(path))
-        self._db.execute("CREATE TABLE IF NOT EXISTS extraction (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        self.path, self.extractor = path, extractor
+        with self._reporting():
+            if str(path) != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path))
+            self._db.execute("CREATE TABLE IF NOT EXISTS extraction (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+    @contextlib.contextmanager
+    def _reporting(self):
+        """A full disk or a file that is no SQLite database is one line naming the cache, not a traceback."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as error:
+            raise KGError(f"The extraction cache {self.path} cannot be used ({error}): "
+                          "free some space, remove the file, or build with --no-cache.") from None
 
     def _key(self, abstract: str) -> str:
         return hashlib.sha256(f"{self.extractor}\x00{abstract}".encode()).hexdigest()
 
     def get(self, paper: Paper) -> PaperExtraction | None:
         """The cached extraction of ``paper``'s abstract, attached to ``paper``; None on a miss."""
-        row = self._db.execute("SELECT value FROM extraction WHERE key = ?", (self._key(paper.abstract),)).fetchone()
+        with self._reporting():
+            row = self._db.execute("SELECT value FROM extraction WHERE key = ?", (self._key(paper.abstract),)).fetchone()
         if row is None:
             return None
         data = json.loads(row[0])
@@ -52,7 +65,7 @@ class ExtractionCache:
             data = ex.to_json()
             del data["paper"]  # metadata may change between runs; the extraction depends on the text alone
             rows.append((self._key(ex.paper.abstract), json.dumps(data)))
-        with self._db:
+        with self._reporting(), self._db:
             self._db.executemany("INSERT OR REPLACE INTO extraction VALUES (?, ?)", rows)
 
     def close(self) -> None:
