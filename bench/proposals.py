@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from kg.build import build
-from kg.resolve import resolution_key
+from kg.keys import resolution_key
 
 #: The named contribution of papers in ../shared/corpus, as a reader names it.
 EXPECTED = """FedGEM SFT-auto LumiTex WebDevJudge E-GRPO RADAR Nüwa LongFilter ASIDE GeneBreaker

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from kg.build import build
 from kg.related import related
-from kg.resolve import resolution_key
+from kg.keys import resolution_key
 from kg.store import open_graph
 
 EXPECTATIONS = Path(__file__).resolve().parents[1] / "tests" / "related_expectations.json"

@@ -195,10 +195,10 @@ def build(
         if not extractions:
             raise KGError("\n".join([f"None of the {len(papers)} abstracts could be extracted:"] + skipped_lines(skipped)))
         # Resolution, then its last step: the names it found looked up in every abstract.
-        extractions, entities = propagate(extractions, resolve(extractions))
+        taxonomy = pwc.load()
+        extractions, entities = propagate(extractions, resolve(extractions, known_datasets=taxonomy.datasets))
         relations = variant_relations(entities, extractions) + sentence_relations(entities, extractions)
         # The concept hierarchy joins specific names to the concepts papers share.
-        taxonomy = pwc.load()
         hierarchy = build_hierarchy(entities, extractions, taxonomy)
         entities = entities + hierarchy.concepts
         graph = build_graph(extractions, entities, relations + hierarchy.links, taxonomy)

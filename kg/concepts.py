@@ -38,7 +38,7 @@ import networkx as nx
 from . import lexicon
 from .model import Entity, PaperExtraction, Relation
 from .pwc import Lexicon
-from .resolve import is_acronym_like, is_generic_key, resolution_key
+from .keys import is_acronym_like, is_generic_key, resolution_key
 
 #: Extractor names of the rules (``prov:wasAttributedTo`` of each link's statement).
 RULES = ("head", "coordination", "family", "pwc", "such-as", "and-other", "apposition")

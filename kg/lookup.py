@@ -17,7 +17,7 @@ import pyoxigraph as ox
 from . import vocab
 from .errors import KGError
 from .queries import kg_terms, view, view_with, with_values
-from .resolve import resolution_key
+from .keys import resolution_key
 from .store import run_query
 
 

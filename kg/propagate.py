@@ -19,8 +19,9 @@ from __future__ import annotations
 import functools
 from dataclasses import replace
 
+from .keys import is_acronym_like
 from .model import Entity, Mention, PaperExtraction, Role
-from .resolve import cluster_key, corpus_names, is_acronym_like
+from .resolve import cluster_key, corpus_names
 
 EXTRACTOR = "gazetteer-1"
 CONFIDENCE = 0.55

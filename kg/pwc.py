@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
-from .resolve import resolution_key
+from .keys import resolution_key
 
 LEXICON_FILE = files("kg") / "data" / "pwc.json.gz"
 LPWC = "https://linkedpaperswithcode.com/"

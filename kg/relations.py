@@ -18,7 +18,7 @@ from collections import defaultdict
 
 from . import lexicon
 from .model import Entity, PaperExtraction, Relation
-from .resolve import resolution_key
+from .keys import resolution_key
 from .vocab import RELATION_TYPES
 
 VARIANT_TYPES = {"Method", "Model"}

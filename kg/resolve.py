@@ -12,81 +12,12 @@ from __future__ import annotations
 
 import difflib
 import re
-import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from . import lexicon
+from .keys import ACRONYM_PLURAL, is_acronym_like, is_generic_key, resolution_key, singular
 from .model import Entity, PaperExtraction
-
-_ACRONYM_PLURAL = re.compile(r"^(.*[A-Z0-9])s$")
-_ADJECTIVE_ENDINGS = ("al", "ic", "ive", "ous", "ary", "ed", "ing", "ent", "ant", "ful", "less", "able", "ible")
-
-
-def _singular(word: str) -> str:
-    if len(word) <= 3 or word.endswith(("ss", "us", "is", "ics")):
-        return word
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "xes", "sses")):
-        return word[:-2]
-    if word.endswith("s"):
-        return word[:-1]
-    return word
-
-
-def is_acronym_like(text: str) -> bool:
-    """A single word written with capitals or digits past its first letter: "GRPO", "E-GRPO", "CIFAR-10"."""
-    return " " not in text and any(c.isupper() or c.isdigit() for c in text[1:])
-
-
-def resolution_key(text: str, *, name: bool = False) -> str:
-    """The key two surface forms share when they name the same thing.
-
-    Leading evaluative words are dropped ("our efficient sampler" is "sampler"),
-    unless the text is a ``name``, such as the long form an acronym stands for:
-    "Efficient Neural Architecture Search (ENAS)" is not NAS.
-
-    >>> resolution_key("Large Language Models") == resolution_key("large language model")
-    True
-    >>> resolution_key("LLMs"), resolution_key("E-GRPO"), resolution_key("CIFAR-10") == resolution_key("CIFAR10")
-    ('llm', 'egrpo', True)
-    >>> resolution_key("question-answering"), resolution_key("Generative Adversarial Nets")
-    ('question answering', 'generative adversarial network')
-    >>> resolution_key("Efficient Neural Architecture Search"), resolution_key("Efficient Neural Architecture Search", name=True)
-    ('neural architecture search', 'efficient neural architecture search')
-    """
-    text = unicodedata.normalize("NFKC", text).replace("–", "-").replace("—", "-").strip()
-    if is_acronym_like(text):
-        plural = _ACRONYM_PLURAL.match(text)
-        if plural and any(c.isupper() for c in plural.group(1)):
-            text = plural.group(1)
-        return re.sub(r"[-_.\s]", "", text).casefold() or text.casefold()
-    words = re.sub(r"[-_/]", " ", text).casefold().split()
-    while not name and len(words) > 1 and words[0] in lexicon.EVALUATIVE:
-        words.pop(0)
-    words = [re.sub(r"^[^\w]+|[^\w]+$", "", w) for w in words]
-    words = [w for w in words if w]
-    if words:
-        words[-1] = _singular(words[-1])
-    # "the dropout algorithm" is dropout; "spectral method" and "learning algorithm" name no more than their head.
-    if (not name and len(words) > 1 and words[-1] in lexicon.NAME_DESCRIPTORS
-            and not (len(words) == 2 and words[0].endswith(_ADJECTIVE_ENDINGS))):
-        words.pop()
-    if len(words) > 1:  # "Generative Adversarial Nets" are networks
-        words[-1] = lexicon.HEAD_SYNONYMS.get(words[-1], words[-1])
-    return " ".join(words)
-
-
-def is_generic_key(key: str) -> bool:
-    """Whether a key names nothing in particular ("method", "our framework", "performance")."""
-    # spaCy's stop words, imported where a build needs them: kg related, explain and serve use this
-    # module's resolution_key and must not pay spaCy's seconds of start-up.
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return len(key) < 2 or all(w in lexicon.GENERIC_HEADS or w in lexicon.EVALUATIVE or w in STOP_WORDS
-                               or _singular(w) in lexicon.GENERIC_HEADS for w in key.split())
-
 
 _QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?\s*[a-z%]{0,6}$", re.I)  # "1Gbps", "~3x", "16k"
 _FUNCTION_WORDS = frozenset("of for to with and or the a an in on by from as at than that which".split())
@@ -231,8 +162,11 @@ def cluster_key(text: str, extraction: PaperExtraction, names: dict[str, str]) -
 _KNOWN_METHODS = frozenset(resolution_key(name) for name in lexicon.METHOD_NAMES)  # Adam is no dataset ADAM
 
 
-def resolve(extractions: list[PaperExtraction]) -> list[Entity]:
+def resolve(extractions: list[PaperExtraction], *, known_datasets: Collection[str] = ()) -> list[Entity]:
     """Group every mention of ``extractions`` into entities, largest first.
+
+    ``known_datasets`` holds the keys of names known to be datasets (the build hands on
+    :func:`kg.pwc.load`'s): a capitalised one is a dataset, whatever its sentences suggest.
 
     Example
     -------
@@ -251,9 +185,6 @@ def resolve(extractions: list[PaperExtraction]) -> list[Entity]:
         for index, mention in enumerate(ex.mentions):
             clusters[cluster_key(mention.text, ex, names)].append((ex.paper.id, index))
 
-    from .pwc import load as load_pwc  # here: kg.pwc keys its names with this module's resolution_key
-
-    known_datasets = load_pwc().datasets
     by_paper = {ex.paper.id: ex for ex in extractions}
     entities = []
     for key, refs in clusters.items():
@@ -323,7 +254,7 @@ def _word_bag(label: str) -> tuple | None:
 
 def _spelling(word: str) -> str:
     """One spelling and number of a word: "modelling" and "modeling", "networks" and "network"."""
-    word = _singular(word)
+    word = singular(word)
     for british, american in (("lling", "ling"), ("isation", "ization"), ("ise", "ize"), ("our", "or")):
         if word.endswith(british) and len(word) > 5:  # not "four", "hour", "noise"
             return word[: -len(british)] + american
@@ -362,7 +293,7 @@ def _preferred_label(forms: Counter) -> str:
     spelling: dict[str, Counter] = {}
     for form, n in forms.items():
         if is_acronym_like(form):
-            plural = _ACRONYM_PLURAL.match(form)
+            plural = ACRONYM_PLURAL.match(form)
             group = plural.group(1) if plural and plural.group(1) in forms else form
             shown = group
         else:

@@ -2,8 +2,9 @@
 import pytest
 
 from kg.extract import extract_papers
+from kg.keys import is_generic_key, resolution_key
 from kg.model import Paper
-from kg.resolve import is_generic_key, resolution_key, resolve
+from kg.resolve import resolve
 
 
 @pytest.mark.parametrize("a, b", [

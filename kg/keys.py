@@ -1,0 +1,86 @@
+"""Keys: the resolution key two surface forms of one thing share, and the tests on keys and forms.
+
+The ground floor of resolution: :mod:`kg.resolve` groups mentions by these keys, and the stages
+that look names up (:mod:`kg.pwc`, :mod:`kg.concepts`, :mod:`kg.relations`, :mod:`kg.lookup`)
+key their names the same way, without importing the resolve stage.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from . import lexicon
+
+#: An acronym's plural: "LLMs" is the plural of "LLM".
+ACRONYM_PLURAL = re.compile(r"^(.*[A-Z0-9])s$")
+_ADJECTIVE_ENDINGS = ("al", "ic", "ive", "ous", "ary", "ed", "ing", "ent", "ant", "ful", "less", "able", "ible")
+
+
+def singular(word: str) -> str:
+    """The singular of an English plural, by its ending; short words and "-ss", "-us", "-is", "-ics" are left.
+
+    >>> [singular(w) for w in ("networks", "policies", "patches", "loss", "corpus", "gas")]
+    ['network', 'policy', 'patch', 'loss', 'corpus', 'gas']
+    """
+    if len(word) <= 3 or word.endswith(("ss", "us", "is", "ics")):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses")):
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def is_acronym_like(text: str) -> bool:
+    """A single word written with capitals or digits past its first letter: "GRPO", "E-GRPO", "CIFAR-10"."""
+    return " " not in text and any(c.isupper() or c.isdigit() for c in text[1:])
+
+
+def resolution_key(text: str, *, name: bool = False) -> str:
+    """The key two surface forms share when they name the same thing.
+
+    Leading evaluative words are dropped ("our efficient sampler" is "sampler"),
+    unless the text is a ``name``, such as the long form an acronym stands for:
+    "Efficient Neural Architecture Search (ENAS)" is not NAS.
+
+    >>> resolution_key("Large Language Models") == resolution_key("large language model")
+    True
+    >>> resolution_key("LLMs"), resolution_key("E-GRPO"), resolution_key("CIFAR-10") == resolution_key("CIFAR10")
+    ('llm', 'egrpo', True)
+    >>> resolution_key("question-answering"), resolution_key("Generative Adversarial Nets")
+    ('question answering', 'generative adversarial network')
+    >>> resolution_key("Efficient Neural Architecture Search"), resolution_key("Efficient Neural Architecture Search", name=True)
+    ('neural architecture search', 'efficient neural architecture search')
+    """
+    text = unicodedata.normalize("NFKC", text).replace("–", "-").replace("—", "-").strip()
+    if is_acronym_like(text):
+        plural = ACRONYM_PLURAL.match(text)
+        if plural and any(c.isupper() for c in plural.group(1)):
+            text = plural.group(1)
+        return re.sub(r"[-_.\s]", "", text).casefold() or text.casefold()
+    words = re.sub(r"[-_/]", " ", text).casefold().split()
+    while not name and len(words) > 1 and words[0] in lexicon.EVALUATIVE:
+        words.pop(0)
+    words = [re.sub(r"^[^\w]+|[^\w]+$", "", w) for w in words]
+    words = [w for w in words if w]
+    if words:
+        words[-1] = singular(words[-1])
+    # "the dropout algorithm" is dropout; "spectral method" and "learning algorithm" name no more than their head.
+    if (not name and len(words) > 1 and words[-1] in lexicon.NAME_DESCRIPTORS
+            and not (len(words) == 2 and words[0].endswith(_ADJECTIVE_ENDINGS))):
+        words.pop()
+    if len(words) > 1:  # "Generative Adversarial Nets" are networks
+        words[-1] = lexicon.HEAD_SYNONYMS.get(words[-1], words[-1])
+    return " ".join(words)
+
+
+def is_generic_key(key: str) -> bool:
+    """Whether a key names nothing in particular ("method", "our framework", "performance")."""
+    # spaCy's stop words, imported where a build needs them: kg related, explain and serve use
+    # resolution_key and must not pay spaCy's seconds of start-up.
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return len(key) < 2 or all(w in lexicon.GENERIC_HEADS or w in lexicon.EVALUATIVE or w in STOP_WORDS
+                               or singular(w) in lexicon.GENERIC_HEADS for w in key.split())
