@@ -24,9 +24,9 @@ import networkx as nx
 from . import outputs, pwc, rdf
 from .errors import InputError, KGError
 from .cache import ExtractionCache
-from .cluster import connect
+from .cluster import connect, on_cluster
 from .concepts import build_hierarchy
-from .extract import ExtractionFailure, extract_all, extractor_name
+from .extract import ExtractionFailure, extract_all, extractor_name, in_processes
 from .extract.pipeline import load_pipeline
 from .graph import build_graph
 from .ingest import read_papers
@@ -187,8 +187,8 @@ def build(
             store = ExtractionCache(path, extractor=extractor_name(load_pipeline()))
         try:
             with connect(cluster) if cluster else contextlib.nullcontext() as client:
-                extractions = extract_all(papers, processes=processes or os.cpu_count() or 1, cache=store,
-                                          progress=progress, cluster=client, on_failure=failed)
+                executor = on_cluster(client) if client else in_processes(processes or os.cpu_count() or 1)
+                extractions = extract_all(papers, executor=executor, cache=store, progress=progress, on_failure=failed)
         finally:
             if store is not None:
                 store.close()

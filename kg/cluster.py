@@ -24,6 +24,8 @@ import uuid
 from collections.abc import Iterator
 
 from .errors import KGError
+from .extract import Batches, Executor, ExtractionFailure, extract_chunk, extractor_name
+from .extract.pipeline import load_pipeline
 from .model import Paper, PaperExtraction
 
 #: ``kg build --cluster local:N`` starts N single-threaded worker processes on this machine.
@@ -65,15 +67,18 @@ def connect(address: str, *, timeout: float = 30.0) -> Iterator[object]:
         yield client
 
 
-def extract_chunk(papers: list[Paper]) -> tuple[str, list[PaperExtraction]]:
-    """One task: the extractions of ``papers``, and the extractor that made them."""
-    from .extract import _extract_chunk, extractor_name
-    from .extract.pipeline import load_pipeline
-
-    return extractor_name(load_pipeline(encoder_threads=1)), _extract_chunk(papers, encoder_threads=1)
+def chunk_task(papers: list[Paper]) -> tuple[str, list[PaperExtraction | ExtractionFailure]]:
+    """One task: the extractions of ``papers`` (:func:`kg.extract.extract_chunk`), and the extractor that made them."""
+    return extractor_name(load_pipeline(encoder_threads=1)), extract_chunk(papers, encoder_threads=1)
 
 
-def extract_chunks(client, chunks: list[list[Paper]], *, extractor: str) -> Iterator[tuple[int, list[PaperExtraction]]]:
+def on_cluster(client) -> Executor:
+    """The :data:`kg.extract.Executor` that runs each chunk as one task on the workers of ``client``
+    (a Dask client, from :func:`connect`): :func:`extract_chunks`, checked against this machine's extractor."""
+    return lambda chunks: extract_chunks(client, chunks, extractor=extractor_name(load_pipeline()))
+
+
+def extract_chunks(client, chunks: list[list[Paper]], *, extractor: str) -> Batches:
     """``(position, extractions)`` of every chunk, in the order they finish on ``client``'s workers.
 
     Raises ``KGError`` when a worker's extractor differs from ``extractor`` (another kg
@@ -81,7 +86,7 @@ def extract_chunks(client, chunks: list[list[Paper]], *, extractor: str) -> Iter
     """
     distributed = _dask()
     run = uuid.uuid4().hex[:12]  # keys of their own: builds sharing a scheduler never share a task
-    futures = client.map(extract_chunk, chunks, pure=False, key=[f"kg-extract-{run}-{i}" for i in range(len(chunks))])
+    futures = client.map(chunk_task, chunks, pure=False, key=[f"kg-extract-{run}-{i}" for i in range(len(chunks))])
     position = {future.key: i for i, future in enumerate(futures)}
     seen: set[int] = set()
     try:

@@ -1,7 +1,7 @@
 """Extraction is cached by text and extractor version, and gives the same result on several processes."""
 
 from kg.cache import ExtractionCache
-from kg.extract import extract_all, extract_papers
+from kg.extract import extract_all, extract_papers, in_processes
 from kg.ingest import read_papers
 
 from support import FIXTURES
@@ -14,7 +14,7 @@ def _papers():
 def test_parallel_extraction_equals_serial_in_order():
     papers = _papers()
     serial = [ex.to_json() for ex in extract_papers(papers)]
-    parallel = [ex.to_json() for ex in extract_all(papers, processes=2, chunk_size=3)]
+    parallel = [ex.to_json() for ex in extract_all(papers, executor=in_processes(2), chunk_size=3)]
     assert parallel == serial
 
 
@@ -29,7 +29,7 @@ def test_cache_hits_skip_extraction_and_keep_current_metadata(tmp_path, monkeypa
     def fail(_):
         raise AssertionError("a cached abstract was extracted again")
 
-    monkeypatch.setattr(extract_module, "_extract_chunk", fail)
+    monkeypatch.setattr(extract_module, "extract_chunk", fail)
     second = extract_all(papers, cache=cache)
     assert [ex.mentions for ex in second] == [ex.mentions for ex in first]
     assert second[0].paper.title == "A title added later"

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from kg.cli import main
+from kg.cluster import connect, on_cluster
 from kg.errors import KGError
 from kg.extract import extract_all
 from kg.ingest import read_papers
@@ -20,8 +21,6 @@ distributed = pytest.importorskip("distributed", reason="the cluster extra (dask
 
 @pytest.fixture(scope="module")
 def client():
-    from kg.cluster import connect
-
     with connect("local:2") as client:
         client.wait_for_workers(2, timeout=60)
         yield client
@@ -41,8 +40,8 @@ def test_every_chunk_comes_back_once_and_in_place(client):
     papers = list(read_papers([FIXTURES / "sample.txt"]))
     expected = extract_all(papers)
     # One paper per task: eight tasks spread over both workers, finishing in any order.
-    on_cluster = extract_all(papers, chunk_size=1, cluster=client)
-    assert [e.to_json() for e in on_cluster] == [e.to_json() for e in expected]
+    spread = extract_all(papers, chunk_size=1, executor=on_cluster(client))
+    assert [e.to_json() for e in spread] == [e.to_json() for e in expected]
 
 
 def test_a_worker_lost_mid_run_loses_and_duplicates_nothing(client):
@@ -68,15 +67,13 @@ def test_a_worker_lost_mid_run_loses_and_duplicates_nothing(client):
         def put(self, batch):
             cached.extend(e.paper.id for e in batch)
 
-    on_cluster = extract_all(papers, chunk_size=1, cluster=client, progress=kill_a_worker, cache=Cache())
+    spread = extract_all(papers, chunk_size=1, executor=on_cluster(client), progress=kill_a_worker, cache=Cache())
     assert killed
-    assert [e.to_json() for e in on_cluster] == expected
+    assert [e.to_json() for e in spread] == expected
     assert sorted(cached) == sorted(p.id for p in papers)
 
 
 def test_a_cluster_address_that_answers_nothing_is_a_clear_error():
-    from kg.cluster import connect
-
     with pytest.raises(KGError, match="local:2"):
         with connect("local:two"):
             pass

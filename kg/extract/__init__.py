@@ -11,9 +11,10 @@ The step is pure and per paper, so it can be cached and run in parallel.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import multiprocessing
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 
 from spacy.language import Language
@@ -130,10 +131,16 @@ class ExtractionFailure:
     error: str
 
 
-def _extract_chunk(papers: list[Paper], encoder_threads: int | None = None) -> list[PaperExtraction | ExtractionFailure]:
+def extract_chunk(papers: list[Paper], encoder_threads: int | None = None) -> list[PaperExtraction | ExtractionFailure]:
     """The extractions of ``papers``, in order; a paper whose extraction raises is an ``ExtractionFailure``.
 
-    Runs in a worker process: the pipeline is loaded once per process (load_pipeline caches it).
+    What one worker (a process of a pool, a Dask worker) runs on one chunk: the pipeline is loaded
+    once per process (:func:`.pipeline.load_pipeline` caches it), with ``encoder_threads``
+    threads for the span model (default: every core).
+
+    >>> from kg.model import Paper
+    >>> [(type(e).__name__, e.paper.id) for e in extract_chunk([Paper("p1", "We propose GRPO.")])]
+    [('PaperExtraction', 'p1')]
     """
     nlp = load_pipeline(encoder_threads=encoder_threads)
     try:
@@ -151,18 +158,46 @@ def _extract_one(paper: Paper, nlp: Language) -> PaperExtraction | ExtractionFai
         return ExtractionFailure(paper, f"{type(error).__name__}: {message}" if message else type(error).__name__)
 
 
+#: ``(position, extractions)`` of every chunk, as they finish, from a generator: one that
+#: :func:`extract_all` closes when it stops reading (done, failed or interrupted), so that a pool
+#: or a cluster stops working for it.
+Batches = Generator[tuple[int, list[PaperExtraction | ExtractionFailure]], None, None]
+#: Runs :func:`extract_chunk` on every chunk somewhere: here, in a pool, on a cluster.
+Executor = Callable[[list[list[Paper]]], Batches]
+
+
+def serially(chunks: list[list[Paper]]) -> Batches:
+    """The :data:`Executor` that extracts each chunk here, one after the other."""
+    yield from enumerate(map(extract_chunk, chunks))
+
+
+def in_processes(processes: int) -> Executor:
+    """The :data:`Executor` that spreads the chunks over a pool of ``processes`` forked processes
+    (one chunk, or one process: :func:`serially`)."""
+    def run(chunks: list[list[Paper]]) -> Batches:
+        if processes < 2 or len(chunks) < 2:
+            yield from serially(chunks)
+            return
+        # One encoder thread per worker: the workers already use every core. Leaving the block
+        # (the build done, failed or interrupted) terminates the pool.
+        with multiprocessing.get_context("fork").Pool(min(processes, len(chunks))) as pool:
+            yield from enumerate(pool.imap(functools.partial(extract_chunk, encoder_threads=1), chunks))
+
+    return run
+
+
 def extract_all(
     papers: list[Paper],
     *,
-    processes: int = 1,
+    executor: Executor = serially,
     cache=None,
     chunk_size: int = 64,
     progress: Callable[[int, int], None] | None = None,
-    cluster=None,
     on_failure: Callable[[ExtractionFailure], None] | None = None,
 ) -> list[PaperExtraction]:
-    """Extract ``papers`` in order, reusing ``cache`` hits and spreading the rest over ``processes``,
-    or over the workers of ``cluster`` (a Dask client: :mod:`kg.cluster`).
+    """Extract ``papers`` in order, reusing ``cache`` hits and handing the rest, in chunks of
+    ``chunk_size``, to ``executor``: :func:`serially` (the default), :func:`in_processes` or
+    :func:`kg.cluster.on_cluster`, as the build chooses.
 
     ``cache`` is a ``kg.cache.ExtractionCache`` (or None); new extractions are added to it
     as they arrive. ``progress(done, total)`` is called as papers finish. A paper whose
@@ -175,19 +210,9 @@ def extract_all(
     if progress and done:
         progress(done, len(papers))
     chunks = [todo[i : i + chunk_size] for i in range(0, len(todo), chunk_size)]
-    work = [[papers[i] for i in chunk] for chunk in chunks]
-    pool = None
-    if cluster is not None and chunks:
-        from ..cluster import extract_chunks
-
-        batches = extract_chunks(cluster, work, extractor=extractor_name(load_pipeline()))
-    elif processes > 1 and len(chunks) > 1:
-        # One encoder thread per worker: the workers already use every core.
-        pool = multiprocessing.get_context("fork").Pool(min(processes, len(chunks)))
-        batches = enumerate(pool.imap(functools.partial(_extract_chunk, encoder_threads=1), work))
-    else:
-        batches = enumerate(map(_extract_chunk, work))
-    try:
+    if not chunks:
+        return results  # type: ignore[return-value]
+    with contextlib.closing(executor([[papers[i] for i in chunk] for chunk in chunks])) as batches:
         for position, batch in batches:
             for i, extraction in zip(chunks[position], batch):
                 results[i] = extraction
@@ -201,12 +226,7 @@ def extract_all(
             done += len(batch)
             if progress:
                 progress(done, len(papers))
-    finally:
-        if pool is not None:
-            pool.terminate()
     return [r for r in results if not isinstance(r, ExtractionFailure)]  # type: ignore[misc]
-
-
 
 
 @functools.lru_cache(maxsize=256)
