@@ -101,6 +101,10 @@ class KG(DefinedNamespace):
 
 ENTITY_TYPES = ("Task", "Method", "Dataset", "Metric", "Model")
 
+#: The entity types SciERC names otherwise (a Dataset is a SciERC Material, a Model a Method);
+#: the others are SciERC's own. Extraction reads SciERC's labels with it, evaluation scores with it.
+KG_TO_SCIERC = {"Dataset": "Material", "Model": "Method"}
+
 #: Paper -> entity roles, strongest claim first: when one mention could take
 #: several roles, the first in this order wins.
 ROLES = ("proposes", "introduces", "evaluatesOn", "comparesWith", "measures", "addresses", "uses")

@@ -19,9 +19,8 @@ from pathlib import Path
 import numpy as np
 from spacy.tokens import Span, Token
 
-from ..evaluate.scierc import KG_TO_SCIERC
 from ..model import Link
-from ..vocab import ENTITY_TYPES, RELATION_TYPES
+from ..vocab import ENTITY_TYPES, KG_TO_SCIERC, RELATION_TYPES
 
 #: Our relations as SciERC's, and whether the arguments swap: SciERC's EVALUATE-FOR goes from
 #: the dataset or metric to what it evaluates. variantOf is read from names across a corpus, not
