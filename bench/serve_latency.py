@@ -44,6 +44,7 @@ import pyoxigraph as ox
 
 from kg import serve, vocab
 from kg.build import write_outputs
+from kg.concepts import annotate
 from kg.errors import KGError
 from kg.graph import build_graph
 from kg.model import Entity, Mention, Paper, PaperExtraction, Relation, Result, Role
@@ -92,7 +93,9 @@ def synthesise(stem: Path, papers: int, *, seed: int = 7) -> None:
     entities = [Entity(name.lower(), kind, name, [name.lower() + "s"], refs) for (kind, name), refs in mentions_of.items()]
     links = [Relation(method.lower(), "usedFor", task.lower(), 0.8, (paper_id, 0), 0)
              for method, task, paper_id in relations]
-    G = build_graph(extractions, entities, links)
+    # Reach and salience, as a build gives them (older kg annotated inside build_graph).
+    annotated = "annotations" in inspect.signature(build_graph).parameters
+    G = build_graph(extractions, entities, links, **({"annotations": annotate(entities, [], extractions)} if annotated else {}))
     options = {"formats": ("nt",)} if "formats" in inspect.signature(write_outputs).parameters else {}
     write_outputs(G, stem, base=vocab.DEFAULT_BASE, title=stem.name, **options)
 

@@ -25,10 +25,10 @@ from . import outputs, pwc, rdf
 from .errors import InputError, KGError
 from .cache import ExtractionCache
 from .cluster import connect, on_cluster
-from .concepts import build_hierarchy
+from .concepts import annotate, build_hierarchy
 from .extract import ExtractionFailure, extract_all, extractor_name, in_processes
 from .extract.pipeline import load_pipeline
-from .graph import build_graph
+from .graph import KnowledgeGraph, build_graph
 from .ingest import read_papers
 from .model import Entity, Paper, PaperExtraction
 from .propagate import propagate
@@ -47,7 +47,7 @@ FORMATS = (*rdf.RDF_FORMATS, "html")
 
 @dataclass
 class BuildResult:
-    graph: nx.MultiDiGraph
+    graph: KnowledgeGraph
     entities: list[Entity]
     extractions: list[PaperExtraction]
     outputs: dict[str, Path]
@@ -201,7 +201,9 @@ def build(
         # The concept hierarchy joins specific names to the concepts papers share.
         hierarchy = build_hierarchy(entities, extractions, taxonomy)
         entities = entities + hierarchy.concepts
-        graph = build_graph(extractions, entities, relations + hierarchy.links, taxonomy)
+        # Each entity's reach, salience and Papers with Code name, written on its node.
+        annotations = annotate(entities, hierarchy.links, extractions, taxonomy)
+        graph = build_graph(extractions, entities, relations + hierarchy.links, annotations)
         vectors = entity_vectors(entities, extractions)
         extra = {"report.md": resolution_report(entities, extractions)} if report else {}
         written = write_outputs(graph, output, base=base, title=title or output.name, extra=extra, vectors=vectors,

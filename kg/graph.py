@@ -9,9 +9,10 @@ Nodes
     ``<type>/<slug>`` (e.g. ``method/group-relative-policy-optimization``, minted by
     :func:`kg.vocab.entity_node`, the tail of the entity's IRI) with ``kind`` one of
     ``vocab.ENTITY_TYPES``, ``label``, ``aliases`` (other surface forms),
-    ``key`` (the resolution key), ``papers`` (how many papers mention it), ``reach`` (how many
-    papers mention it or a narrower entity) and, from :func:`kg.concepts.annotate`, ``salience``
-    and, for Papers with Code names, ``pwc`` (the name) and ``area`` (a task's research area).
+    ``key`` (the resolution key), ``papers`` (how many papers mention it) and the attributes the
+    concepts stage gives it (:func:`kg.concepts.annotate`, handed in by the build): ``reach`` (how
+    many papers mention it or a narrower entity), ``salience`` and, for Papers with Code names,
+    ``pwc`` (the name) and ``area`` (a task's research area).
 
 Edges
     entity -> entity, keyed by relation (one of ``vocab.LINKS``: a relation such as
@@ -24,27 +25,57 @@ Edges
     ``abstract[start:end]`` is the mention as written and ``sentence`` is the
     sentence it occurs in (number ``sentence_index`` of the paper's), as written in the abstract.
 
-Graph attribute
-    ``G.graph["results"]``: the scores papers report, each a dict with
-    ``paper`` (node), ``paper_id``, ``value``, ``unit``, ``previous`` (the
-    value before, in "from X to Y"), ``kind`` ("score" or "gain"),
-    ``metric``/``dataset``/``subject`` (entity nodes or None), and evidence
-    fields as above (``start``/``end`` of the value, ``text``, ``sentence``,
-    ``sentence_index``, ``confidence``, ``extractor``).
+Results
+    ``G.results`` (:class:`KnowledgeGraph`): the scores papers report, each a :class:`ReportedResult`.
+    A result joins a paper to up to three entities, so it is no edge.
 """
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TypedDict
 
 import networkx as nx
 
-from .concepts import annotate
 from .model import Entity, PaperExtraction, Relation
-from .pwc import Lexicon
 from .text import plain_label
-from .vocab import BROADER, entity_node, paper_node
+from .vocab import entity_node, paper_node
+
+
+class ReportedResult(TypedDict):
+    """A score a paper reports (:class:`kg.model.Result`) with its ends resolved to graph nodes."""
+
+    paper: str  # the paper's node
+    paper_id: str
+    value: float
+    unit: str
+    previous: float | None  # the value before, in "from X to Y"
+    kind: str  # "score" or "gain"
+    metric: str | None  # entity nodes, or None where the sentence does not say
+    dataset: str | None
+    subject: str | None
+    # Evidence, as on edges: the value as written and where, its sentence, the extractor.
+    start: int
+    end: int
+    text: str
+    sentence: str
+    sentence_index: int
+    confidence: float
+    extractor: str
+
+
+class KnowledgeGraph(nx.MultiDiGraph):
+    """The graph :func:`build_graph` returns: a networkx ``MultiDiGraph`` with the ``results``
+    its papers report beside the nodes and edges, for the writers (:mod:`kg.rdf`, the explorer).
+
+    >>> KnowledgeGraph(results=[]).results, KnowledgeGraph().subgraph([]).results
+    ([], [])
+    """
+
+    def __init__(self, incoming_graph_data=None, *, results: Iterable[ReportedResult] = (), **attr):
+        super().__init__(incoming_graph_data, **attr)
+        self.results: list[ReportedResult] = list(results)
 
 
 def published_path(file: str, *, folder: str | Path | None = None) -> str:
@@ -74,10 +105,11 @@ def _paper_label(extraction: PaperExtraction, limit: int = 60) -> str:
 
 
 def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entity],
-                relations: Iterable[Relation] = (), taxonomy: Lexicon | None = None) -> nx.MultiDiGraph:
+                relations: Iterable[Relation] = (), annotations: Mapping[str, dict] | None = None) -> KnowledgeGraph:
     """The knowledge graph of ``extractions`` once their mentions are resolved to ``entities``,
-    with the ``relations`` (and ``broader`` links) between entities. Entity nodes are annotated
-    with :func:`kg.concepts.annotate` (reach, salience, and links to the Papers with Code ``taxonomy``).
+    with the ``relations`` (and ``broader`` links) between entities and the results papers report.
+    Each entity's node gets the attributes ``annotations`` gives its key (the concepts stage's:
+    :func:`kg.concepts.annotate`).
 
     A mention that resolves to no entity (a generic phrase) adds nothing.
 
@@ -93,16 +125,16 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
     'GRPO'
     """
     extractions, entities, relations = list(extractions), list(entities), list(relations)
-    attributes = annotate(entities, [r for r in relations if r.relation == BROADER], extractions, taxonomy)
+    annotations = annotations or {}
     by_paper = {ex.paper.id: ex for ex in extractions}
     mention_entity: dict[tuple[str, int], Entity] = {}
     texts: dict[str, list[str]] = {}
-    G = nx.MultiDiGraph()
+    G = KnowledgeGraph()
     for entity in entities:
         papers = {paper_id for paper_id, _ in entity.mentions}
         G.add_node(entity_node(entity.type, entity.key), kind=entity.type, label=entity.label,
                    aliases=sorted(set(entity.aliases) - {entity.label}), key=entity.key, papers=len(papers),
-                   **attributes[entity.key])
+                   **annotations.get(entity.key, {}))
         for ref in entity.mentions:
             mention_entity[ref] = entity
 
@@ -147,12 +179,12 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
             G.add_edge(source, target, key=relation.relation, role=relation.relation,
                        confidence=relation.confidence, evidence=[evidence], papers=1)
 
-    G.graph["results"] = [result for ex in extractions for result in _results(ex, mention_entity)]
+    G.results = [result for ex in extractions for result in _results(ex, mention_entity)]
     return G
 
 
-def _results(extraction: PaperExtraction, mention_entity: dict[tuple[str, int], Entity]) -> list[dict]:
-    """The paper's results whose dataset or metric resolved to an entity, as plain dicts (see module doc)."""
+def _results(extraction: PaperExtraction, mention_entity: dict[tuple[str, int], Entity]) -> list[ReportedResult]:
+    """The paper's results whose dataset or metric resolved to an entity."""
     found = []
     paper = extraction.paper
     for result in extraction.results:

@@ -234,7 +234,7 @@ def _blocks(G: nx.MultiDiGraph, base: str) -> Iterator[_Block]:
                 for item in edge["evidence"]:
                     cited[vocab.paper_node(item["paper"])].add(item["sentence_index"])
     results: dict[str, list[dict]] = defaultdict(list)
-    for result in G.graph.get("results", ()):
+    for result in getattr(G, "results", ()):  # a KnowledgeGraph's (kg.graph); a graph made otherwise has none
         results[result["paper"]].append(result)
     extractors: dict[str, str] = {}
     for iri in sorted(papers):

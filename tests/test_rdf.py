@@ -15,6 +15,7 @@ from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
 from kg import rdf as kgrdf
 from kg import vocab
+from kg.concepts import annotate
 from kg.graph import build_graph
 from kg.model import Entity, Mention, Paper, PaperExtraction, Role, Source
 from kg.rdf import to_rdf, to_triples, validate, write_rdf
@@ -51,7 +52,7 @@ def _small_graph():
     entities = [Entity("GRPO", "Method", "GRPO", ["group relative policy optimization"], [("p1", 0), ("p1", 1)]),
                 Entity("gsm8k", "Dataset", "GSM8K", [], [("p1", 2)]),
                 Entity("accuracy", "Metric", "accuracy", [], [("p1", 3)])]
-    return build_graph([ex], entities)
+    return build_graph([ex], entities, annotations=annotate(entities, [], [ex]))  # salience and reach, as a build's
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from kg.graph import build_graph
+from kg.graph import KnowledgeGraph, build_graph
 from kg.model import Entity, Mention, Paper, PaperExtraction, Role
 from kg.vocab import entity_node
 from kg.viz import render
@@ -593,12 +593,12 @@ def test_corpus_text_is_isolated_from_the_words_around_it(offline, tmp_path):
 
 
 def test_a_results_value_is_shown_without_its_markup():
-    G = nx.MultiDiGraph()
+    G = KnowledgeGraph()
     G.add_node("paper/p", kind="Paper", label="P", title="P", abstract=r"We reach 3.14\% on X.", venue="", paper_id="p")
     G.add_node("dataset/x", kind="Dataset", label="X", aliases=[], papers=1)
     G.add_edge("paper/p", "dataset/x", key="evaluatesOn", evidence=[])
-    G.graph["results"] = [{"paper": "paper/p", "text": r"3.14\%", "kind": "score", "dataset": "dataset/x",
-                           "metric": None, "subject": None, "start": 9, "end": 15, "value": 3.14, "unit": "%",
-                           "previous": None, "sentence": r"We reach 3.14\% on X."}]
+    G.results = [{"paper": "paper/p", "text": r"3.14\%", "kind": "score", "dataset": "dataset/x",
+                  "metric": None, "subject": None, "start": 9, "end": 15, "value": 3.14, "unit": "%",
+                  "previous": None, "sentence": r"We reach 3.14\% on X."}]
     [row] = render.graph_tables(G)["results"]
     assert row[1] == "3.14%"

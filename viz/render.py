@@ -670,7 +670,7 @@ def _result_rows(G: nx.MultiDiGraph, index: dict, spans: dict) -> list[list]:
     """The results reported in held papers about held entities, as ``RESULT_FIELDS`` rows (their
     sentences go into ``spans``)."""
     rows = []
-    for result in G.graph.get("results", ()):
+    for result in getattr(G, "results", ()):  # a KnowledgeGraph's (kg.graph); a served graph has none
         ends = [index.get(result.get(part), -1) for part in ("metric", "dataset", "subject")]
         if result.get("paper") in index and max(ends) >= 0:
             spans[result["paper"]].append((result.get("sentence"), result.get("start"), result.get("end")))
