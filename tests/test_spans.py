@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer
 
-from kg.extract import spans
+from kg.extract import predict_text, spans
 from kg.extract.spans import (ENTITY_LABELS, RELATION_LABELS, TOKENIZER_FILE, SpanModel, candidate_spans,
                               decode_entities, make_chunks)
 
@@ -111,7 +111,7 @@ def test_the_relation_head_reads_both_spans_their_labels_and_the_words_between(t
 
 def test_the_shipped_model_finds_a_method_its_task_and_the_relation():
     text = "We propose a graph-based parser for semantic role labeling."
-    entities, relations = spans.predict_text(text)
+    entities, relations = predict_text(text)
     parser, task = (13, 31), (36, 58)
     assert text[slice(*parser)] == "graph-based parser" and text[slice(*task)] == "semantic role labeling"
     assert (*parser, "Method") in entities and (*task, "Task") in entities

@@ -236,6 +236,25 @@ def _extract_text(text: str) -> PaperExtraction:
     return extraction
 
 
+def predict_text(text: str) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, int, int, str]]]:
+    """The span model's (:mod:`.spans`) entities ``(start, end, label)`` and relations ``(head_start,
+    head_end, tail_start, tail_end, type)`` in ``text``, as character offsets, on kg's sentences and tokens:
+    the model alone, as ``kg eval scierc`` scores it beside kg's whole extractor (:func:`predict_entities`).
+
+    >>> entities, relations = predict_text("We propose a graph-based parser for semantic role labeling.")
+    >>> entities
+    [(13, 31, 'Method'), (36, 58, 'Task')]
+    >>> relations
+    [(13, 31, 36, 58, 'USED-FOR')]
+    """
+    doc = load_pipeline()(text)
+    ents = list(doc.ents)
+    entities = [(e.start_char, e.end_char, e.label_) for e in ents]
+    relations = [(ents[h].start_char, ents[h].end_char, ents[t].start_char, ents[t].end_char, label)
+                 for h, t, label, _ in doc._.relations]
+    return entities, relations
+
+
 def predict_entities(text: str) -> list[tuple[int, int, str]]:
     """The mentions kg finds in ``text``, as (start, end, SciERC label) character spans.
 

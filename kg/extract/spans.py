@@ -402,23 +402,3 @@ class SpanComponent:
 @Language.factory(COMPONENT, default_config={"threads": None})
 def make_span_component(nlp: Language, name: str, threads: int | None) -> SpanComponent:
     return SpanComponent(threads)
-
-
-def predict_text(text: str) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, int, int, str]]]:
-    """The model's entities ``(start, end, label)`` and relations ``(head_start, head_end, tail_start,
-    tail_end, type)`` in ``text``, as character offsets, on kg's sentences and tokens.
-
-    >>> entities, relations = predict_text("We propose a graph-based parser for semantic role labeling.")
-    >>> entities
-    [(13, 31, 'Method'), (36, 58, 'Task')]
-    >>> relations
-    [(13, 31, 36, 58, 'USED-FOR')]
-    """
-    from .pipeline import load_pipeline
-
-    doc = load_pipeline()(text)
-    ents = list(doc.ents)
-    entities = [(e.start_char, e.end_char, e.label_) for e in ents]
-    relations = [(ents[h].start_char, ents[h].end_char, ents[t].start_char, ents[t].end_char, label)
-                 for h, t, label, _ in doc._.relations]
-    return entities, relations
