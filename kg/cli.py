@@ -4,7 +4,6 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections import Counter
 from pathlib import Path
 
 import click
@@ -414,53 +413,16 @@ def eval_scierc(file, baseline, relations):
       kg eval scierc tests/fixtures/scierc_tiny.json
       kg eval scierc path/to/scierc/dev.json --no-relations
     """
-    from .evaluate import KG_LABELS, KG_TO_SCIERC, SCIERC_LABELS, entity_predictor, evaluate, read_scierc, side_by_side
-    from .extract import predict_entities
-    from .extract.spans import predict_text
+    from .evaluate import read_scierc
+    from .evaluate.report import entity_table, load_ner, relation_table, span_model
 
     docs = read_scierc(file)
-    old_ner = _load_ner(baseline)
-    new_model = functools.lru_cache(maxsize=None)(predict_text)  # entities now, relations later
+    old_ner, new_model = load_ner(baseline), span_model()
     click.echo(f"Entities on {file} ({len(docs)} documents, {sum(len(d.words) for d in docs)} words):")
-    columns = {"old": evaluate(docs, entity_predictor(old_ner)), "new": evaluate(docs, lambda t: new_model(t)[0]),
-               "kg": evaluate(docs, predict_entities, label_map=KG_TO_SCIERC)}
-    click.echo(side_by_side(columns, {f"micro ({len(SCIERC_LABELS)} types)": SCIERC_LABELS,
-                                      f"micro ({len(KG_LABELS)}: kg's types)": KG_LABELS}))
+    click.echo(entity_table(docs, old_ner, new_model))
     if relations:
         click.echo("\nRelations, each extractor end to end on its own entities:")
         click.echo(relation_table(docs, old_ner, new_model))
-
-
-def relation_table(docs, old_ner, new_model) -> str:
-    """Relation scores on SciERC ``docs``, side by side: the old extractor (``old_ner``'s entities and
-    the logistic-regression classifier), the new model (``new_model(text)``, as
-    ``kg.extract.spans.predict_text``), and kg's own edges (see ``kg eval scierc --help``)."""
-    from .evaluate import SCIERC_RELATIONS, evaluate_relations, side_by_side
-    from .extract import SCIERC_RELATION, predict_relations
-
-    def old(doc):
-        ents = [(e.start_char, e.end_char, e.label_) for e in old_ner(doc.text).ents]
-        return predict_relations(doc.text, ents, use_rules=False)
-
-    mapped = sorted({label for label, _ in SCIERC_RELATION.values()}, key=SCIERC_RELATIONS.index)
-    columns = {"old": evaluate_relations(docs, old),
-               "new": evaluate_relations(docs, lambda doc: new_model(doc.text)[1]),
-               "kg": evaluate_relations(docs, lambda doc: predict_relations(doc.text))}
-    return side_by_side(columns, {f"micro ({len(SCIERC_RELATIONS)} types)": SCIERC_RELATIONS,
-                                  f"micro ({len(mapped)} kg maps)": mapped})
-
-
-def _load_ner(model):
-    import spacy
-
-    from .extract.pipeline import BASELINE_NER
-
-    path = Path(model) if model else BASELINE_NER
-    try:
-        return spacy.load(path)
-    except OSError as error:
-        raise KGError(f"No NER pipeline at {path} ({error}): --baseline takes a spaCy pipeline folder "
-                      "with a SciERC-trained 'ner'.") from None
 
 
 def _training_module():
