@@ -19,7 +19,7 @@ import urllib.parse
 import urllib.request
 
 from kg import serve
-from kg.serve import app as serve_app
+from kg.serve import server as serve_server
 
 ASK = "/sparql?" + urllib.parse.urlencode({"query": "ASK { ?paper a kg:Paper }"})
 
@@ -33,15 +33,15 @@ def timed_get(url: str) -> float:
 
 def load(graph: str, backlog: int, clients: int, requests: int) -> list[float]:
     """Wall times of ``clients`` x ``requests`` requests against a server listening with ``backlog``."""
-    server_class = type("Server", (serve_app._Server,), {"request_queue_size": backlog})
+    server_class = type("Server", (serve_server._Server,), {"request_queue_size": backlog})
     app = serve.make_app(graph)
     app.pool.wait_ready(timeout=600)
     entity = serve.search(app.index(), "a")[0]["id"]  # any entity: its page is answered in-process
-    original, serve_app._Server = serve_app._Server, server_class
+    original, serve_server._Server = serve_server._Server, server_class
     try:
         running = serve.start(app, port=0)
     finally:
-        serve_app._Server = original
+        serve_server._Server = original
     paths = [ASK, f"/entity/{entity}.json?related=0"]
     try:
         timed_get(running.url + paths[1])  # warm the page's caches
@@ -60,7 +60,7 @@ def main() -> None:
     args = parser.parse_args()
     print("| listen backlog | clients | requests | p50 ms | p99 ms | worst ms |")
     print("|---:|---:|---:|---:|---:|---:|")
-    for backlog in (5, serve_app._Server.request_queue_size):
+    for backlog in (5, serve_server._Server.request_queue_size):
         times = load(args.graph, backlog, args.clients, args.requests)
         p = statistics.quantiles(times, n=100, method="inclusive")
         print(f"| {backlog} | {args.clients} | {len(times)} | {p[49] * 1000:.1f} | {p[98] * 1000:.1f} "

@@ -24,14 +24,17 @@ Its parts, each readable on its own:
   within a time limit and a memory cap, with a spare for short queries;
 - :mod:`.index`: the store as a light networkx graph for search and neighbourhoods;
 - :mod:`.views`: the data of each page, read from the store with the queries of :mod:`kg.queries`;
-- :mod:`.app`: the WSGI application, its routes, and the server around it.
+- :mod:`.protocol`: a ``/sparql`` request read as the SPARQL 1.1 Protocol's query operation;
+- :mod:`.app`: the WSGI application and its routes;
+- :mod:`.server`: the threads and sockets around it, from :func:`start` to ``stop``.
 """
 import importlib
 
 # Where each name lives. Imported on first use (PEP 562), so that a query worker, which imports
 # only .pool, starts without the explorer's renderer and templates.
 _EXPORTS = {
-    **dict.fromkeys(["App", "Running", "get", "make_app", "start"], ".app"),
+    **dict.fromkeys(["App", "get", "make_app"], ".app"),
+    **dict.fromkeys(["Running", "start"], ".server"),
     **dict.fromkeys(["GraphIndex", "load_index", "neighbourhood", "search"], ".index"),
     **dict.fromkeys(["HTTPError", "QueryPool", "QueryTimeout", "ServerBusy", "oxigraph_engine", "query_within",
                      "result_reply"], ".pool"),
