@@ -3,7 +3,7 @@ the CSV files Neo4j imports.
 
 Nodes are the graph's papers and entities, edges its paper -> entity roles, its entity ->
 entity relations and its concept hierarchy (``broader``), read from the store as ``kg serve``
-reads them (:func:`kg.serve.index.load_index`): a tool shows what the explorer shows. Every
+reads them (:func:`kg.index.load_index`): a tool shows what the explorer shows. Every
 attribute is a typed column: ``kind``, ``label``, ``aliases`` (joined by `` | ``), ``papers``,
 ``reach`` and ``salience`` for entities; ``kind``, ``label``, ``title``, ``venue`` and ``year``
 for papers; ``role`` and ``support`` (papers stating it; 1 for a paper's own role) for edges.
@@ -25,7 +25,7 @@ _FIELDS = ("kind", "label", "aliases", "papers", "reach", "salience", "title", "
 def tool_graph(graph: str | Path) -> nx.MultiDiGraph:
     """The graph at ``graph`` (``graphs/NAME``) with the attributes of the module's doc, each a
     str, int or float, so GraphML and GEXF can type its column."""
-    from .serve.index import load_index
+    from .index import load_index
 
     source = load_index(open_graph(graph)).graph
     G = nx.MultiDiGraph()

@@ -28,8 +28,8 @@
   const meta = data.explorer.meta;
   const served = Boolean(meta.served);
   const colourOf = new Map(Object.entries(meta.colours));
-  const SEARCH_LIMIT = 20; // suggestions, as kg serve's /search.json gives
-  const RELATION_WIDTH = 7; // numbers per relation in the tables (render.RELATION_FIELDS)
+  // Limits and the tables' layout come in meta, from kg.views: written once, in Python.
+  const RELATION_WIDTH = meta.relation_width; // numbers per relation in the tables
 
   const panel = document.getElementById("kg-panel");
   const searchInput = document.getElementById("kg-search");
@@ -133,7 +133,9 @@
   /**
    * The graph's tables (render.py's graph_tables) made searchable: node ids both
    * ways, each entity's papers, relations and results, and the views a panel
-   * shows, shaped as kg serve's /entity/ID.json and /paper/ID.json are.
+   * shows. kg serve reads the same tables of its whole graph with kg.views.Tables
+   * for /entity/ID.json and /paper/ID.json: the two readers are written alike,
+   * function for function, and tests/test_view_parity.py compares their views.
    */
   function readTables(t) {
     const first = t.first_paper;
@@ -202,7 +204,8 @@
       return roles;
     }
 
-    /** An entity's panel: as kg serve's entity_view, with each paper's first evidence sentence. */
+    /** An entity's panel (kg.views.Tables.entity_view): its papers, each with its roles and first evidence
+     * sentence; relations, each with its support and first evidence sentence; results; evidence. */
     function entityView(i) {
       const papers = [...rolesByNode(papersOf[i])]
         .sort(([a, ra], [b, rb]) => ra[0] - rb[0] || compareText(t.label[a], t.label[b]));
@@ -238,13 +241,14 @@
                  sentence: found ? found.sentence : "" };
       }).sort((a, b) => compareText(a.dataset, b.dataset) || compareText(a.metric, b.metric) || b.value - a.value);
       return { id: ids[i], type: kindOf(i), label: t.label[i], aliases: t.aliases[i] || [], paper_count: t.papers[i],
-               papers: listed, relations: relations, results: results,
+               reach: t.reach[i] || t.papers[i], papers: listed.slice(0, meta.papers_limit),
+               papers_not_listed: Math.max(0, listed.length - meta.papers_limit), relations: relations, results: results,
                evidence: evidence.slice(0, meta.evidence_limit),
                evidence_not_listed: Math.max(0, evidence.length - meta.evidence_limit),
                links_left_out: linksLeftOut(i) };
     }
 
-    /** A paper's panel: as kg serve's paper_view (abstract null where the page does not hold it). */
+    /** A paper's panel (kg.views.Tables.paper_view): abstract null where the page does not hold it. */
     function paperView(i) {
       const row = i - first;
       const links = t.paper_links[row];
@@ -622,6 +626,9 @@
     panel.append(corpus("h2", view.label, "kg-label"));
     const facts = el("dl", null, "kg-facts");
     facts.append(el("dt", "Papers"), el("dd", String(view.paper_count), "kg-paper-count"));
+    if (view.reach !== view.paper_count) { // a concept: the papers of its narrower names too, said so
+      facts.append(el("dt", "With narrower concepts"), el("dd", String(view.reach), "kg-reach"));
+    }
     facts.append(el("dt", "Also known as"));
     const aliases = el("dd");
     if (view.aliases.length) {
@@ -634,8 +641,9 @@
     facts.append(aliases);
     panel.append(facts);
     panel.append(focusButtons(view.id));
-    panel.append(el("h3", "Linked papers (" + view.papers.length + ")"));
+    panel.append(el("h3", "Linked papers (" + (view.papers.length + view.papers_not_listed) + ")"));
     panel.append(linkList(view.papers.map((p) => ({ id: p.id, name: p.title, roles: p.roles, evidence: p.evidence }))));
+    if (view.papers_not_listed) panel.append(el("p", view.papers_not_listed + " more not listed.", "kg-muted"));
     const related = relationLinks(view);
     if (related.length) {
       panel.append(el("h3", "Relations (" + related.length + ")")); // entities, each with its relations
@@ -834,7 +842,7 @@
   async function suggest(query) {
     const ticket = ++lastSearch;
     const results = served ? (await getJSON("/search.json?" + new URLSearchParams({ q: query }))).results
-      : tables.search(query, SEARCH_LIMIT);
+      : tables.search(query, meta.search_limit);
     if (ticket === lastSearch) { // else a later keystroke's suggestions will do
       suggested.clear();
       searchOptions.replaceChildren();

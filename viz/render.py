@@ -37,6 +37,7 @@ from pyvis.network import Network
 
 from kg.files import replacing
 from kg.text import clean
+from kg.views import RELATION_FIELDS, RESULT_FIELDS, limits
 from kg.vocab import BROADER, ENTITY_TYPES, RELATIONS, ROLES, entity_node
 
 ASSETS = Path(__file__).parent
@@ -81,8 +82,6 @@ PAGE_BYTES = 15_000_000
 #: papers), each with its largest narrower ones: labelled nodes a person can read, not a hairball.
 OVERVIEW_CONCEPTS = 40
 OVERVIEW_NARROWER = 3  # narrower concepts shown under each top concept
-NEIGHBOURHOOD_LIMIT = 250  # nodes a focused view draws at most, offline and in kg serve
-EVIDENCE_LIMIT = 200  # pieces of evidence an entity's panel lists, offline and in kg serve
 
 
 def render_html(G: nx.MultiDiGraph, path, *, title: str = "kg", max_nodes: int = 400,
@@ -512,16 +511,10 @@ def _explorer_data(G: nx.MultiDiGraph, H: nx.MultiDiGraph, tables: dict) -> dict
     colours = {kind: KIND_COLOURS.get(kind, OTHER_COLOUR) for kind in kinds_of(G)}
     return {"tables": tables, "meta": {
         "kinds": legend, "colours": colours, "physics": PHYSICS, "paper_size": PAPER_SIZE,
-        "label_limit": LABEL_LIMIT, "neighbourhood_limit": NEIGHBOURHOOD_LIMIT, "evidence_limit": EVIDENCE_LIMIT}}
+        "label_limit": LABEL_LIMIT, **limits()}}
 
 
 # ------------------------------------------------------------ the graph as tables
-
-#: The fields of one relation in ``relations`` (flat, this many numbers each): the first piece of
-#: evidence is a mention in a paper's abstract (-1: none held).
-RELATION_FIELDS = ("subject", "object", "relation", "support", "paper", "start", "length")
-#: The fields of one row of ``results``: node indices (-1: none), the value as written and as a number.
-RESULT_FIELDS = ("paper", "text", "kind", "metric", "dataset", "subject", "start", "value", "unit", "previous")
 
 
 def graph_tables(G: nx.MultiDiGraph, *, nodes=None, first=(), budget: int | None = None) -> dict:
@@ -529,13 +522,14 @@ def graph_tables(G: nx.MultiDiGraph, *, nodes=None, first=(), budget: int | None
 
     Strings that repeat (venues, authors) are written once, in ``strings``;
     the rest is numbers. Nodes are columns
-    (``kind``, ``id``, ``label``, ``papers``, ``aliases``) by position: entities
+    (``kind``, ``id``, ``label``, ``papers``, ``reach``, ``aliases``) by position: entities
     first, most mentioned first, then papers, most linked first, whose own
     ``paper_*`` columns start at ``first_paper``. A paper's links are flat
     ``[entity, role, entity, role, ...]``; its mentions ``[link, start, length,
     ...]`` and its sentences ``[start, end, ...]``, offsets into its abstract
     in code points (as Python counts). ``relations`` is flat, ``RELATION_FIELDS``
-    numbers each; ``results`` holds rows of ``RESULT_FIELDS``. Codes index
+    numbers each; ``results`` holds rows of ``RESULT_FIELDS`` (both in :mod:`kg.views`, which
+    reads these tables for ``kg serve``). Codes index
     ``kinds``, ``roles`` (in the order a panel lists them) and ``strings``
     (venues and authors). A node's id is its kind's segment and ``id`` (0:
     the slug of its label in lower case), or ``id`` whole for the nodes in
@@ -632,10 +626,12 @@ def _core_tables(G: nx.MultiDiGraph, entities: list, papers: list, *, whole: boo
 
 
 def _node_columns(G: nx.MultiDiGraph, order: list) -> dict:
-    """The columns every node has: kind, id, label, papers (mentioning an entity), aliases."""
+    """The columns every node has: kind, id, label, papers (mentioning an entity), reach (papers
+    mentioning it or a narrower concept; 0 when that is ``papers``), aliases."""
     kinds = _kinds_in({_kind(G.nodes[n]) for n in order})
     code = {kind: i for i, kind in enumerate(kinds)}
-    columns = {"kinds": kinds, "kind": [], "id": [], "label": [], "papers": [], "aliases": [], "whole_ids": []}
+    columns = {"kinds": kinds, "kind": [], "id": [], "label": [], "papers": [], "reach": [], "aliases": [],
+               "whole_ids": []}
     for i, node in enumerate(order):
         data = G.nodes[node]
         kind, label = _kind(data), str(data.get("label", node))
@@ -646,19 +642,24 @@ def _node_columns(G: nx.MultiDiGraph, order: list) -> dict:
         columns["id"].append(str(node) if tail is None else tail)
         columns["label"].append(label)
         columns["papers"].append(0 if kind == PAPER else int(data.get("papers") or 0))
+        reach = 0 if kind == PAPER else _reach(data)
+        columns["reach"].append(0 if reach == columns["papers"][-1] else reach)
         columns["aliases"].append([str(a) for a in data.get("aliases") or []] or 0)
     return columns
 
 
 def _relation_rows(G: nx.MultiDiGraph, relations: list, index: dict, role_code: dict, spans: dict) -> list[int]:
     """``relations`` as flat ``RELATION_FIELDS`` rows, each with its first evidence in a held paper
-    (whose sentence goes into ``spans``)."""
+    (whose sentence goes into ``spans``): first by paper and offset, not by the order the evidence
+    came in, which a graph read back from the store (``kg serve``) does not keep."""
     paper_of = {G.nodes[n].get("paper_id"): n for n in index if _kind(G.nodes[n]) == PAPER}
     rows = []
     for s, o, relation, data in sorted(relations, key=lambda r: (index[r[0]], index[r[1]], role_code[r[2]])):
-        item = next((item for item in data.get("evidence") or () if paper_of.get(item.get("paper"))), None)
+        item = min((item for item in data.get("evidence") or () if paper_of.get(item.get("paper"))
+                    and isinstance(item.get("start"), int) and isinstance(item.get("end"), int)),
+                   key=lambda item: (paper_of[item["paper"]], item["start"], item["end"]), default=None)
         where = [-1, 0, 0]
-        if item and isinstance(item.get("start"), int) and isinstance(item.get("end"), int):
+        if item:
             paper = paper_of[item["paper"]]
             spans[paper].append((item.get("sentence"), item["start"], item["end"]))
             where = [index[paper], item["start"], item["end"] - item["start"]]
@@ -677,7 +678,7 @@ def _result_rows(G: nx.MultiDiGraph, index: dict, spans: dict) -> list[list]:
             # The value as written, markup removed ("3.14\\%" reads 3.14%).
             rows.append([index[result["paper"]], clean(str(result.get("text", ""))).text, result.get("kind", "score"), *ends,
                          result.get("start", 0), result.get("value"), result.get("unit") or "", result.get("previous")])
-    return rows
+    return sorted(rows, key=lambda row: (row[0], row[6]))  # by paper and offset: the store keeps no other order
 
 
 def _paper_columns(G: nx.MultiDiGraph, papers: list, by_paper: dict, spans: dict) -> tuple[dict, list]:

@@ -105,7 +105,7 @@ def examples() -> dict[str, Example]:
 def view(name: str) -> str:
     """The text of ``kg/queries/views/NAME.rq``.
 
-    >>> "SELECT" in view("paper-fields")
+    >>> "SELECT" in view("paper-mentions")
     True
     """
     return files(__name__).joinpath("views", f"{name}.rq").read_text(encoding="utf-8")

@@ -1,24 +1,25 @@
 """Views: the data behind each page of the server, as plain dicts.
 
-Each HTML page renders one of these and its JSON twin is the same dict, so
-the two cannot disagree. Entity and paper views read the store with small
-indexed queries (:mod:`kg.queries`); lists come from the index.
+Each HTML page renders one of these and its JSON twin is the same dict, so the two cannot
+disagree. An entity's and a paper's view is read by :class:`kg.views.Tables` from the tables of
+the whole graph, the tables the offline page embeds and reads the same way (``viz/explorer.js``),
+so that a panel is the same served and offline; the server adds only what needs it: the node's
+IRI, the SPARQL query behind the panel and the pages' URLs. Lists come from the index.
 """
 from __future__ import annotations
 
-import itertools
+import threading
 from urllib.parse import urlencode
 
 import pyoxigraph as ox
 
 from .. import vocab
+from ..index import GraphIndex, load_index
 from ..queries import examples, kg_terms, view, view_with, with_values
-from ..store import PREFIXES
-from ..text import clean
-from ..viz.render import EVIDENCE_LIMIT  # what a panel lists, offline or served
-from .index import GraphIndex, value
+from ..views import Tables
+from ..viz.render import graph_tables
 
-PAPERS_LIMIT = 300  # papers an entity's page lists
+_reading = threading.Lock()  # one reading of the tables, however many requests wait for it
 
 
 def example_queries(index: GraphIndex | None = None) -> list[dict]:
@@ -38,76 +39,29 @@ def example_queries(index: GraphIndex | None = None) -> list[dict]:
     return shipped
 
 
+def view_tables(store: ox.Store, index: GraphIndex) -> Tables:
+    """The tables of the whole graph in ``store``, read on first use (seconds on a large graph:
+    every abstract and piece of evidence) and kept with ``index``; only the tables are kept."""
+    with _reading:
+        if index.views is None:
+            index.views = Tables(graph_tables(load_index(store, texts=True).graph))
+        return index.views
+
+
 def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
-    """An entity: type, names, papers with roles, evidence sentences (mention offsets within
-    each), its relations with other entities (with their support in papers), the results
-    reported on it, by it or in it, and the SPARQL query listing the evidence.
-
-    The explorer draws its panel from this view when served, and from a view of the same
-    shape that it reads from its own tables when opened from disk (``viz/explorer.js``)."""
-    data, iri = index.graph.nodes[node], ox.NamedNode(index.iri[node])
+    """An entity's panel (:meth:`kg.views.Tables.entity_view`) with its IRI, its page's URLs and
+    the SPARQL query listing its evidence."""
+    iri = ox.NamedNode(index.iri[node])
     query = with_values(view("panel-evidence"), "entity", iri)
-    evidence, more = [], 0
-    for row in store.query(query, prefixes=PREFIXES):
-        if len(evidence) == EVIDENCE_LIMIT:
-            more += 1
-            continue
-        start, end = int(row["start"].value), int(row["end"].value)
-        marked = mark_in_sentence(row["sentence"].value, int(row["from"].value), start, end)
-        evidence.append({"paper": vocab.node_of_iri(row["paper"].value), "title": row["title"].value,
-                         "role": row["role"].value, "sentence": row["sentence"].value,
-                         "start": marked[0] if marked else None, "end": marked[1] if marked else None})
-    papers: dict[str, list[str]] = {}
-    for paper, _, role in index.graph.in_edges(node, keys=True):
-        if role in vocab.ROLES:  # not the relations other entities have with it
-            papers.setdefault(paper, []).append(role)
-    listed = sorted(papers, key=lambda p: (min(vocab.ROLES.index(r) for r in papers[p]), index.graph.nodes[p]["label"]))
-    relations = [{"subject": vocab.node_of_iri(row["subject"].value), "subject_label": row["subjectLabel"].value,
-                  "relation": row["relation"].value, "object": vocab.node_of_iri(row["object"].value),
-                  "object_label": row["objectLabel"].value, "papers": int(row["papers"].value)}
-                 for row in itertools.islice(store.query(with_values(view("entity-relations"), "entity", iri),
-                                                         prefixes=PREFIXES), EVIDENCE_LIMIT)]
-    def label(term) -> str:  # an entity's label, from the index
-        node = vocab.node_of_iri(term.value) if term is not None else None
-        return index.graph.nodes[node]["label"] if node in index.graph else ""
-
-    results = sorted(({"paper": vocab.node_of_iri(row["paper"].value), "value": float(row["value"].value),
-                       "text": clean(value(row["text"])).text or f"{float(row['value'].value):g}{value(row['unit'])}",
-                       "unit": value(row["unit"]), "previous": float(row["previous"].value) if row["previous"] else None,
-                       "kind": row["kind"].value, "metric": label(row["metric"]), "dataset": label(row["dataset"]),
-                       "subject": label(row["subject"]), "sentence": row["sentence"].value}
-                      for row in store.query(with_values(view("entity-results"), "entity", iri), prefixes=PREFIXES)),
-                     key=lambda r: (r["dataset"], r["metric"], -r["value"], r["paper"], r["text"]))[:EVIDENCE_LIMIT]
-    return {"id": node, "iri": iri.value, "type": data["kind"], "label": data["label"], "aliases": data["aliases"],
-            "relations": relations, "results": results, "paper_count": data.get("reach") or data.get("papers", 0),
-            "papers": [{"id": p, "title": index.graph.nodes[p]["label"],
-                        "roles": sorted(papers[p], key=vocab.ROLES.index)} for p in listed[:PAPERS_LIMIT]],
-            "links_left_out": max(0, len(listed) - PAPERS_LIMIT),
-            "evidence": evidence, "evidence_not_listed": more, "sparql": query, "urls": urls(node, query)}
+    return {**view_tables(store, index).view(node), "iri": iri.value, "sparql": query, "urls": urls(node, query)}
 
 
 def paper_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
-    """A paper: its fields, its abstract with every mention's offsets, its entities, and the
-    SPARQL query listing the mentions."""
+    """A paper's panel (:meth:`kg.views.Tables.paper_view`) with its IRI, its page's URLs and the
+    SPARQL query listing its mentions."""
     iri = ox.NamedNode(index.iri[node])
-    fields = next(iter(store.query(with_values(view("paper-fields"), "paper", iri), prefixes=PREFIXES)))
     query = with_values(view_with("paper-mentions", **{"class": kg_terms(vocab.ENTITY_TYPES)}), "paper", iri)
-    mentions, entities = [], {}
-    for row in store.query(query, prefixes=PREFIXES):
-        entity = vocab.node_of_iri(row["entity"].value)
-        mentions.append({"entity": entity, "label": row["label"].value, "type": row["type"].value,
-                         "role": row["role"].value, "start": int(row["start"].value), "end": int(row["end"].value)})
-        item = entities.setdefault(entity, {"id": entity, "label": row["label"].value,
-                                            "type": row["type"].value, "roles": []})
-        if row["role"].value not in item["roles"]:
-            item["roles"].append(row["role"].value)
-    authors = [row["author"].value for row in store.query(with_values(view("paper-authors"), "paper", iri), prefixes=PREFIXES)]
-    return {"id": node, "iri": iri.value, "type": "Paper", "label": fields["label"].value,
-            "title": value(fields["title"]), "venue": value(fields["venue"]), "year": value(fields["date"]),
-            "url": value(fields["url"]), "authors": authors, "abstract": fields["abstract"].value,
-            "mentions": mentions,
-            "entities": sorted(entities.values(), key=lambda e: (vocab.ROLES.index(e["roles"][0]), e["label"])),
-            "links_left_out": 0, "sparql": query, "urls": urls(node, query)}
+    return {**view_tables(store, index).view(node), "iri": iri.value, "sparql": query, "urls": urls(node, query)}
 
 
 def urls(node: str, query: str | None = None) -> dict:
@@ -117,18 +71,6 @@ def urls(node: str, query: str | None = None) -> dict:
     if query is not None:
         found["query"] = "/query?" + urlencode({"query": query})
     return found
-
-
-def mark_in_sentence(sentence: str, at: int, start: int, end: int) -> tuple[int, int] | None:
-    """The mention's offsets within ``sentence``, which starts at ``at`` in the abstract, given its
-    offsets in the abstract (None if it is not inside the sentence).
-
-    >>> mark_in_sentence("We propose GRPO.", 100, 111, 115), mark_in_sentence("We propose GRPO.", 100, 90, 95)
-    ((11, 15), None)
-    """
-    if at <= start and end <= at + len(sentence):
-        return start - at, end - at
-    return None
 
 
 def segments(text: str, spans) -> list[tuple[str, bool]]:
