@@ -207,12 +207,12 @@ def test_a_build_of_unreadable_files_alone_says_why_for_each(tmp_path):
         assert line in result.output
 
 
-def test_skipped_records_are_listed_up_to_twenty_with_a_count_of_the_rest(tmp_path):
+def test_skipped_records_are_listed_up_to_a_hundred_with_a_count_of_the_rest(tmp_path):
     path = tmp_path / "gaps.csv"
-    path.write_text("title,abstract\nok,We propose X.\n" + "".join(f"t{i},\n" for i in range(25)), encoding="utf-8")
+    path.write_text("title,abstract\nok,We propose X.\n" + "".join(f"t{i},\n" for i in range(105)), encoding="utf-8")
     result = CliRunner().invoke(main, ["build", "-q", str(path), "-o", str(tmp_path / "g")])
-    assert result.exit_code == 0 and "skipped 25 records:" in result.output
-    assert "gaps.csv:22: record has no abstract" in result.output and "gaps.csv:23:" not in result.output
+    assert result.exit_code == 0 and "skipped 105 records:" in result.output
+    assert "gaps.csv:102: record has no abstract" in result.output and "gaps.csv:103:" not in result.output
     assert "... and 5 more" in result.output
 
 
