@@ -22,8 +22,8 @@ Its parts, each readable on its own:
 
 - :mod:`.pool`: the worker processes that answer client SPARQL (and kg.related)
   within a time limit and a memory cap, with a spare for short queries;
-- :mod:`.index`: the store as a light networkx graph for search and neighbourhoods;
-- :mod:`.views`: the data of each page, read from the store with the queries of :mod:`kg.queries`;
+- :mod:`.index`: search and neighbourhoods over the index (:mod:`kg.index`, the store as a light networkx graph);
+- :mod:`.views`: the data of each page: a node's panel read by :mod:`kg.views` from the tables the offline page holds;
 - :mod:`.protocol`: a ``/sparql`` request read as the SPARQL 1.1 Protocol's query operation;
 - :mod:`.app`: the WSGI application and its routes;
 - :mod:`.server`: the threads and sockets around it, from :func:`start` to ``stop``.
@@ -35,7 +35,8 @@ import importlib
 _EXPORTS = {
     **dict.fromkeys(["App", "get", "make_app"], ".app"),
     **dict.fromkeys(["Running", "start"], ".server"),
-    **dict.fromkeys(["GraphIndex", "load_index", "neighbourhood", "search"], ".index"),
+    **dict.fromkeys(["GraphIndex", "load_index"], "..index"),
+    **dict.fromkeys(["neighbourhood", "search"], ".index"),
     **dict.fromkeys(["HTTPError", "QueryPool", "QueryTimeout", "ServerBusy", "oxigraph_engine", "query_within",
                      "result_reply"], ".pool"),
     **dict.fromkeys(["entity_view", "paper_view", "segments"], ".views"),

@@ -27,7 +27,8 @@ from ..similarity import graph_vectors
 # templates, script and style live with the explorer's.
 from ..viz import render
 from ..store import PREFIXES, STORE_SUFFIX, fill_store, graph_file, graph_stem, store_dir
-from .index import GraphIndex, load_index, neighbourhood, search
+from ..index import GraphIndex, load_index
+from .index import neighbourhood, search
 from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph_engine
 from .protocol import read_query
 from .views import entity_view, example_queries, paper_view, segments
