@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from kg import serve
+from kg.graph import KnowledgeGraph
+from kg.views import Tables
+from kg.viz.render import graph_tables, render_html
 from support import FIXTURES, build
 
 #: What only the server has: the node's IRI, the SPARQL query behind the panel, its pages' URLs.
@@ -77,3 +80,24 @@ def test_served_relations_carry_their_evidence(served, graph):
     if graph.name == "sample":  # the hierarchy: a concept's narrower names, each with the sentence behind it
         broader = [r for r in served["task/reasoning"]["relations"] if r["relation"] == "broader"]
         assert {r["subject"] for r in broader} >= {"task/mathematical-reasoning", "task/spatial-reasoning"}
+
+
+def test_text_is_ordered_as_javascript_compares_it(browser, tmp_path):
+    """Python orders text by code point, JavaScript by UTF-16 code unit, and past U+FFFF they
+    disagree: "😀" (U+1F600, written D83D DE00) comes before "Ａ" (U+FF21) in JavaScript, after it
+    in Python. kg.views sorts as the page does."""
+    G = KnowledgeGraph()
+    G.add_node("method/x", kind="Method", label="X", aliases=[], papers=2)
+    for paper, title in (("a", "Ａ paper"), ("b", "😀 paper")):
+        G.add_node(f"paper/{paper}", kind="Paper", label=title, abstract="We use X.", paper_id=paper)
+        G.add_edge(f"paper/{paper}", "method/x", key="uses", role="uses",
+                   evidence=[{"start": 7, "end": 8, "sentence": "We use X."}])
+    served = Tables(graph_tables(G)).view("method/x")
+    assert [paper["title"] for paper in served["papers"]] == ["😀 paper", "Ａ paper"]
+    page = browser.new_page()
+    try:
+        page.goto(render_html(G, tmp_path / "kg.html").as_uri())
+        page.wait_for_selector("body[data-state=ready]", state="attached")
+        assert json.loads(page.evaluate("() => JSON.stringify(kgExplorer.view('method/x'))")) == served
+    finally:
+        page.close()
