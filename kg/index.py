@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
 import pyoxigraph as ox
 
 from . import vocab
@@ -41,7 +40,7 @@ class GraphIndex:
         people typing URLs, ``TYPE/NAME`` with a label or alias (case ignored; the entity most
         papers mention wins); None when nothing matches.
 
-        >>> G = nx.MultiDiGraph()
+        >>> G = KnowledgeGraph()
         >>> G.add_node("method/group-relative-policy-optimization", kind="Method", papers=2)
         >>> index = GraphIndex(G, {}, names=[("grpo", "GRPO", "method/group-relative-policy-optimization")])
         >>> index.find("method/grpo"), index.find("task/grpo")

@@ -37,7 +37,7 @@ from pyvis.network import Network
 
 from kg.files import replacing
 from kg.text import clean
-from kg.views import RELATION_FIELDS, RESULT_FIELDS, limits
+from kg.views import limits
 from kg.vocab import BROADER, ENTITY_TYPES, RELATIONS, ROLES, entity_node
 
 ASSETS = Path(__file__).parent
