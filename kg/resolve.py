@@ -1,9 +1,10 @@
 """Resolve: mentions from every paper in, one ``Entity`` per real-world thing out.
 
-Two mentions are the same entity when their resolution keys are equal
-(case, plural, hyphens and evaluative words ignored), or when one is an
-acronym that a paper defines as the other: "LLMs", "LLM", "large language
-models" and "Large Language Models (LLMs)" become one entity. An acronym is
+Two mentions are the same entity when their resolution keys
+(:func:`kg.keys.resolution_key`) are equal (case, plural, hyphens and
+evaluative words ignored), or when one is an acronym that a paper defines
+as the other: "LLMs", "LLM", "large language models" and "Large Language
+Models (LLMs)" become one entity. An acronym is
 resolved through the definition in its own paper; in a paper that does not
 define it, through the corpus's definition when the corpus agrees on one, so
 two papers defining the same acronym differently never merge.
