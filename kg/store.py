@@ -408,9 +408,11 @@ def _screen_iri(iri: str, query: str, pos: int) -> None:
     if any(char in iri for char in "'()[]"):
         raise QueryRejected(f"'<' at {_where(query, pos)} may start an IRI or compare: with a quote or a bracket "
                             "before the next '>', kg cannot tell which. Put a space after '<' when it compares.")
+    if "#" not in iri:  # the engine needs a comment to end its line: nothing else skips the '>'
+        return
     code = iri.split("#", 1)[0]
-    if "#" in iri and (_SERVICE_THEN.search(code) or any(
-            code.startswith(":", name.end()) and "service" in name.group().lower() for name in _NAME_RUN.finditer(code))):
+    names = (name for name in _NAME_RUN.finditer(code) if code.startswith(":", name.end()))  # prefixes
+    if _SERVICE_THEN.search(code) or any("service" in name.group().lower() for name in names):
         raise QueryRefused(_SERVICE_REFUSED)
 
 
