@@ -6,14 +6,25 @@ processes (:class:`QueryPool`), each holding the graph open read-only: a
 query that outlives its deadline, or outgrows the worker's memory cap, is
 answered with a 503 and its worker replaced. ``kg query`` runs its query the
 same way (:func:`query_within`).
+
+A worker answering from a graph of its own cannot open a network connection at
+all: beside the SERVICE filter (:func:`kg.store.refuse_federation`), Linux
+refuses it the sockets for one (:func:`deny_network`). Only the workers of
+``kg serve --sparql`` (:func:`endpoint_engine`) keep the network, which they
+need to ask their SPARQL server; there the filter is the guard.
 """
 from __future__ import annotations
 
+import ctypes
 import json
+import logging
 import multiprocessing
 import os
+import platform
 import resource
 import signal
+import struct
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -110,8 +121,8 @@ def _answering(store):
             return result_reply(result, request)
         except NotAcceptable as error:
             return _error_reply(406, str(error))
-        except QueryRefused as error:
-            return _error_reply(403, str(error))
+        except QueryRefused as error:  # SERVICE (403), or a query kg does not hand to its engine (400)
+            return _error_reply(error.status, str(error))
         except SyntaxError as error:
             return _error_reply(400, syntax_message(error))
         except KGError as error:  # the SPARQL server's own refusal
@@ -148,12 +159,109 @@ def query_within(graph, query: str, bindings: dict[str, str] | None = None, *, t
     return ox.parse_query_results(reply["body"], format=ox.QueryResultsFormat.JSON)
 
 
+# ------------------------------------------------------------------- no network
+
+_log = logging.getLogger(__name__)
+
+# Linux's seccomp: a BPF program the kernel runs on each system call of the process.
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7, "arm64": 0xC00000B7}
+_SYSCALL_NUMBERS = {  # socket, io_uring_setup (its rings can open sockets too), seccomp
+    "x86_64": (41, 425, 317), "aarch64": (198, 425, 277), "arm64": (198, 425, 277)}
+_X32_SYSCALL_BIT = 0x40000000  # x86_64's x32 calls: not used here, refused whole
+#: Address families a worker may not open sockets of: IPv4, IPv6, netlink and raw packets.
+#: AF_UNIX stays open: the worker's pipe to its server is one.
+DENIED_FAMILIES = (2, 10, 16, 17)
+_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+_SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_TSYNC = 1, 1
+_RET_ALLOW, _RET_EPERM = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ERRNO | EPERM: the call fails, nothing dies
+_LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _network_filter(machine: str) -> bytes:
+    """The BPF program (struct sock_filter[]) refusing, with EPERM, socket() for the families of
+    :data:`DENIED_FAMILIES` and io_uring_setup() on ``machine``; every other call is allowed."""
+    socket_call, io_uring_setup, _ = _SYSCALL_NUMBERS[machine]
+    code = [("ld", 4),  # seccomp_data.arch
+            ("jne", _AUDIT_ARCH[machine], "deny"),  # another ABI's calls (i386's socketcall...): refused
+            ("ld", 0),  # seccomp_data.nr
+            ("jge", _X32_SYSCALL_BIT, "deny"),
+            ("jeq", io_uring_setup, "deny"),
+            ("jne", socket_call, "allow"),
+            ("ld", 16 if sys.byteorder == "little" else 20)]  # seccomp_data.args[0]'s low half: the family
+    code += [("jeq", family, "deny") for family in DENIED_FAMILIES]
+    code += [("label", "allow"), ("ret", _RET_ALLOW), ("label", "deny"), ("ret", _RET_EPERM)]
+    labels, at = {}, 0
+    for op, *rest in code:
+        if op == "label":
+            labels[rest[0]] = at
+        else:
+            at += 1
+    program, at = [], 0
+    for op, *rest in code:
+        if op == "label":
+            continue
+        at += 1  # jumps count from the next instruction
+        if op == "ld":
+            program.append(struct.pack("=HBBI", _LD_W_ABS, 0, 0, rest[0]))
+        elif op == "ret":
+            program.append(struct.pack("=HBBI", _RET_K, 0, 0, rest[0]))
+        else:
+            value, target = rest
+            skip = labels[target] - at
+            jump, true, false = {"jeq": (_JEQ_K, skip, 0), "jne": (_JEQ_K, 0, skip), "jge": (_JGE_K, skip, 0)}[op]
+            program.append(struct.pack("=HBBI", jump, true, false, value))
+    return b"".join(program)
+
+
+def deny_network() -> bool:
+    """Make this process, and every thread it has or starts, unable to open an IPv4, IPv6,
+    netlink or packet socket: the call fails with EPERM (Linux seccomp, on x86_64 and aarch64).
+    Irrevocable, and inherited by child processes. Returns whether it took; where it cannot
+    (another system, a kernel without seccomp), says so in the log and returns False.
+
+    A query worker calls it before it opens its graph: whatever SPARQL gets past kg's filter,
+    the engine cannot reach another server from the worker.
+    """
+    machine = platform.machine().lower()
+    if not sys.platform.startswith("linux") or machine not in _SYSCALL_NUMBERS:
+        _log.warning("Query workers keep network access: no seccomp filter for %s on %s; "
+                     "kg's SERVICE filter is their only guard.", machine, sys.platform)
+        return False
+    program = _network_filter(machine)
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                  ctypes.c_ulong(0)) != 0:
+        return _not_denied("prctl(PR_SET_NO_NEW_PRIVS)", ctypes.get_errno())
+    seccomp = _SYSCALL_NUMBERS[machine][2]
+    if libc.syscall(ctypes.c_long(seccomp), ctypes.c_long(_SECCOMP_SET_MODE_FILTER),
+                    ctypes.c_long(_SECCOMP_FILTER_FLAG_TSYNC), ctypes.byref(fprog)) == 0:
+        return True
+    if threading.active_count() == 1 and libc.prctl(_PR_SET_SECCOMP, ctypes.c_ulong(_SECCOMP_MODE_FILTER),
+                                                    ctypes.byref(fprog), ctypes.c_ulong(0), ctypes.c_ulong(0)) == 0:
+        return True  # an older kernel, without seccomp(2): one thread only, so all of them
+    return _not_denied("seccomp(SECCOMP_SET_MODE_FILTER)", ctypes.get_errno())
+
+
+def _not_denied(call: str, error: int) -> bool:
+    _log.warning("Query workers keep network access: %s failed (%s); kg's SERVICE filter is their only guard.",
+                 call, os.strerror(error) if error else "unknown error")
+    return False
+
+
 # ------------------------------------------------------------------- the pool
 
 
-def _worker(conn, engine, args, memory_limit: int | None) -> None:
-    """A worker process: cap its memory, make the engine, say whether it is ready, then answer
-    requests until the pipe closes."""
+def _worker(conn, engine, args, memory_limit: int | None, offline: bool = True) -> None:
+    """A worker process: cap its memory, close the network to it (``offline``), make the engine,
+    say whether it is ready, then answer requests until the pipe closes."""
+    if offline:
+        deny_network()  # first, so every thread started from here on is covered too
     # Ctrl-C in a terminal reaches the whole process group; the server stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
@@ -184,6 +292,36 @@ def _worker(conn, engine, args, memory_limit: int | None) -> None:
 
 _OUT_OF_MEMORY = ("The query worker stopped: the query needed more than the {limit} of memory a worker may use "
                   "(kg serve --worker-memory). Narrow its patterns, add a LIMIT, or avoid ORDER BY over a large join.")
+_CRASHED = ("The query crashed its worker (signal {signal}); nested too deeply? The engine reads a query "
+            "recursively, and deep nesting or very long chains of operators overflow its stack. Flatten the query.")
+_STOPPED = "The query worker stopped ({how}) while answering; try again."
+# How a worker's end reads: the engine aborts when an allocation fails (past the cap), and the
+# system's out-of-memory killer sends SIGKILL; a stack overflow or another fault is a crash.
+_MEMORY_SIGNALS = {signal.SIGABRT, signal.SIGKILL}
+_CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE}
+
+
+def _death_message(exitcode: int | None, memory_limit: int | None) -> str:
+    """Why a worker that died mid-query stopped, for the client, from its exit code.
+
+    >>> print(_death_message(-11, 2048 << 20))  # doctest: +ELLIPSIS
+    The query crashed its worker (signal SIGSEGV); nested too deeply? ...
+    >>> print(_death_message(-6, 2048 << 20))  # doctest: +ELLIPSIS
+    The query worker stopped: the query needed more than the 2048 MB of memory a worker may use ...
+    """
+    if exitcode is not None and exitcode < 0:
+        number = -exitcode
+        if number in _CRASH_SIGNALS:
+            return _CRASHED.format(signal=signal.Signals(number).name)
+        if number in _MEMORY_SIGNALS:
+            return _OUT_OF_MEMORY.format(limit=_megabytes(memory_limit))
+        try:
+            return _STOPPED.format(how=f"signal {signal.Signals(number).name}")
+        except ValueError:
+            return _STOPPED.format(how=f"signal {number}")
+    if exitcode is None:  # its pipe broke, yet it runs: it is killed in its turn
+        return _OUT_OF_MEMORY.format(limit=_megabytes(memory_limit))
+    return _STOPPED.format(how=f"exit status {exitcode}")
 
 
 def _megabytes(limit: int | None) -> str:
@@ -222,7 +360,9 @@ class QueryPool:
     are busy, and then give it at most ``busy_limit`` seconds. A request that
     finds every worker busy waits at most ``queue_wait`` seconds for one, then
     is told the server is busy (:class:`ServerBusy`). Each worker's memory is
-    capped at ``memory_limit`` bytes (None: no cap).
+    capped at ``memory_limit`` bytes (None: no cap). Workers are ``offline``
+    (:func:`deny_network`) unless the engine is :func:`endpoint_engine`, whose
+    workers ask a SPARQL server over HTTP.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
@@ -238,11 +378,12 @@ class QueryPool:
 
     def __init__(self, engine, *args, size: int = POOL_SIZE, spare: int = SPARE_WORKERS, timeout: float = 10.0,
                  busy_limit: float = BUSY_LIMIT, queue_wait: float = QUEUE_WAIT,
-                 memory_limit: int | None = WORKER_MEMORY):
+                 memory_limit: int | None = WORKER_MEMORY, offline: bool | None = None):
         if size < 1 or spare < 0:
             raise ValueError(f"A pool needs at least one worker and no negative spares, got size={size}, spare={spare}.")
         self.engine, self.args, self.size, self.spare = engine, args, size, spare
         self.timeout, self.busy_limit, self.queue_wait, self.memory_limit = timeout, busy_limit, queue_wait, memory_limit
+        self.offline = engine is not endpoint_engine if offline is None else offline
         self._context = multiprocessing.get_context("spawn")
         self._free: list[_Worker] = []  # idle workers, spares among them
         self._workers: set[_Worker] = set()
@@ -253,8 +394,8 @@ class QueryPool:
 
     def _start(self, *, spare: bool) -> _Worker:
         ours, theirs = self._context.Pipe()
-        process = self._context.Process(target=_worker, args=(theirs, self.engine, self.args, self.memory_limit),
-                                        name="kg-query-worker", daemon=True)
+        process = self._context.Process(target=_worker, name="kg-query-worker", daemon=True,
+                                        args=(theirs, self.engine, self.args, self.memory_limit, self.offline))
         process.start()
         theirs.close()
         worker = _Worker(process, ours, spare)
@@ -337,8 +478,9 @@ class QueryPool:
             reply = worker.conn.recv()
             healthy = True
             return reply
-        except (EOFError, OSError):  # the worker died: over its memory cap, or killed by the system
-            raise HTTPError(503, _OUT_OF_MEMORY.format(limit=_megabytes(self.memory_limit))) from None
+        except (EOFError, OSError):  # the worker died: over its memory cap, crashed, or killed by the system
+            worker.process.join(timeout=2)  # it has closed its end of the pipe: its exit code comes now
+            raise HTTPError(503, _death_message(worker.process.exitcode, self.memory_limit)) from None
         finally:
             if healthy:
                 self._release(worker)
