@@ -409,3 +409,13 @@ def test_when_too_many_connections_wait_the_longest_waiting_is_closed(app):
         finally:
             for sock in idle:
                 sock.close()
+
+
+def test_a_worker_answers_a_bad_graph_iri_with_400_whoever_sent_it():
+    # The server checks graph IRIs first; a worker reached another way must not fail with a 500 either.
+    import pyoxigraph as ox
+
+    from kg.serve.pool import _answering
+
+    reply = _answering(ox.Store())({"query": ASK, "default_graph": ["http://a b/"], "accept": ""})
+    assert reply["status"] == 400 and "Invalid IRI" in reply["body"].decode()

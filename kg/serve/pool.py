@@ -112,11 +112,11 @@ def endpoint_engine(spec: str):
 
 def _answering(store):
     def answer(request: dict) -> dict:
-        graphs = {key: [ox.NamedNode(iri) for iri in request[key]] for key in ("default_graph", "named_graphs")
-                  if request.get(key)}
-        substitutions = {ox.Variable(name): ox.Literal(value) for name, value in request.get("bindings", {}).items()}
         try:
-            refuse_federation(request["query"])  # the server checks too: this worker never reaches out either
+            graphs = {key: [ox.NamedNode(iri) for iri in request[key]] for key in ("default_graph", "named_graphs")
+                      if request.get(key)}
+            substitutions = {ox.Variable(name): ox.Literal(value) for name, value in request.get("bindings", {}).items()}
+            refuse_federation(request["query"])  # in this process: the server reads no query text
             result = store.query(request["query"], prefixes=PREFIXES, substitutions=substitutions or None, **graphs)
             return result_reply(result, request)
         except NotAcceptable as error:
