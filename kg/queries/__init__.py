@@ -56,24 +56,27 @@ class Example:
             text = with_values(text, name + KEY_SUFFIX, ox.Literal(lookup_key(values.get(name, default))))
         return text
 
-    def values_in(self, store, tries: int = 5) -> dict[str, str | None]:
+    def values_in(self, store, tries: int = 5, *, or_most_mentioned: bool = False) -> dict[str, str | None]:
         """For each parameter, a name of the graph in ``store`` to give as its example: of the
         ``tries`` entities of the parameter's type that most papers mention, the first for which
-        the query answers (None where none does, or the graph has no entity of that type). Thus
-        ``kg query --list`` and its errors cite names of the graph queried, not of the sample.
+        the query answers (None where none does, or the graph has no entity of that type; with
+        ``or_most_mentioned``, the first of them where none answers). Thus ``kg query --list``, its
+        errors and the query page cite names of the graph queried, not of the sample.
         """
         from ..store import run_query
 
         chosen: dict[str, str | None] = {}
         for name in self.params:
             chosen[name] = None
-            candidates = run_query(store, with_values(view("top-entities"), "class",
-                                                      *kg_terms([self.param_types.get(name, "Method")])))
-            for row in itertools.islice(candidates, tries):
+            candidates = list(itertools.islice(run_query(store, with_values(
+                view("top-entities"), "class", *kg_terms([self.param_types.get(name, "Method")]))), tries))
+            for row in candidates:
                 trial = {**{n: v for n, v in chosen.items() if v is not None}, name: row["label"].value}
                 if next(iter(run_query(store, self.bind(trial))), None) is not None:
                     chosen[name] = row["label"].value
                     break
+            if chosen[name] is None and or_most_mentioned and candidates:
+                chosen[name] = candidates[0]["label"].value
         return chosen
 
 

@@ -323,7 +323,7 @@ class App:
 
     def query_view(self, query: str = "") -> dict:
         if self._examples is None:  # bound to the graph's entities: the same for every request
-            self._examples = example_queries(self.index())
+            self._examples = example_queries(self.store)
         return {"query": query, "endpoint": "/sparql", "examples": self._examples,
                 "prefixes": PREFIXES, "timeout": self.timeout, "max_results": self.max_results}
 

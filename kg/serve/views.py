@@ -22,19 +22,15 @@ from ..viz.render import graph_tables
 _reading = threading.Lock()  # one reading of the tables, however many requests wait for it
 
 
-def example_queries(index: GraphIndex | None = None) -> list[dict]:
-    """The shipped example queries, ready to run: each parameter bound to the entity of its type
-    that most papers of this graph mention (to the example's own value without an ``index``, or
-    when the graph has no entity of that type), so that every example answers on any graph."""
-    most_mentioned: dict[str, tuple] = {}  # kind -> (papers, links, label) of the entity chosen
-    for node, data in (index.graph.nodes(data=True) if index else ()):
-        rank = (data.get("papers", 0), index.graph.in_degree(node), data["label"])
-        if rank > most_mentioned.get(data["kind"], (-1,)):
-            most_mentioned[data["kind"]] = rank
+def example_queries(store: ox.Store | None = None) -> list[dict]:
+    """The shipped example queries, ready to run: each parameter bound to a name of the graph in
+    ``store`` for which the example answers (:meth:`kg.queries.Example.values_in`, as ``kg query
+    --list`` cites them), else to the most mentioned entity of its type, else (without a ``store``,
+    or a graph with no entity of that type) to the example's own value."""
     shipped = []
     for example in examples().values():
-        chosen = {name: most_mentioned.get(example.param_types.get(name, ""), (0, 0, value))[-1]
-                  for name, value in example.params.items()}
+        found = example.values_in(store, or_most_mentioned=True) if store is not None else {}
+        chosen = {name: found.get(name) or value for name, value in example.params.items()}
         shipped.append({"name": example.name, "description": example.description, "query": example.bind(chosen)})
     return shipped
 
