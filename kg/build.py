@@ -21,7 +21,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from . import outputs, pwc, rdf
+from . import outputs, pwc, rdf_write
 from .errors import InputError, KGError
 from .cache import ExtractionCache
 from .cluster import connect, on_cluster
@@ -42,7 +42,7 @@ from .vocab import DEFAULT_BASE
 
 #: The files ``kg build --formats`` chooses from: the RDF serializations and the explorer page.
 #: The SPARQL store and the entities' vectors are always written.
-FORMATS = (*rdf.RDF_FORMATS, "html")
+FORMATS = (*rdf_write.RDF_FORMATS, "html")
 
 
 @dataclass
@@ -232,7 +232,7 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     try:
         # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing a file.
         write_store(staging / f"{stem.name}{STORE_SUFFIX}",
-                    lambda store: rdf.write_rdf(graph, staging / stem.name, base=base, formats=formats, store=store))
+                    lambda store: rdf_write.write_rdf(graph, staging / stem.name, base=base, formats=formats, store=store))
         if "html" in formats:
             render_html(graph, staging / f"{stem.name}.html", title=title)
         if vectors is not None:

@@ -29,7 +29,7 @@ from .vocab import NAMESPACES
 STORE_SUFFIX = ".oxigraph"
 #: ... and its entities' vectors (:class:`kg.similarity.Vectors`) to ``graphs/NAME`` + this suffix.
 VECTORS_SUFFIX = ".vectors.npz"
-#: ... and its index (co-occurrence counts, task neighbours: :func:`kg.rdf.write_rdf`) to this suffix.
+#: ... and its index (co-occurrence counts, task neighbours: :func:`kg.rdf_write.write_rdf`) to this suffix.
 INDEX_SUFFIX = ".index.nt"
 _FORMATS = {".nt": ox.RdfFormat.N_TRIPLES, ".ttl": ox.RdfFormat.TURTLE, ".jsonld": ox.RdfFormat.JSON_LD}
 #: The endings of the files and folder a built graph consists of (its HTML page aside).
@@ -52,7 +52,7 @@ def graph_file(path: str | Path) -> Path:
 
 def index_file(rdf_file: str | Path) -> Path | None:
     """The index ``kg build`` wrote beside the RDF file ``rdf_file`` (``NAME.index.nt`` beside
-    ``NAME.nt``, ``.ttl`` or ``.jsonld``: :func:`kg.rdf.write_rdf`), or None.
+    ``NAME.nt``, ``.ttl`` or ``.jsonld``: :func:`kg.rdf_write.write_rdf`), or None.
 
     >>> index_file("no/such/graph.nt") is None
     True
@@ -156,7 +156,7 @@ def fill_store(rdf_file: str | Path, folder: str | Path) -> Path:
     ``folder`` and close it; return ``folder``.
 
     For a graph that exists only as files: ``kg build`` fills its store from
-    the triples in memory (:func:`kg.rdf.write_rdf`).
+    the triples in memory (:func:`kg.rdf_write.write_rdf`).
     """
     write_store(folder, lambda store: _load(store, Path(rdf_file)))
     return Path(folder)

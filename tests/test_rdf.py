@@ -1,4 +1,4 @@
-"""kg.rdf: export, validation and atomic writing, on tiny hand-made graphs."""
+"""kg.rdf and its writers: export, validation and atomic writing, on tiny hand-made graphs."""
 from __future__ import annotations
 
 import json
@@ -13,12 +13,14 @@ import pytest
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
-from kg import rdf as kgrdf
-from kg import vocab
+from kg import rdf_write, vocab
 from kg.concepts import annotate
 from kg.graph import build_graph
 from kg.model import Entity, Mention, Paper, PaperExtraction, Role, Source
-from kg.rdf import to_rdf, to_triples, validate, write_rdf
+from kg.rdf import export_blocks, sorted_pairs
+from kg.rdf_jsonld import JsonLd
+from kg.rdf_shapes import to_rdf, validate
+from kg.rdf_write import to_triples, write_rdf
 from kg.vocab import KG, OA, SCHEMA
 
 BASE = "https://example.org/kg/"
@@ -337,18 +339,18 @@ def test_write_rdf_exports_a_networkx_graph_itself(tmp_path, exported):
 
 
 def test_each_subject_comes_once_with_its_triples_sorted():
-    blocks = list(kgrdf._blocks(_small_graph(), BASE))
+    blocks = list(export_blocks(_small_graph(), BASE))
     subjects = [subject for subject, _ in blocks]
     assert len(subjects) == len(set(subjects))
     for subject, pairs in blocks:  # statements are built in this order rather than sorted
-        assert pairs == kgrdf._pairs(pairs), subject
+        assert pairs == sorted_pairs(pairs), subject
     papers = [s for s in subjects if s.startswith(BASE + "paper/")]
     assert subjects[0] == papers[0] and subjects[-1] == str(vocab.extractor_iri(BASE, "rules/1"))
 
 
 def test_files_do_not_depend_on_the_chunk_size(tmp_path, monkeypatch):
     whole = write_rdf(_small_graph(), tmp_path / "whole", base=BASE)
-    monkeypatch.setattr(kgrdf, "_CHUNK", 1)  # one subject per pyoxigraph call
+    monkeypatch.setattr(rdf_write, "_CHUNK", 1)  # one subject per pyoxigraph call
     chunked = write_rdf(_small_graph(), tmp_path / "chunked", base=BASE)
     for ext in whole:
         assert whole[ext].read_bytes() == chunked[ext].read_bytes(), ext
@@ -402,7 +404,7 @@ def test_same_iri_from_two_nodes_is_one_subject(tmp_path):
     rdf = to_rdf(G, base=BASE)
     paths = write_rdf(G, tmp_path / "kg", base=BASE)
     _assert_files_hold(paths, rdf, set(to_triples(G, base=BASE)))
-    subjects = [subject for subject, _ in kgrdf._blocks(G, BASE)]
+    subjects = [subject for subject, _ in export_blocks(G, BASE)]
     assert len(subjects) == len(set(subjects))
 
 
@@ -477,7 +479,7 @@ def test_files_from_a_networkx_graph_do_not_depend_on_the_hash_seed(tmp_path):
     evidence = G.edges["paper/p1", "method/GRPO", "proposes"]["evidence"]
     G.add_edge("paper/p1", "method/other", key="uses", evidence=evidence)
     (tmp_path / "g.pickle").write_bytes(pickle.dumps(G))
-    script = ("import pickle, sys; from pathlib import Path; from kg.rdf import write_rdf; "
+    script = ("import pickle, sys; from pathlib import Path; from kg.rdf_write import write_rdf; "
               "write_rdf(pickle.loads(Path(sys.argv[1]).read_bytes()), Path(sys.argv[2]))")
     for seed in ("1", "2"):
         subprocess.run([sys.executable, "-c", script, str(tmp_path / "g.pickle"), str(tmp_path / seed / "kg")],
@@ -501,11 +503,11 @@ def test_a_failed_write_leaves_previous_files_untouched(tmp_path, exported, monk
         raise RuntimeError("disk on fire")
 
     if failing == "jsonld":  # written after the other two: they are already in temp files
-        monkeypatch.setattr(kgrdf._JsonLd, "nodes", fail)
+        monkeypatch.setattr(JsonLd, "nodes", fail)
     else:
         real = ox.serialize
         ox_format = ox.RdfFormat.TURTLE if failing == "ttl" else ox.RdfFormat.N_TRIPLES
-        monkeypatch.setattr(kgrdf.ox, "serialize", lambda *a, format, **k: fail() if format == ox_format
+        monkeypatch.setattr(rdf_write.ox, "serialize", lambda *a, format, **k: fail() if format == ox_format
                             else real(*a, format=format, **k))
     bigger = to_rdf(_small_graph(), base="https://other.example/")
     with pytest.raises(RuntimeError, match="disk on fire"):

@@ -4,7 +4,7 @@ from rdflib import URIRef
 from kg.extract import extract_papers
 from kg.graph import build_graph
 from kg.model import Paper
-from kg.rdf import to_rdf, validate
+from kg.rdf_shapes import to_rdf, validate
 from kg.relations import variant_relations
 from kg.resolve import resolve
 from kg.vocab import KG

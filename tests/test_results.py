@@ -14,7 +14,7 @@ from kg.extract import extract_papers
 from kg.graph import build_graph
 from kg.ingest import read_papers
 from kg.model import Entity, Link, Mention, Paper, PaperExtraction, Result, Role
-from kg.rdf import to_rdf, validate
+from kg.rdf_shapes import to_rdf, validate
 from kg.relations import sentence_relations
 from kg.store import open_graph, run_query
 from kg.vocab import KG

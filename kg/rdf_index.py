@@ -1,0 +1,193 @@
+"""The index: which tasks and datasets the papers applying a method or model share with it, and
+which methods share the most tasks with a method, counted once and written as RDF.
+
+Queries at conference scale read these (``kg:cooccurrence``, ``kg:taskNeighbour``: the
+``.index.nt`` file beside the exports, and the store) instead of joining every paper of a task
+with every paper of a method. The index is derived from the graph for queries' speed, so it is
+kept out of the exports (:mod:`kg.rdf`), which hold what was read.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+
+import networkx as nx
+import numpy as np
+from rdflib.namespace import XSD
+
+from . import vocab
+from .concepts import SALIENCE_THRESHOLD
+from .rdf import Block, node_iri, sorted_pairs, typed_literal
+from .vocab import KG
+
+__all__ = ["index_blocks", "cooccurrences", "task_neighbours", "APPLIES", "COOCCURS", "TASK_NEIGHBOURS"]
+
+_COOCCURRENCE, _COOCCURS_WITH, _PAPER_COUNT = str(KG.cooccurrence), str(KG.cooccursWith), str(KG.paperCount)
+_TASK_NEIGHBOUR, _NEIGHBOUR, _SHARED_TASKS = str(KG.taskNeighbour), str(KG.neighbour), str(KG.sharedTaskCount)
+_INTEGER = str(XSD.integer)
+
+#: The roles by which a paper applies a method or model, and those by which it addresses a task
+#: or evaluates on a dataset: a method shares a paper with a task when the paper does both.
+APPLIES = ("proposes", "uses", "comparesWith")
+COOCCURS = {"addresses": "Task", "evaluatesOn": "Dataset"}
+
+#: How many of the methods sharing the most tasks with a method ``kg:taskNeighbour`` names.
+TASK_NEIGHBOURS = 10
+
+
+def index_blocks(G: nx.MultiDiGraph, base: str) -> Iterator[Block]:
+    """The index's blocks, derived from the graph the export reads (:func:`kg.rdf.export_blocks`):
+    each method or model's co-occurrence counts with tasks and datasets (``kg:Cooccurrence``,
+    :func:`cooccurrences`) and each method's task neighbours (``kg:TaskNeighbour``,
+    :func:`task_neighbours`), subjects in IRI order.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        A graph from :func:`kg.graph.build_graph`.
+    base : str
+        The IRI every entity IRI starts with, as for :func:`kg.rdf.export_blocks`.
+
+    Yields
+    ------
+    kg.rdf.Block
+        Each method or model's ``kg:cooccurrence`` and ``kg:taskNeighbour`` links, then each
+        link's block: the entity it reaches and the papers (``kg:paperCount``) or tasks
+        (``kg:sharedTaskCount``) they share.
+
+    Example
+    -------
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_node("paper/p1", kind="Paper")
+    >>> G.add_node("method/GRPO", kind="Method", key="GRPO", salience=2.0, papers=1)
+    >>> G.add_node("task/math", kind="Task", key="math", salience=2.0, papers=1)
+    >>> _ = G.add_edge("paper/p1", "method/GRPO", key="uses"), G.add_edge("paper/p1", "task/math", key="addresses")
+    >>> for subject, pairs in index_blocks(G, "https://example.org/kg/"):
+    ...     print(subject.removeprefix("https://example.org/kg/"), [o for _, o in pairs])
+    method/GRPO ['https://example.org/kg/method/GRPO#c-a5cdeab134']
+    method/GRPO#c-a5cdeab134 ['https://example.org/kg/task/math', ('1', 'http://www.w3.org/2001/XMLSchema#integer', None)]
+    """
+    iris = {node: node_iri(node, data, base) for node, data in G.nodes(data=True) if data["kind"] != "Paper"}
+    counts = cooccurrences(G)
+    neighbours = task_neighbours(G, counts)
+    for node in sorted(set(counts) | set(neighbours), key=lambda n: iris[n]):
+        iri = iris[node]
+        shared = sorted((iris[other], n) for other, n in counts.get(node, {}).items())
+        links = [str(vocab.cooccurrence_iri(iri, vocab.node_of_iri(other))) for other, _ in shared]
+        near = [(str(vocab.neighbour_iri(iri, rank)), iris[other], n)
+                for rank, (other, n) in enumerate(neighbours.get(node, ()))]
+        yield iri, sorted_pairs([(_COOCCURRENCE, link) for link in links]
+                                + [(_TASK_NEIGHBOUR, link) for link, _, _ in near])
+        for link, (other, n) in zip(links, shared):
+            yield link, [(_COOCCURS_WITH, other), (_PAPER_COUNT, typed_literal(str(n), _INTEGER))]
+        for link, other, n in near:
+            yield link, [(_NEIGHBOUR, other), (_SHARED_TASKS, typed_literal(str(n), _INTEGER))]
+
+
+def cooccurrences(G: nx.MultiDiGraph) -> dict[str, dict[str, int]]:
+    """For each method or model, the tasks the papers applying it address and the datasets they
+    evaluate on, with how many papers do: what "methods sharing tasks" and "methods on a
+    benchmark" read instead of joining every paper of a task with every paper of a method.
+
+    Only entities at or above the salience threshold (:data:`kg.concepts.SALIENCE_THRESHOLD`),
+    on both sides: those below (one paper, a plain phrase, not proposed) would be most of the
+    pairs, and the explorer and kg related leave them out too.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        A graph from :func:`kg.graph.build_graph`: nodes with a ``kind`` (and, for entities, a
+        ``salience``), paper -> entity edges keyed by their role.
+
+    Returns
+    -------
+    dict
+        ``{method or model: {task or dataset: papers}}``; a method no paper applies with a
+        salient task or dataset is absent.
+
+    Example
+    -------
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_nodes_from(["p1", "p2"], kind="Paper")
+    >>> G.add_node("GRPO", kind="Method", salience=2.0)
+    >>> G.add_node("math", kind="Task", salience=2.0)
+    >>> G.add_node("GSM8K", kind="Dataset", salience=1.0)  # below the threshold
+    >>> for paper in ("p1", "p2"):
+    ...     _ = G.add_edge(paper, "GRPO", key="uses"), G.add_edge(paper, "math", key="addresses")
+    >>> _ = G.add_edge("p1", "GSM8K", key="evaluatesOn")
+    >>> {method: dict(shared) for method, shared in cooccurrences(G).items()}
+    {'GRPO': {'math': 2}}
+    """
+    salient = {node for node, data in G.nodes(data=True)
+               if data["kind"] != "Paper" and data.get("salience", 0.0) >= SALIENCE_THRESHOLD}
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for node, data in G.nodes(data=True):
+        if data["kind"] != "Paper":
+            continue
+        applied, others = set(), set()
+        for _, target, role in G.out_edges(node, keys=True):
+            if target not in salient:
+                continue
+            kind = G.nodes[target]["kind"]
+            if role in APPLIES and kind in ("Method", "Model"):
+                applied.add(target)
+            elif COOCCURS.get(role) == kind:
+                others.add(target)
+        for entity in applied:
+            for other in others:
+                counts[entity][other] += 1
+    return counts
+
+
+def task_neighbours(G: nx.MultiDiGraph, counts: dict[str, dict[str, int]]) -> dict[str, list[tuple[str, int]]]:
+    """For each method, the :data:`TASK_NEIGHBOURS` other methods that share the most tasks with
+    it (through :func:`cooccurrences`; ties to the more mentioned, then by node id), each with
+    the number of tasks they share.
+
+    Counting every pair through every task costs the sum over tasks of their methods squared:
+    done here once, with numpy, instead of in each query.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The graph ``counts`` was read from; methods carry ``papers``, their paper count.
+    counts : dict
+        :func:`cooccurrences` of ``G``.
+
+    Returns
+    -------
+    dict
+        ``{method: [(other method, shared tasks), ...]}``, most shared first.
+
+    Example
+    -------
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_nodes_from([("a", {"papers": 1}), ("b", {"papers": 3}), ("c", {"papers": 2})], kind="Method")
+    >>> G.add_nodes_from(["t1", "t2"], kind="Task")
+    >>> counts = {"a": {"t1": 1, "t2": 1}, "b": {"t1": 1}, "c": {"t1": 1, "t2": 1}}
+    >>> task_neighbours(G, counts)["a"]  # c shares both tasks; b one
+    [('c', 2), ('b', 1)]
+    >>> task_neighbours(G, counts)["b"]  # a tie: c has more papers
+    [('c', 1), ('a', 1)]
+    """
+    methods = sorted(node for node in counts if G.nodes[node]["kind"] == "Method")
+    row = {node: i for i, node in enumerate(methods)}
+    holders: dict[str, list[int]] = defaultdict(list)
+    for node in methods:
+        for other in counts[node]:
+            if G.nodes[other]["kind"] == "Task":
+                holders[other].append(row[node])
+    lists = {task: np.array(rows) for task, rows in holders.items()}
+    papers = np.array([G.nodes[node]["papers"] for node in methods])
+    found = {}
+    for node in methods:
+        tasks = [lists[t] for t in counts[node] if t in lists]
+        if not tasks:
+            continue
+        ids, shared = np.unique(np.concatenate(tasks), return_counts=True)
+        others = ids != row[node]
+        ids, shared = ids[others], shared[others]
+        # Most shared tasks first, then most papers, then node id (the order of ``methods``).
+        order = np.lexsort((ids, -papers[ids], -shared))[:TASK_NEIGHBOURS]
+        found[node] = [(methods[ids[i]], int(shared[i])) for i in order]
+    return found
