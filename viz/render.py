@@ -4,7 +4,7 @@
 network and renders it with our own template (``explorer.html``) instead of
 pyvis's, because every pyvis template links Bootstrap (and, in its default
 mode, vis-network) from a CDN. The page inlines vis-network (shipped with
-pyvis), ``explorer.css`` and ``explorer.js``, so it opens from disk with no
+pyvis), ``explorer.css`` and its script, so it opens from disk with no
 network at all; its Content-Security-Policy forbids any fetch and lets only
 those inline scripts run.
 
@@ -12,11 +12,12 @@ The page opens on an overview (the most mentioned entities and their papers)
 but holds the whole graph as compact tables (:func:`graph_tables`), from
 which it searches, shows any node's panel and draws any neighbourhood; a
 graph too large for ``PAGE_BYTES`` is held in part, most linked papers first,
-and the page says so.
+and the page says so. Its script is the files of ``viz/explorer/`` joined in
+order (:func:`explorer_script`).
 
 Safety: the corpus (titles, abstracts, labels, aliases) reaches the page only
 as JSON inside ``<script type="application/json">`` with ``<``, ``>`` and
-``&`` escaped, and ``explorer.js`` builds the DOM from it with
+``&`` escaped, and the script builds the DOM from it with
 ``textContent``, never ``innerHTML``.
 """
 from __future__ import annotations
@@ -42,6 +43,10 @@ from kg.vocab import BROADER, ENTITY_TYPES, RELATIONS, ROLES, entity_node
 
 ASSETS = Path(__file__).parent
 VIS_NETWORK = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2"
+#: The explorer's script: these files of ``viz/explorer/``, one job each, joined in this order
+#: into one function scope (:func:`explorer_script`); main.js, last, starts the page.
+EXPLORER_SCRIPTS = ("page.js", "dom.js", "tables.js", "views.js", "search.js", "graph.js", "neighbourhood.js",
+                    "panel.js", "main.js")
 
 PAPER = "Paper"
 #: One colour per kind (Okabe-Ito, readable by colour-blind people); papers stay neutral.
@@ -811,6 +816,21 @@ def _inline(text: str, tag: str) -> Markup:
     return Markup(text)
 
 
+def explorer_script() -> str:
+    """The explorer's script: the files of :data:`EXPLORER_SCRIPTS` joined in order into one strict
+    function scope, where they share the page's data and elements and leave no global behind but
+    ``window.kgExplorer``. The offline page and the one ``kg serve`` sends inline this same text,
+    and their Content-Security-Policy lets only it (and vis-network) run (:func:`page_csp`).
+
+    >>> script = explorer_script()
+    >>> script.startswith('(function () {\\n  "use strict";'), "// viz/explorer/main.js" in script
+    (True, True)
+    """
+    files = [f"// viz/explorer/{name}\n" + (ASSETS / "explorer" / name).read_text(encoding="utf-8")
+             for name in EXPLORER_SCRIPTS]
+    return '(function () {\n  "use strict";\n\n' + "\n".join(files) + "})();\n"
+
+
 def _csp_hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
 
@@ -819,10 +839,9 @@ def page_csp(*, served: bool = False) -> str:
     """The explorer's Content-Security-Policy: only its own inline scripts run, and it fetches
     nothing, or, ``served``, only from the server that sent it (``connect-src 'self'``)."""
     vis_js = (VIS_NETWORK / "vis-network.min.js").read_text(encoding="utf-8")
-    explorer_js = (ASSETS / "explorer.js").read_text(encoding="utf-8")
     connect = "'self'" if served else "'none'"
     return ("default-src 'none'; "
-            f"script-src {_csp_hash(vis_js)} {_csp_hash(explorer_js)}; "
+            f"script-src {_csp_hash(vis_js)} {_csp_hash(explorer_script())}; "
             "style-src 'unsafe-inline'; img-src data:; font-src data:; "
             f"connect-src {connect}; form-action 'none'; base-uri 'none'")
 
@@ -830,11 +849,10 @@ def page_csp(*, served: bool = False) -> str:
 def _assets(*, served: bool = False) -> dict:
     """Inline CSS and JS, and a Content-Security-Policy that runs only these scripts."""
     vis_js = (VIS_NETWORK / "vis-network.min.js").read_text(encoding="utf-8")
-    explorer_js = (ASSETS / "explorer.js").read_text(encoding="utf-8")
     csp = page_csp(served=served)
     return {
         "vis_js": _inline(vis_js, "script"),
-        "explorer_js": _inline(explorer_js, "script"),
+        "explorer_js": _inline(explorer_script(), "script"),
         "vis_css": _inline((VIS_NETWORK / "vis-network.css").read_text(encoding="utf-8"), "style"),
         "explorer_css": _inline((ASSETS / "explorer.css").read_text(encoding="utf-8"), "style"),
         "csp": csp,

@@ -1,0 +1,65 @@
+/* The start: the tables read, the graph drawn, the legend filled and, once the
+ * graph is laid out and drawn, a node a link names opened.
+ *
+ * Tests and the console reach the explorer through window.kgExplorer;
+ * <body data-state="ready"> once the graph is laid out and drawn.
+ */
+
+let tables = readTables(data.explorer.tables); // of the whole graph from disk; of what is drawn when served
+
+/** The tables' index of a node id, or undefined. */
+function indexOf(id) {
+  return tables.indexOf.get(id);
+}
+
+const nodes = new vis.DataSet(visNodes(data.nodes));
+const edges = new vis.DataSet(visEdges(data.edges));
+const container = document.getElementById("kg-graph");
+const network = new vis.Network(container, { nodes: nodes, edges: edges }, data.options);
+
+const api = {
+  network: network, nodes: nodes, edges: edges, select: select, focus: focus, goTo: goTo, showOverview: showOverview,
+  /** The panel's data for a node the page holds (as kg serve's JSON twin), or null. */
+  view: (id) => (indexOf(id) === undefined ? null
+    : tables.isPaper(indexOf(id)) ? paperView(tables, indexOf(id)) : entityView(tables, indexOf(id))),
+  /** The id of the node a search for `text` picks, or null. */
+  find: (text) => (searchTables(tables, text, 1)[0] || { id: null }).id,
+  ready: false,
+};
+window.kgExplorer = api;
+
+// With physics on, vis-network simulates until told to stop: stop it once the
+// stabilization iterations are done, so the page settles and stays still.
+let settled = !(data.options.physics && data.options.physics.enabled);
+if (settled) network.fit(); // positions were computed in Python: show them all
+network.on("stabilizationProgress", function (params) {
+  if (loading) loading.textContent = "Laying out… " + Math.round((100 * params.iterations) / params.total) + "%";
+});
+network.on("stabilizationIterationsDone", function () {
+  network.setOptions({ physics: { enabled: false } });
+  settled = true;
+  network.redraw();
+});
+
+network.on("click", function (params) {
+  if (params.nodes.length) showPanel(params.nodes[0]);
+  else if (!params.edges.length) showEmptyPanel();
+});
+
+for (const kind of meta.kinds) addToggle(kind.name, kind.count);
+
+showEmptyPanel();
+
+// ---------------------------------------------------------------- ready
+
+// Last, once every binding above exists: vis-network may draw (and so run this
+// handler, deep link and all) synchronously inside redraw().
+network.on("afterDrawing", function onFirstSettledDraw() {
+  if (!settled) return;
+  network.off("afterDrawing", onFirstSettledDraw);
+  api.ready = true;
+  document.body.dataset.state = "ready";
+  const wanted = new URLSearchParams(location.search).get("node"); // a link from /query or a node's page
+  if (wanted) goTo(wanted);
+});
+network.redraw();

@@ -1,0 +1,253 @@
+/* The side panel: a node's view (views.js offline, the server's JSON twin when
+ * served) drawn as DOM, with links to other nodes and, served, what only the server
+ * has (related methods, the node's pages).
+ */
+
+function showEmptyPanel() {
+  panel.replaceChildren(
+    el("h2", "Nothing selected"),
+    el("p", "Click a node, or search by name or alias. Untick a kind in the legend to hide it.", "kg-muted"),
+  );
+  delete panel.dataset.node;
+}
+
+/** A node's panel, drawn from its view: from the page's tables on disk, from the server's
+ * /entity/ID.json or /paper/ID.json when served (kg.serve.views: the same shape). */
+function showPanel(id) {
+  if (served) {
+    showServedPanel(id);
+    return;
+  }
+  const view = api.view(id);
+  if (view !== null) renderPanel(id, view);
+}
+
+function renderPanel(id, view) {
+  panel.replaceChildren();
+  panel.dataset.node = id;
+  const badge = el("div", null, "kg-kind");
+  badge.append(swatch(view.type), el("span", view.type));
+  panel.append(badge);
+  if (view.type === "Paper") paperPanel(view);
+  else entityPanel(view);
+}
+
+function showServedPanel(id) {
+  panel.dataset.node = id;
+  panel.replaceChildren(el("p", "Loading…", "kg-muted"));
+  getJSON(nodeUrl(id) + ".json?related=0").then((view) => {
+    if (panel.dataset.node !== id) return; // another node was selected meanwhile
+    renderPanel(id, view);
+    const box = el("section", null, "kg-served"); // what only the server has: related methods, pages
+    if (view.type !== "Paper") box.append(relatedSection(id));
+    box.append(pageLinks(view));
+    box.dataset.loaded = "true";
+    panel.append(box);
+  }).catch((error) => {
+    if (panel.dataset.node === id) panel.replaceChildren(el("p", "Could not load the details: " + error.message, "kg-error"));
+  });
+}
+
+function entityPanel(view) {
+  panel.append(corpus("h2", view.label, "kg-label"));
+  const facts = el("dl", null, "kg-facts");
+  facts.append(el("dt", "Papers"), el("dd", String(view.paper_count), "kg-paper-count"));
+  if (view.reach !== view.paper_count) { // a concept: the papers of its narrower names too, said so
+    facts.append(el("dt", "With narrower concepts"), el("dd", String(view.reach), "kg-reach"));
+  }
+  facts.append(el("dt", "Also known as"));
+  const aliases = el("dd");
+  if (view.aliases.length) {
+    const list = el("ul", null, "kg-aliases");
+    for (const alias of view.aliases) list.append(corpus("li", alias));
+    aliases.append(list);
+  } else {
+    aliases.append(el("span", "—", "kg-muted"));
+  }
+  facts.append(aliases);
+  panel.append(facts);
+  panel.append(focusButtons(view.id));
+  panel.append(el("h3", "Linked papers (" + (view.papers.length + view.papers_not_listed) + ")"));
+  panel.append(linkList(view.papers.map((p) => ({ id: p.id, name: p.title, roles: p.roles, evidence: p.evidence }))));
+  if (view.papers_not_listed) panel.append(el("p", view.papers_not_listed + " more not listed.", "kg-muted"));
+  const related = relationLinks(view);
+  if (related.length) {
+    panel.append(el("h3", "Relations (" + related.length + ")")); // entities, each with its relations
+    panel.append(linkList(related));
+  }
+  if (view.results.length) {
+    panel.append(el("h3", "Results (" + view.results.length + ")"));
+    panel.append(resultList(view.results));
+  }
+  if (view.evidence.length) {
+    panel.append(el("h3", "Evidence (" + (view.evidence.length + view.evidence_not_listed) + ")"));
+    panel.append(evidenceList(view.evidence));
+    if (view.evidence_not_listed) panel.append(el("p", view.evidence_not_listed + " more not listed.", "kg-muted"));
+  }
+  leftOutNote(view.links_left_out, "link", "links");
+}
+
+/** An entity's relations as links to the entity at the other end, with the relation's direction
+ * ("E-GRPO: variantOf → GRPO"; "GRPO: ← variantOf E-GRPO"; "summarization: narrower → document
+ * summarization"); several relations with one entity share a row. */
+function relationLinks(view) {
+  const byOther = new Map();
+  for (const r of view.relations) {
+    const outgoing = r.subject === view.id;
+    const other = outgoing ? r.object : r.subject;
+    if (!byOther.has(other)) byOther.set(other, { id: other, name: outgoing ? r.object_label : r.subject_label, roles: [], evidence: "" });
+    const link = byOther.get(other);
+    // The hierarchy reads both ways: "broader →" a concept above, "narrower →" a name below.
+    if (r.relation === "broader") link.roles.push(outgoing ? "broader →" : "narrower →");
+    else link.roles.push(outgoing ? r.relation + " →" : "← " + r.relation);
+    link.evidence = link.evidence || r.sentence;
+  }
+  return [...byOther.values()];
+}
+
+function paperPanel(view) {
+  panel.append(corpus("h2", view.title || view.label, "kg-label"));
+  const where = venueAndYear(view.venue, view.year);
+  if (where) panel.append(corpus("p", where, "kg-venue"));
+  if (view.authors.length) panel.append(authorList(view.authors));
+  if (/^https?:\/\//i.test(view.url)) {
+    const link = el("a", view.url, "kg-url");
+    link.href = view.url;
+    link.rel = "noopener noreferrer";
+    link.target = "_blank";
+    panel.append(link);
+  }
+  panel.append(focusButtons(view.id));
+  panel.append(el("h3", "Abstract"));
+  if (view.abstract !== null) {
+    panel.append(markedText("p", view.abstract, view.mentions.map((m) => [m.start, m.end, m.label + " · " + m.type + " · " + m.role]), "kg-abstract"));
+  } else {
+    panel.append(el("p", "Not in this page, which holds the abstracts of the " + tables.holds.abstracts.toLocaleString("en")
+      + " most linked papers: kg serve shows it.", "kg-abstract kg-muted"));
+  }
+  panel.append(el("h3", "Entities (" + view.entities.length + ")"));
+  panel.append(linkList(view.entities.map((e) => ({ id: e.id, name: e.label, roles: e.roles, kind: e.type }))));
+  leftOutNote(view.links_left_out, "entity", "entities");
+}
+
+function authorList(authors) {
+  const list = isolatedList("p", "", authors, 50);
+  list.className = "kg-authors kg-muted";
+  return list;
+}
+
+/** "3 more links not shown in this view." (served) or "… not in this page" (a page too small for the graph). */
+function leftOutNote(count, one, many) {
+  if (count > 0) {
+    panel.append(el("p", count + " more " + (count === 1 ? one : many)
+      + (served ? " not shown in this view." : " not in this page: kg serve shows them."), "kg-muted"));
+  }
+}
+
+function focusButtons(id) {
+  const row = el("p", null, "kg-focus-row");
+  row.append(el("span", "Neighbourhood:", "kg-muted"));
+  for (const hops of [1, 2]) {
+    const button = el("button", plural(hops, "link"), "kg-focus");
+    button.type = "button";
+    button.dataset.hops = String(hops);
+    button.addEventListener("click", () => focus(id, hops));
+    row.append(button);
+  }
+  return row;
+}
+
+/** Linked nodes ({id, name, roles, kind?, evidence?}), each with its roles; a click goes to it.
+ * Hover shows the evidence sentence. */
+function linkList(links) {
+  const list = el("ul", null, "kg-links");
+  for (const link of links) {
+    const item = el("li");
+    const roles = el("span", null, "kg-roles");
+    for (const role of link.roles) roles.append(el("span", role, "kg-role"));
+    const target = el("button", null, "kg-link");
+    target.type = "button";
+    if (link.kind) target.append(swatch(link.kind));
+    target.append(corpus("span", link.name));
+    if (link.evidence) target.title = link.evidence;
+    target.addEventListener("click", () => goTo(link.id));
+    item.append(roles, target);
+    list.append(item);
+  }
+  return list;
+}
+
+/** Reported results: the value as written, what reached it on which dataset; hover shows the sentence. */
+function resultList(results) {
+  const list = el("ul", null, "kg-results");
+  for (const result of results) {
+    const item = el("li");
+    item.append(corpus("span", result.text + (result.kind === "gain" ? " gain" : ""), "kg-role"));
+    const about = el("span");
+    if (result.metric) about.append(bdi(result.metric), " ");
+    if (result.dataset) about.append("on ", bdi(result.dataset), " ");
+    if (result.subject) about.append("by ", bdi(result.subject));
+    item.append(about);
+    item.title = result.sentence;
+    list.append(item);
+  }
+  return list;
+}
+
+/** Evidence: each sentence with the mention marked, under the paper's role and title. */
+function evidenceList(items) {
+  const list = el("ul", null, "kg-evidence");
+  for (const item of items) {
+    const row = el("li");
+    const head = el("div", null, "kg-evidence-head");
+    head.append(el("span", item.role, "kg-role"), nodeButton(item.paper, item.title));
+    const spans = item.start === null ? [] : [[item.start, item.end]];
+    row.append(head, markedText("p", item.sentence, spans, "kg-sentence"));
+    list.append(row);
+  }
+  return list;
+}
+
+function nodeButton(id, label) {
+  const button = el("button", null, "kg-node-button");
+  button.append(bdi(label));
+  button.type = "button";
+  if (id) button.addEventListener("click", () => goTo(id));
+  else button.disabled = true;
+  return button;
+}
+
+// ------------------------------------------------------- panel, served
+
+/** kg.related's methods for an entity: fetched apart, as they can take seconds on a large graph. */
+function relatedSection(id) {
+  const box = el("div", null, "kg-related-box");
+  box.append(el("h3", "Related methods"), el("p", "Finding related methods…", "kg-muted"));
+  getJSON("/related.json?" + new URLSearchParams({ id: id })).then((info) => {
+    const list = el("ol", null, "kg-related");
+    for (const item of info.related) {
+      const row = el("li");
+      row.append(nodeButton(item.id, item.label), el("div", "score " + item.score.toFixed(2) + " · " + item.reason, "kg-muted"));
+      list.append(row);
+    }
+    const note = info.related_note || (info.related.length ? "" : "None: nothing shares a task, dataset or paper with it.");
+    box.replaceChildren(el("h3", "Related methods"), list);
+    if (note) box.append(el("p", note, "kg-muted"));
+    box.dataset.loaded = "true";
+  }).catch((error) => {
+    box.replaceChildren(el("h3", "Related methods"), el("p", "Could not load them: " + error.message, "kg-error"));
+  });
+  return box;
+}
+
+function pageLinks(info) {
+  const row = el("p", null, "kg-page-links");
+  for (const [label, href, name] of [["Page", info.urls.html, "page"], ["JSON", info.urls.json, "json"],
+                                     ["SPARQL query", info.urls.query, "sparql"]]) {
+    const link = el("a", label, "kg-page-link");
+    link.href = href;
+    link.dataset.link = name;
+    row.append(link);
+  }
+  return row;
+}
