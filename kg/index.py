@@ -5,7 +5,7 @@ Read once per server from the store (kinds, labels, aliases, papers, their role 
 relations between entities), so that search and neighbourhoods never query the store. With
 ``texts``, also what a panel shows (abstracts, authors, URLs, every piece of evidence and the
 results), in the shape :func:`kg.graph.build_graph` gives, so that the tables
-:func:`kg.viz.render.graph_tables` writes of it are those the offline page embeds.
+:func:`kg.tables.graph_tables` writes of it are those the offline page embeds.
 Node ids are the ids :mod:`kg.vocab` mints (``method/group-relative-policy-optimization``,
 ``paper/abc``), the same as in a built graph and its offline page.
 """

@@ -1,12 +1,13 @@
 """Views: the data of an entity's or a paper's panel, read from the graph's tables, and the limits
 on what a view, a search and a neighbourhood list.
 
-The tables :func:`kg.viz.render.graph_tables` writes are the one source of every panel. The
-offline page reads the tables it embeds (``readTables`` in ``viz/explorer.js``); ``kg serve``
-builds the same tables of its whole graph (:func:`kg.index.load_index` with ``texts``) and reads
-them with :class:`Tables`, for its pages, their JSON twins and the served explorer's panel. The
-two readers are written alike, function for function, and ``tests/test_view_parity.py`` renders
-every node of two graphs both ways and compares the views whole.
+The tables :func:`kg.tables.graph_tables` writes are the one source of every panel. The
+offline page reads the tables it embeds (``readTables`` in ``viz/explorer/tables.js``, the views
+in ``viz/explorer/views.js``); ``kg serve`` builds the same tables of its whole graph
+(:func:`kg.index.load_index` with ``texts``) and reads them with :class:`Tables`, for its pages,
+their JSON twins and the served explorer's panel. The two readers are written alike, function for
+function, and ``tests/test_view_parity.py`` renders every node of two graphs both ways and
+compares the views whole.
 
 The limits are defined here once; the page is handed them in its ``meta``
 (:func:`kg.viz.render.render_page`), so its script repeats none of them.
@@ -45,9 +46,9 @@ def _text(value: str) -> bytes:
 
 class Tables:
     """The graph's tables made readable: node ids both ways, each entity's papers, relations and
-    results, and the views a panel shows (``explorer.js``'s ``readTables``, in Python).
+    results, and the views a panel shows (``readTables`` and ``viz/explorer/views.js``, in Python).
 
-    >>> from kg.viz.render import graph_tables
+    >>> from kg.tables import graph_tables
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph()
     >>> G.add_node("method/grpo", kind="Method", label="GRPO", aliases=[], papers=1)

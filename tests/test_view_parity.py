@@ -1,5 +1,5 @@
 """One producer per view: every node's panel is the same data whether the offline page computes it
-from the tables it embeds (``viz/explorer.js``, run in headless Chromium) or ``kg serve`` answers it
+from the tables it embeds (``viz/explorer/``, run in headless Chromium) or ``kg serve`` answers it
 as the node's JSON twin (:class:`kg.views.Tables` over the tables of the graph read back from the
 store). Compared whole: counts, papers with roles, evidence, relations with their evidence,
 results and the hierarchy, for every node of the sample and of a hostile corpus."""
@@ -13,8 +13,9 @@ import pytest
 
 from kg import serve
 from kg.graph import KnowledgeGraph
+from kg.tables import graph_tables
 from kg.views import Tables
-from kg.viz.render import graph_tables, render_html
+from kg.viz.render import render_html
 from support import FIXTURES, build
 
 #: What only the server has: the node's IRI, the SPARQL query behind the panel, its pages' URLs.

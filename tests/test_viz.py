@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import doctest
+import importlib
 import json
 import os
 import re
@@ -15,9 +16,12 @@ import pytest
 
 from kg.graph import KnowledgeGraph, build_graph
 from kg.model import Entity, Mention, Paper, PaperExtraction, Role
+from kg.tables import graph_tables
 from kg.vocab import entity_node
 from kg.viz import render
-from kg.viz.render import LAYOUT_ABOVE, render_html, select_overview
+from kg.viz.network import KIND_COLOURS, PAPER_SIZE
+from kg.viz.overview import select_overview
+from kg.viz.render import LAYOUT_ABOVE, render_html
 from support import RECORD_DIALOGS
 
 SCRIPT = "<script>alert(1)</script>"
@@ -121,7 +125,7 @@ def embedded_data(html: str) -> dict:
 
 
 def held_nodes(tables: dict) -> dict:
-    """The nodes of a page's tables by id, decoded as explorer.js decodes them (see render.graph_tables)."""
+    """The nodes of a page's tables by id, decoded as readTables decodes them (see kg.tables.graph_tables)."""
     found = {}
     for i, (kind, tail, label) in enumerate(zip(tables["kind"], tables["id"], tables["label"])):
         kind = tables["kinds"][kind]
@@ -152,7 +156,7 @@ def test_page_references_no_network(page_path):
 
 def test_vis_network_is_inlined(page_path):
     scripts = parse(page_path.read_text(encoding="utf-8")).scripts
-    assert len(scripts) == 3  # data, vis-network, explorer.js
+    assert len(scripts) == 3  # data, vis-network, the explorer's script
     assert any("vis-network" in text and "Network" in text for _, text in scripts)
 
 
@@ -207,9 +211,9 @@ def test_small_graph_uses_tuned_physics_and_straight_edges(page_path):
     assert not any("x" in node for node in data["nodes"])
     nodes = {node["id"]: node for node in data["nodes"]}
     # Papers: small, neutral, unlabelled dots. Entities: scaled by vis from value = sqrt(papers).
-    assert nodes["paper/p1"]["size"] == render.PAPER_SIZE < data["options"]["nodes"]["scaling"]["min"]
+    assert nodes["paper/p1"]["size"] == PAPER_SIZE < data["options"]["nodes"]["scaling"]["min"]
     assert "label" not in nodes["paper/p1"] and "value" not in nodes["paper/p1"]
-    assert data["options"]["groups"]["Paper"]["color"]["background"] == render.KIND_COLOURS["Paper"]
+    assert data["options"]["groups"]["Paper"]["color"]["background"] == KIND_COLOURS["Paper"]
     assert (nodes["method/grpo"]["label"], nodes["method/grpo"]["value"]) == ("GRPO", 1.414)
     assert nodes["dataset/gsm8k"]["value"] > nodes["dataset/math"]["value"]
 
@@ -272,7 +276,7 @@ def test_a_large_graph_with_a_hierarchy_opens_on_its_top_concepts_labelled_with_
 
 LAYOUT_SCRIPT = """
 import json, networkx as nx
-from kg.viz.render import layout
+from kg.viz.layout import layout
 G = nx.MultiDiGraph([(f"paper/{p}", f"method/m{p % 7}") for p in range(40)]
                     + [(f"paper/{p}", f"task/t{p}") for p in range(40)] + [("paper/x", "task/y")])
 G.add_node("task/alone")
@@ -307,8 +311,9 @@ def test_empty_graph_renders(tmp_path):
     assert embedded_data(html)["nodes"] == []
 
 
-def test_docstring_examples_run():
-    assert doctest.testmod(render, optionflags=doctest.ELLIPSIS).failed == 0
+@pytest.mark.parametrize("module", ["layout", "network", "overview", "render"])
+def test_docstring_examples_run(module):
+    assert doctest.testmod(importlib.import_module(f"kg.viz.{module}"), optionflags=doctest.ELLIPSIS).failed == 0
 
 
 # ---------------------------------------------------------------- the browser
@@ -600,5 +605,5 @@ def test_a_results_value_is_shown_without_its_markup():
     G.results = [{"paper": "paper/p", "text": r"3.14\%", "kind": "score", "dataset": "dataset/x",
                   "metric": None, "subject": None, "start": 9, "end": 15, "value": 3.14, "unit": "%",
                   "previous": None, "sentence": r"We reach 3.14\% on X."}]
-    [row] = render.graph_tables(G)["results"]
+    [row] = graph_tables(G)["results"]
     assert row[1] == "3.14%"

@@ -2,9 +2,10 @@
 
 Each HTML page renders one of these and its JSON twin is the same dict, so the two cannot
 disagree. An entity's and a paper's view is read by :class:`kg.views.Tables` from the tables of
-the whole graph, the tables the offline page embeds and reads the same way (``viz/explorer.js``),
-so that a panel is the same served and offline; the server adds only what needs it: the node's
-IRI, the SPARQL query behind the panel and the pages' URLs. Lists come from the index.
+the whole graph (:func:`kg.tables.graph_tables`), the tables the offline page embeds and reads the
+same way (``viz/explorer/tables.js`` and ``views.js``), so that a panel is the same served and
+offline; the server adds only what needs it: the node's IRI, the SPARQL query behind the panel and
+the pages' URLs. Lists come from the index.
 """
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ import pyoxigraph as ox
 from .. import vocab
 from ..index import GraphIndex, load_index
 from ..queries import examples, kg_terms, view, view_with, with_values
+from ..tables import graph_tables
 from ..views import Tables
-from ..viz.render import graph_tables
 
 _reading = threading.Lock()  # one reading of the tables, however many requests wait for it
 
