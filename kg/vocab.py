@@ -1,5 +1,7 @@
 """Namespaces, classes, properties and IRI minting: the Python mirror of ``ontology/kg.ttl``.
 
+The entity types (:data:`TYPES`) and the relations (:data:`RELATION_TABLE`) are one table each:
+every list of types, roles, colours and SciERC labels elsewhere is derived from them.
 Every IRI the project writes is minted here. ``tests/test_vocab.py`` checks
 that each term below is declared in the ontology with a label and a comment,
 and that the ontology declares nothing this module does not know.
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from importlib.resources import files
+from typing import NamedTuple
 from urllib.parse import quote
 
 from rdflib import Namespace, URIRef
@@ -35,7 +38,7 @@ class KG(DefinedNamespace):
 
     # Classes
     Paper: URIRef  # a research paper known by its abstract
-    Entity: URIRef  # anything a paper talks about: superclass of the five below
+    Entity: URIRef  # anything a paper talks about: superclass of the entity types (TYPES) below
     Task: URIRef  # a problem to be solved ("visual grounding")
     Method: URIRef  # a technique, algorithm or architecture ("GRPO")
     Dataset: URIRef  # a named dataset or benchmark ("RULER")
@@ -99,30 +102,92 @@ class KG(DefinedNamespace):
     currentBuild: URIRef
 
 
-ENTITY_TYPES = ("Task", "Method", "Dataset", "Metric", "Model")
+class EntityType(NamedTuple):
+    """One entity type: a row of :data:`TYPES`."""
 
-#: The entity types SciERC names otherwise (a Dataset is a SciERC Material, a Model a Method);
-#: the others are SciERC's own. Extraction reads SciERC's labels with it, evaluation scores with it.
-KG_TO_SCIERC = {"Dataset": "Material", "Model": "Method"}
+    name: str  # its class, kg:NAME
+    role: str  # a paper's role towards a mention of it that nothing in the sentence marks otherwise
+    new_role: str  # a paper's role towards one of its own ("we propose X", "we introduce a benchmark")
+    actor: bool  # whether it acts: is applied, varied, compared, evaluated and achieves results
+    scierc: str  # SciERC's label for it: what extraction reads and evaluation scores it as
+    colour: str  # its colour in the explorer's graph and legend (Okabe-Ito, readable by colour-blind people)
+
+
+#: The entity types, one row each, in the order every list shows them. Every list of types in
+#: kg and viz is derived from here; ``tests/test_vocab.py`` checks the ontology, the shapes, the
+#: page and the SciERC readers against it. (A type also needs its class in ``KG`` above, in
+#: ``ontology/kg.ttl`` and its shapes in ``ontology/shapes.ttl``.)
+TYPES = (
+    #          name       role           new role      actor  SciERC      colour
+    EntityType("Task",    "addresses",   "proposes",   False, "Task",     "#E69F00"),
+    EntityType("Method",  "uses",        "proposes",   True,  "Method",   "#0072B2"),
+    EntityType("Dataset", "evaluatesOn", "introduces", False, "Material", "#009E73"),
+    EntityType("Metric",  "measures",    "proposes",   False, "Metric",   "#CC79A7"),
+    EntityType("Model",   "uses",        "proposes",   True,  "Method",   "#D55E00"),
+)
+
+ENTITY_TYPES = tuple(t.name for t in TYPES)
+#: The types that act (methods and models): what a paper applies, compares and reports results of.
+ACTOR_TYPES = frozenset(t.name for t in TYPES if t.actor)
+#: A paper's role towards a mention that no cue marks otherwise, by type.
+DEFAULT_ROLE = {t.name: t.role for t in TYPES}
+#: A paper's role towards a mention of its own new one, by type.
+NEW_ROLE = {t.name: t.new_role for t in TYPES}
+#: The colour of each type in the explorer.
+COLOURS = {t.name: t.colour for t in TYPES}
+
+#: SciERC's entity types (Luan et al. 2018), in the order the span model's classes follow.
+SCIERC_TYPES = ("Task", "Method", "Metric", "Material", "OtherScientificTerm", "Generic")
+#: SciERC's relation types, in the order the span model's classes follow.
+SCIERC_RELATIONS = ("USED-FOR", "EVALUATE-FOR", "HYPONYM-OF", "PART-OF", "COMPARE", "CONJUNCTION", "FEATURE-OF")
+#: SciERC's relation types that go both ways.
+SCIERC_SYMMETRIC = frozenset({"COMPARE", "CONJUNCTION"})
+#: Our types as SciERC's: a Dataset is a SciERC Material, a Model a Method. Evaluation scores with it.
+KG_TO_SCIERC = {t.name: t.scierc for t in TYPES}
+#: SciERC's labels as ours: each as the first type of the table with that label (a SciERC Method
+#: is a Method, made a Model by its spelling). OtherScientificTerm and Generic ("this method") have none.
+SCIERC_TO_KG = {scierc: next(t.name for t in TYPES if t.scierc == scierc)
+                for scierc in SCIERC_TYPES if any(t.scierc == scierc for t in TYPES)}
 
 #: Paper -> entity roles, strongest claim first: when one mention could take
 #: several roles, the first in this order wins.
 ROLES = ("proposes", "introduces", "evaluatesOn", "comparesWith", "measures", "addresses", "uses")
 
-#: Entity -> entity relations.
-RELATIONS = ("variantOf", "usedFor", "evaluatedOn", "evaluates", "partOf", "hyponymOf", "comparedWith", "outperforms")
 
-#: Which entity types each relation links (subject types, object types); the shapes say the same.
-RELATION_TYPES = {
-    "variantOf": ({"Method", "Model"}, {"Method", "Model"}),
-    "usedFor": ({"Method", "Model", "Dataset"}, {"Task", "Method"}),
-    "evaluatedOn": ({"Method", "Model"}, {"Dataset"}),
-    "evaluates": ({"Metric"}, {"Task", "Method", "Model"}),
-    "partOf": ({"Method", "Model"}, {"Method", "Model"}),
-    "hyponymOf": ({"Task", "Method", "Dataset", "Metric", "Model"}, {"Task", "Method", "Dataset", "Metric", "Model"}),
-    "comparedWith": ({"Method", "Model"}, {"Method", "Model"}),
-    "outperforms": ({"Method", "Model"}, {"Method", "Model"}),
-}
+class RelationType(NamedTuple):
+    """One entity -> entity relation: a row of :data:`RELATION_TABLE`."""
+
+    name: str  # its property, kg:NAME
+    subjects: frozenset[str]  # the entity types it goes from
+    objects: frozenset[str]  # the entity types it goes to
+    scierc: str | None  # SciERC's relation it is read from and scored as (None: SciERC has none)
+    swap: bool  # whether SciERC's arguments go the other way round (its EVALUATE-FOR goes from the dataset)
+
+
+#: The relations, one row each, in the order lists show them; the shapes say the same. variantOf
+#: is read from names across a corpus, not from one sentence; SciERC's CONJUNCTION and FEATURE-OF
+#: have no counterpart.
+RELATION_TABLE = tuple(RelationType(name, frozenset(subjects), frozenset(objects), scierc, swap)
+                       for name, subjects, objects, scierc, swap in (
+    #  name            subjects                    objects                     SciERC          swap
+    ("variantOf",      ACTOR_TYPES,                ACTOR_TYPES,                None,           False),
+    ("usedFor",        ACTOR_TYPES | {"Dataset"},  {"Task", "Method"},         "USED-FOR",     False),
+    ("evaluatedOn",    ACTOR_TYPES,                {"Dataset"},                "EVALUATE-FOR", True),
+    ("evaluates",      {"Metric"},                 ACTOR_TYPES | {"Task"},     "EVALUATE-FOR", False),
+    ("partOf",         ACTOR_TYPES,                ACTOR_TYPES,                "PART-OF",      False),
+    ("hyponymOf",      ENTITY_TYPES,               ENTITY_TYPES,               "HYPONYM-OF",   False),
+    ("comparedWith",   ACTOR_TYPES,                ACTOR_TYPES,                "COMPARE",      False),
+    ("outperforms",    ACTOR_TYPES,                ACTOR_TYPES,                "COMPARE",      False),
+))
+
+#: Entity -> entity relations.
+RELATIONS = tuple(r.name for r in RELATION_TABLE)
+
+#: Which entity types each relation links (subject types, object types).
+RELATION_TYPES = {r.name: (r.subjects, r.objects) for r in RELATION_TABLE}
+
+#: Our relations as SciERC's, and whether the arguments swap.
+SCIERC_RELATION = {r.name: (r.scierc, r.swap) for r in RELATION_TABLE if r.scierc}
 
 #: The hierarchy: ``skos:broader`` links from a name to a broader concept (see :mod:`kg.concepts`),
 #: kept beside the relations in the graph under this key.
@@ -195,6 +260,10 @@ def paper_node(paper_id: str) -> str:
     'paper/a%20%22quoted%22%2Fid'
     """
     return f"paper/{quote(paper_id, safe='-._~')}"
+
+
+#: What a node id starts with, before its slash: ``paper`` or an entity type in lower case.
+NODE_KINDS = ("paper", *(type_name.lower() for type_name in ENTITY_TYPES))
 
 
 def node_of_iri(iri: str) -> str:
