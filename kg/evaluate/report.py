@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import KGError
-from ..extract import SCIERC_RELATION, predict_entities, predict_relations, predict_text
+from ..extract import predict_entities, predict_relations, predict_text
 from ..extract.pipeline import BASELINE_NER
+from ..vocab import SCIERC_RELATION
 from .scierc import (KG_LABELS, KG_TO_SCIERC, SCIERC_LABELS, SCIERC_RELATIONS, SciercDoc, entity_predictor, evaluate,
                      evaluate_relations, side_by_side)
 

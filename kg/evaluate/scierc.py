@@ -22,13 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..vocab import KG_TO_SCIERC, SCIERC_RELATIONS, SCIERC_SYMMETRIC, SCIERC_TO_KG, SCIERC_TYPES
 
 #: The entity types SciERC annotates.
-SCIERC_LABELS = ("Task", "Method", "Metric", "Material", "OtherScientificTerm", "Generic")
+SCIERC_LABELS = SCIERC_TYPES
 #: The SciERC types that have a counterpart among kg's types (Material = kg's Dataset).
-KG_LABELS = ("Task", "Method", "Metric", "Material")
-#: kg's types that SciERC splits differently: a kg Dataset is a SciERC Material, a Model a Method.
-KG_TO_SCIERC = {"Dataset": "Material", "Model": "Method"}
+KG_LABELS = tuple(label for label in SCIERC_TYPES if label in SCIERC_TO_KG)
 
 # PTB escapes back to the characters they stand for.
 _PTB = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}",
@@ -43,8 +42,7 @@ Span = tuple[int, int, str]
 RelationSpan = tuple[int, int, int, int, str]
 
 #: SciERC's relation types. COMPARE and CONJUNCTION are symmetric.
-SCIERC_RELATIONS = ("USED-FOR", "EVALUATE-FOR", "HYPONYM-OF", "PART-OF", "COMPARE", "CONJUNCTION", "FEATURE-OF")
-SYMMETRIC = {"COMPARE", "CONJUNCTION"}
+SYMMETRIC = SCIERC_SYMMETRIC
 
 
 def detokenize(words: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
@@ -255,7 +253,7 @@ class Scores:
         if groups is None:
             groups = {f"micro ({len(self.per_label)} labels)": list(self.per_label)}
             if set(KG_LABELS) <= set(self.per_label) and len(self.per_label) > len(KG_LABELS):
-                groups["micro (4: Task Method Metric Material)"] = KG_LABELS
+                groups[f"micro ({len(KG_LABELS)}: {' '.join(KG_LABELS)})"] = KG_LABELS
         width = max(len(name) for name in [*self.per_label, *groups, "label"])
         rows = [f"{'label':<{width}}  {'P':>6} {'R':>6} {'F1':>6} {'support':>8} {'predicted':>9}"]
 

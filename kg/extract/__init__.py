@@ -23,10 +23,11 @@ from spacy.tokens import Doc
 from ..errors import KGError
 from ..model import Mention, Paper, PaperExtraction, Result, Role
 from ..text import clean
+from ..vocab import KG_TO_SCIERC, SCIERC_RELATION, SCIERC_TO_KG
 from . import rules
 from .links import MentionSpan, find_links
 from .pipeline import load_pipeline, version
-from .relation_model import SCIERC_LABEL, SCIERC_RELATION, load_relation_model, span_model_links
+from .relation_model import load_relation_model, span_model_links
 from .results import find_results
 
 #: Rules whose spans are names: a name nested in one ("GRPO" in "Difficulty-Adaptive GRPO") is used, not proposed.
@@ -261,7 +262,7 @@ def predict_entities(text: str) -> list[tuple[int, int, str]]:
     >>> predict_entities("We propose E-GRPO for question answering on SQuAD.")
     [(11, 17, 'Method'), (22, 40, 'Task'), (44, 49, 'Material')]
     """
-    return [(m.start, m.end, SCIERC_LABEL[m.label]) for m in _extract_text(text).mentions]
+    return [(m.start, m.end, KG_TO_SCIERC[m.label]) for m in _extract_text(text).mentions]
 
 
 def predict_relations(text: str, entities: list[tuple[int, int, str]] | None = None, *,
@@ -288,7 +289,7 @@ def predict_relations(text: str, entities: list[tuple[int, int, str]] | None = N
             span = doc.char_span(start, end, alignment_mode="expand")
             if span is None or not len(span):
                 continue
-            kg_label = rules.SCIERC_TO_KG.get(label, label)
+            kg_label = SCIERC_TO_KG.get(label, label)
             role, _ = rules.role_of(rules.Candidate(span, kg_label, 0.8, "gold"), proposed)
             mentions.append(MentionSpan(span, kg_label, role))
             spans.append((start, end))

@@ -1,4 +1,5 @@
-"""SciERC's relations in kg's terms, and the learned relations that become kg's links.
+"""The learned relations that become kg's links, read as kg's relations through SciERC's
+(``kg.vocab.SCIERC_RELATION``, from the table of relations).
 
 ``span_model_links`` turns the span model's relations (:mod:`.spans`) into
 links between kg's mentions; ``build`` uses it. ``RelationModel`` is the first
@@ -20,18 +21,7 @@ import numpy as np
 from spacy.tokens import Span, Token
 
 from ..model import Link
-from ..vocab import ENTITY_TYPES, KG_TO_SCIERC, RELATION_TYPES
-
-#: Our relations as SciERC's, and whether the arguments swap: SciERC's EVALUATE-FOR goes from
-#: the dataset or metric to what it evaluates. variantOf is read from names across a corpus, not
-#: from one sentence; SciERC's CONJUNCTION and FEATURE-OF have no counterpart.
-SCIERC_RELATION = {"usedFor": ("USED-FOR", False), "evaluatedOn": ("EVALUATE-FOR", True),
-                   "evaluates": ("EVALUATE-FOR", False), "partOf": ("PART-OF", False),
-                   "hyponymOf": ("HYPONYM-OF", False), "comparedWith": ("COMPARE", False),
-                   "outperforms": ("COMPARE", False)}
-
-#: Our entity types as SciERC's (kg's Dataset is a SciERC Material, a Model a Method).
-SCIERC_LABEL = {kind: KG_TO_SCIERC.get(kind, kind) for kind in ENTITY_TYPES}
+from ..vocab import RELATION_TYPES, SCIERC_RELATION
 
 #: Where the trained model lives in the package.
 MODEL_FILE = Path(__file__).parent / "relations" / "model.npz"

@@ -37,15 +37,18 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import minibatch
 
+from ..vocab import SCIERC_RELATIONS, SCIERC_SYMMETRIC, SCIERC_TYPES
+
 #: Where the trained model lives in the package.
 MODEL_DIR = Path(__file__).parent / "span_model"
 ENCODER_FILE = MODEL_DIR / "encoder.onnx"
 HEADS_FILE = MODEL_DIR / "heads.npz"
 TOKENIZER_FILE = MODEL_DIR / "tokenizer.json"
 
-ENTITY_LABELS = ("Task", "Method", "Metric", "Material", "OtherScientificTerm", "Generic")
-RELATION_LABELS = ("USED-FOR", "EVALUATE-FOR", "HYPONYM-OF", "PART-OF", "COMPARE", "CONJUNCTION", "FEATURE-OF")
-SYMMETRIC = {"COMPARE", "CONJUNCTION"}
+#: The model's classes: SciERC's entity and relation types.
+ENTITY_LABELS = SCIERC_TYPES
+RELATION_LABELS = SCIERC_RELATIONS
+SYMMETRIC = SCIERC_SYMMETRIC
 #: The longest span scored, in words (SciERC: 99% of entities in train).
 MAX_WIDTH = 8
 #: The longest chunk the encoder reads, in word pieces, [CLS] and [SEP] included.
