@@ -17,6 +17,7 @@ from kg.build import build
 from kg.related import related
 from kg.keys import resolution_key
 from kg.store import open_graph
+from kg.vocab import ACTOR_TYPES
 
 EXPECTATIONS = Path(__file__).resolve().parents[1] / "tests" / "related_expectations.json"
 PARTS = ("variant", "tasks", "datasets", "co-mentioned", "compared")
@@ -30,7 +31,7 @@ def main(inputs: list[str]) -> None:
         rankings = {}
         for query in expectations:
             results = []
-            for entity_type in ("Method", "Model"):
+            for entity_type in sorted(ACTOR_TYPES):
                 results += related(store, query, k=10_000, type=entity_type)[1]
             rankings[query] = results
     print(f"{len(expectations)} queries; mean precision@5 and recall@10")

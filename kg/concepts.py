@@ -39,6 +39,7 @@ from . import lexicon
 from .model import Entity, PaperExtraction, Relation
 from .pwc import Lexicon
 from .keys import is_acronym_like, is_generic_key, resolution_key
+from .vocab import ACTOR_TYPES
 
 #: Extractor names of the rules (``prov:wasAttributedTo`` of each link's statement).
 RULES = ("head", "coordination", "family", "pwc", "such-as", "and-other", "apposition")
@@ -75,7 +76,6 @@ _TRAILING = frozenset("""
 task problem domain setting setup application framework method approach system technique strategy scheme
 pipeline procedure process variant version module component architecture paradigm performance result
 """.split())
-_COMPATIBLE = {"Method": "MM", "Model": "MM", "Task": "T", "Dataset": "D", "Metric": "X"}
 _FAMILY = re.compile(r"^(.*[a-z])(?:v?\d+[a-z]?)$")
 _PATTERNS = (  # text between two mentions -> (rule, which of the two is narrower)
     (re.compile(r"^\s*,?\s*(?:such as|including|especially|e\.g\.,?|for example,?)\s*$", re.I), "such-as", "second"),
@@ -93,7 +93,8 @@ class Hierarchy:
 
 
 def _compatible(a: str, b: str) -> bool:
-    return _COMPATIBLE[a] == _COMPATIBLE[b]
+    # A name is narrower than a concept of its own type; methods and models are one another's.
+    return a == b or (a in ACTOR_TYPES and b in ACTOR_TYPES)
 
 
 def _tails(key: str) -> list[str]:

@@ -40,7 +40,7 @@ import networkx as nx
 
 from .model import Entity, PaperExtraction, Relation
 from .text import plain_label
-from .vocab import entity_node, paper_node
+from .vocab import ACTOR_TYPES, entity_node, paper_node
 
 
 class ReportedResult(TypedDict):
@@ -189,7 +189,7 @@ def _results(extraction: PaperExtraction, mention_entity: dict[tuple[str, int], 
     paper = extraction.paper
     for result in extraction.results:
         ends = {}
-        for part, types in (("metric", {"Metric"}), ("dataset", {"Dataset"}), ("subject", {"Method", "Model"})):
+        for part, types in (("metric", {"Metric"}), ("dataset", {"Dataset"}), ("subject", ACTOR_TYPES)):
             index = getattr(result, part)
             entity = mention_entity.get((paper.id, index)) if index is not None else None
             # A mention resolved into an entity of another type ("VQA" the dataset, resolved as the task)

@@ -22,10 +22,10 @@ from dataclasses import replace
 from .keys import is_acronym_like
 from .model import Entity, Mention, PaperExtraction, Role
 from .resolve import cluster_key, corpus_names
+from .vocab import ACTOR_TYPES, DEFAULT_ROLE
 
 EXTRACTOR = "gazetteer-1"
 CONFIDENCE = 0.55
-_DEFAULT_ROLE = {"Task": "addresses", "Dataset": "evaluatesOn", "Metric": "measures", "Method": "uses", "Model": "uses"}
 _COMPARE_CUES = {"than", "outperform", "outperforms", "outperforming", "surpass", "surpasses", "beats", "versus",
                  "vs", "vs.", "baseline", "baselines", "relative", "compared", "against", "over"}
 
@@ -106,7 +106,7 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> tup
             label = entity.type
             sentence = next((k for k, (s, e) in enumerate(ex.sentences) if s <= start < e), len(ex.sentences) - 1)
             before = set(lower[max(0, i - 4):i])
-            role = "comparesWith" if label in ("Method", "Model") and before & _COMPARE_CUES else _DEFAULT_ROLE[label]
+            role = "comparesWith" if label in ACTOR_TYPES and before & _COMPARE_CUES else DEFAULT_ROLE[label]
             mentions.append(Mention(start, end, text, label, max(sentence, 0), CONFIDENCE, EXTRACTOR))
             roles.append(Role(len(mentions) - 1, role, CONFIDENCE))
             entity.mentions.append((ex.paper.id, len(mentions) - 1))

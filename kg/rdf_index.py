@@ -129,7 +129,7 @@ def cooccurrences(G: nx.MultiDiGraph) -> dict[str, dict[str, int]]:
             if target not in salient:
                 continue
             kind = G.nodes[target]["kind"]
-            if role in APPLIES and kind in ("Method", "Model"):
+            if role in APPLIES and kind in vocab.ACTOR_TYPES:
                 applied.add(target)
             elif COOCCURS.get(role) == kind:
                 others.add(target)

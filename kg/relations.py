@@ -21,7 +21,8 @@ from .model import Entity, PaperExtraction, Relation
 from .keys import resolution_key
 from .vocab import RELATION_TYPES
 
-VARIANT_TYPES = {"Method", "Model"}
+#: The types a name can be a variant of another's (both sides alike).
+VARIANT_TYPES = RELATION_TYPES["variantOf"][0]
 
 
 def name_parts(form: str) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from collections.abc import Collection, Iterable
 from . import lexicon
 from .keys import ACRONYM_PLURAL, is_acronym_like, is_generic_key, resolution_key, singular
 from .model import Entity, PaperExtraction
+from .vocab import ACTOR_TYPES
 
 _QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?\s*[a-z%]{0,6}$", re.I)  # "1Gbps", "~3x", "16k"
 _FUNCTION_WORDS = frozenset("of for to with and or the a an in on by from as at than that which".split())
@@ -203,7 +204,7 @@ def resolve(extractions: list[PaperExtraction], *, known_datasets: Collection[st
         if lexicon.ORGANISMS.match(label):  # what the paper studies, not a method it uses
             continue
         type_ = "Metric" if lexicon.ASSAY_MEASURES.match(label) else types.most_common(1)[0][0]
-        if (type_ in ("Method", "Model") and key in known_datasets and key not in _KNOWN_METHODS
+        if (type_ in ACTOR_TYPES and key in known_datasets and key not in _KNOWN_METHODS
                 and any(not f.islower() for f in forms)):
             type_ = "Dataset"  # Penn Treebank and SVHN are datasets, whatever a sentence suggests
         entities.append(Entity(key=key, type=type_, label=label,

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from spacy.tokens import Doc, Span
 
 from ..model import Link
-from ..vocab import RELATION_TYPES
+from ..vocab import ACTOR_TYPES, RELATION_TYPES
 
 
 class MentionSpan(NamedTuple):
@@ -28,7 +28,6 @@ class MentionSpan(NamedTuple):
     role: str  # the paper's role (vocab.ROLES)
 
 
-ACTOR_TYPES = {"Method", "Model"}
 _SUBJECT_DEPS = {"nsubj", "nsubjpass"}
 #: Words that make a sentence about the paper's own work, whose actor is then its proposal.
 _SELF_WORDS = {"we", "our", "proposed", "experiments", "experiment", "experimental", "results", "evaluation",
@@ -108,7 +107,7 @@ def _purpose_head(span: Span, mentions: list[MentionSpan], members: list[int]) -
     if prep is None or prep.lower_ not in _PURPOSE:
         return None
     governor = prep.head
-    owners = [i for i in members if mentions[i].label in ("Method", "Model", "Dataset")
+    owners = [i for i in members if mentions[i].label in RELATION_TYPES["usedFor"][0]
               and mentions[i].span.start <= governor.i < mentions[i].span.end]
     if owners:
         return owners[0]
@@ -116,7 +115,7 @@ def _purpose_head(span: Span, mentions: list[MentionSpan], members: list[int]) -
         objects = [c for c in governor.children if c.dep_ in ("dobj", "nsubjpass", "nsubj")]
         for obj in objects:
             for i in members:
-                if mentions[i].label in ("Method", "Model") and mentions[i].span.start <= obj.i < mentions[i].span.end:
+                if mentions[i].label in ACTOR_TYPES and mentions[i].span.start <= obj.i < mentions[i].span.end:
                     return i
     return None
 

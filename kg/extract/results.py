@@ -46,7 +46,8 @@ from typing import NamedTuple
 from spacy.tokens import Doc, Span, Token
 
 from .. import lexicon
-from .links import ACTOR_TYPES, MentionSpan, main_proposal
+from ..vocab import ACTOR_TYPES
+from .links import MentionSpan, main_proposal
 
 _UNITS = {"%": "%", "percent": "%", "points": "points", "point": "points", "pp": "points", "x": "x", "×": "x"}
 #: Nouns of a change: "an improvement of 1.3 BLEU", "a gain of up to 0.7".
@@ -283,7 +284,7 @@ def _bare(token: Token, mentions: list[MentionSpan], members: list[int], names: 
     # "an FID of 2.9, compared with 5.1 for flow matching": a value owned by a named method,
     # in a sentence that names its metric.
     owned = token.i + 2 < len(doc) and doc[token.i + 1].lower_ == "for" and any(
-        m.span.start == token.i + 2 and m.label in ("Method", "Model") for m in mentions) and any(
+        m.span.start == token.i + 2 and m.label in ACTOR_TYPES for m in mentions) and any(
         mentions[j].label == "Metric" for j in members)
     # "15.56 and 10.21 BLEU", "ratios of 51.25, 22.17 and 40.65": a bare number in a list of values.
     listed = bool(values) and values[-1].unit == "" and _listed(values[-1].span, doc[token.i : token.i + 1])

@@ -15,6 +15,7 @@ from spacy.tokens import Doc, Span, Token
 from spacy.util import filter_spans
 
 from .. import lexicon
+from ..vocab import ACTOR_TYPES, DEFAULT_ROLE, NEW_ROLE, SCIERC_TO_KG
 from .abbreviations import find_abbreviations
 
 _SIZE = re.compile(r"(?:^|[-_])\d+(?:\.\d+)?[BMK](?:$|[-_])|-(?:Instruct|Chat|Base|it)$")
@@ -229,14 +230,11 @@ def find_phrase_candidates(doc: Doc) -> list[Candidate]:
     return found
 
 
-#: SciERC's labels as ours. Material is a Dataset only when named; OtherScientificTerm and
-#: Generic ("this method") are left out of the graph (see README: what becomes a node).
-SCIERC_TO_KG = {"Task": "Task", "Method": "Method", "Metric": "Metric", "Material": "Dataset"}
-
-
 def find_ner_candidates(doc: Doc) -> list[Candidate]:
     """Spans of the learned scientific NER (when the pipeline has it), in our types, with its probability.
 
+    SciERC's labels are read as ours (``kg.vocab.SCIERC_TO_KG``; OtherScientificTerm and
+    Generic, "this method", are left out of the graph: see README, what becomes a node).
     A Method whose spelling says Model ("LLaMA-3-8B") is a Model; a Material is
     kept only as a Dataset that is named (a name, a known dataset, or called a
     benchmark by its context), since "images" or "long texts" are no datasets.
@@ -516,17 +514,13 @@ def role_of(candidate: Candidate, proposed: set[int], *, nested: bool = False) -
     """The paper's role for one mention, with a confidence.
 
     A name ``nested`` inside a longer proposed name ("GRPO" in "Difficulty-Adaptive
-    GRPO") is what the new thing builds on, not the new thing.
+    GRPO") is what the new thing builds on, not the new thing. The roles of each type are
+    ``kg.vocab.NEW_ROLE`` and ``DEFAULT_ROLE``; a label that is none of kg's types (SciERC's
+    OtherScientificTerm, when ``kg eval scierc`` reads gold entities) is proposed or used.
     """
     span = candidate.span
     if any(t.i in proposed for t in span) and not nested:
-        return ("introduces" if candidate.label == "Dataset" else "proposes"), min(0.9, candidate.confidence + 0.1)
-    if candidate.label == "Metric":
-        return "measures", candidate.confidence
-    if candidate.label in ("Method", "Model") and is_compared(span.root):
+        return NEW_ROLE.get(candidate.label, "proposes"), min(0.9, candidate.confidence + 0.1)
+    if candidate.label in ACTOR_TYPES and is_compared(span.root):
         return "comparesWith", candidate.confidence * 0.9
-    if candidate.label == "Dataset":
-        return "evaluatesOn", candidate.confidence
-    if candidate.label == "Task":
-        return "addresses", candidate.confidence
-    return "uses", candidate.confidence
+    return DEFAULT_ROLE.get(candidate.label, "uses"), candidate.confidence
