@@ -38,7 +38,7 @@ from .similarity import Vectors, entity_vectors
 from .store import STORE_SUFFIX, VECTORS_SUFFIX, write_store
 from .text import normalize_for_id
 from .viz.render import render_html
-from .vocab import DEFAULT_BASE
+from .vocab import DEFAULT_BASE, ENTITY_TYPES
 
 #: The files ``kg build --formats`` chooses from: the RDF serializations and the explorer page.
 #: The SPARQL store and the entities' vectors are always written.
@@ -68,7 +68,7 @@ class BuildResult:
         if self.warnings:
             lines.append(f"Kept {len(self.warnings)} records under new ids, their ids being other records':")
             lines += skipped_lines(self.warnings)
-        lines.append("Nodes: " + ", ".join(f"{kinds[k]} {k}" for k in ["Paper", "Task", "Method", "Dataset", "Metric", "Model"] if kinds[k]))
+        lines.append("Nodes: " + ", ".join(f"{kinds[k]} {k}" for k in ["Paper", *ENTITY_TYPES] if kinds[k]))
         lines.append("Edges: " + ", ".join(f"{n} {r}" for r, n in edges.most_common()))
         entities = sorted((d for n, d in self.graph.nodes(data=True) if d["kind"] != "Paper"),
                           key=lambda d: (-d["papers"], d["label"]))

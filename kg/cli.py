@@ -10,7 +10,7 @@ import click
 
 from .errors import KGError
 from .ingest import FORMATS
-from .vocab import DEFAULT_BASE
+from .vocab import DEFAULT_BASE, ENTITY_TYPES
 
 
 class _Group(click.Group):
@@ -244,7 +244,7 @@ def stats(graph):
 @click.argument("name")
 @graph_option
 @click.option("--k", default=10, show_default=True, help="How many results.")
-@click.option("--type", "entity_type", type=click.Choice(["Method", "Model", "Dataset", "Task", "Metric"]),
+@click.option("--type", "entity_type", type=click.Choice(ENTITY_TYPES),
               default="Method", show_default=True, help="Type of the entities to rank.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def related(name, graph, k, entity_type, fmt):

@@ -18,8 +18,9 @@
   const status = document.getElementById("kg-query-status");
   const results = document.getElementById("kg-results");
   const download = document.getElementById("kg-download");
-  // kg mints node IRIs ending in TYPE/KEY; that tail is the node's id in the explorer.
-  const NODE_TAIL = /(?:paper|task|method|dataset|metric|model)\/[^/#?]+$/;
+  // kg mints node IRIs ending in KIND/KEY, KIND being paper or an entity type (the page names them);
+  // that tail is the node's id in the explorer.
+  const NODE_TAIL = new RegExp("(?:" + form.dataset.nodeKinds.split(" ").join("|") + ")/[^/#?]+$");
 
   function el(tag, text, className) {
     const node = document.createElement(tag);

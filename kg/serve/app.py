@@ -27,6 +27,7 @@ from ..similarity import graph_vectors
 # templates, script and style live with the explorer's.
 from ..viz import render
 from ..store import PREFIXES, STORE_SUFFIX, fill_store, graph_file, graph_stem, store_dir
+from ..vocab import NODE_KINDS
 from ..index import GraphIndex, load_index
 from .index import neighbourhood, search
 from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph_engine
@@ -324,7 +325,7 @@ class App:
     def query_view(self, query: str = "") -> dict:
         if self._examples is None:  # bound to the graph's entities: the same for every request
             self._examples = example_queries(self.store)
-        return {"query": query, "endpoint": "/sparql", "examples": self._examples,
+        return {"query": query, "endpoint": "/sparql", "examples": self._examples, "node_kinds": list(NODE_KINDS),
                 "prefixes": PREFIXES, "timeout": self.timeout, "max_results": self.max_results}
 
     def _node(self, raw: str) -> str:
