@@ -10,18 +10,12 @@ import networkx as nx
 from pyvis.network import Network
 
 from kg.tables import PAPER, kinds_in, node_kind, papers_reached, role_order
+from kg.vocab import COLOURS
 
 from .layout import SEED
 
-#: One colour per kind (Okabe-Ito, readable by colour-blind people); papers stay neutral.
-KIND_COLOURS = {
-    "Task": "#E69F00",
-    "Method": "#0072B2",
-    "Dataset": "#009E73",
-    "Metric": "#CC79A7",
-    "Model": "#D55E00",
-    PAPER: "#A0A8B3",
-}
+#: One colour per kind: each entity type's from kg.vocab's table; papers stay neutral.
+KIND_COLOURS = {**COLOURS, PAPER: "#A0A8B3"}
 OTHER_COLOUR = "#6B7280"  # a kind the palette does not know
 
 PAPER_SIZE = 6  # pixels
