@@ -733,3 +733,18 @@ def test_the_query_pages_examples_name_entities_of_the_graph_served(hostile_serv
     for value in bound:  # bound as kg:lookupKey holds names: in lower case
         found = json.loads(fetch(hostile_server.url + "/search.json?" + urllib.parse.urlencode({"q": value}))[2])
         assert value in [r["name"].lower() for r in found["results"]]
+
+
+@pytest.mark.parametrize("which", ["server", "hostile_server"])
+def test_every_example_on_the_query_page_answers_where_the_graph_has_an_answer(which, request):
+    """Each example is bound to a name for which it answers, as kg query --list cites them."""
+    running = request.getfixturevalue(which)
+    shipped = json.loads(fetch(running.url + "/query.json")[2])["examples"]
+    answered = {}
+    for example in shipped:
+        body = json.loads(fetch(running.url + "/sparql?" + urllib.parse.urlencode({"query": example["query"]}),
+                                headers={"Accept": "application/sparql-results+json"})[2])
+        answered[example["name"]] = len(body["results"]["bindings"]) if "results" in body else int(body["boolean"])
+    if which == "server":  # the sample has an answer for every example
+        assert all(answered.values()), answered
+    assert sum(map(bool, answered.values())) >= len(answered) // 2, answered
