@@ -11,7 +11,7 @@ only where the child shares its head word ("Lesion Segmentation" under
 
 Links to Linked Papers With Code use its IRI scheme,
 ``https://linkedpaperswithcode.com/<kind>/<PwC slug>``, with the slug derived
-from the name as PwC derives it (:func:`lpwc_iri`), not looked up.
+from the name as PwC derives it (:func:`kg.vocab.lpwc_iri`), not looked up.
 
 >>> lexicon = load()
 >>> lexicon.task("document summarization"), lexicon.dataset("penn treebank")
@@ -36,22 +36,11 @@ from pathlib import Path
 from .keys import resolution_key
 
 LEXICON_FILE = files("kg") / "data" / "pwc.json.gz"
-LPWC = "https://linkedpaperswithcode.com/"
 ATTRIBUTION = ("Papers with Code task, dataset and metric names and task hierarchy, CC-BY-SA 4.0, "
                "derived from the 2025-07-25 Papers with Code dump")
 
 _DOMAIN_AREAS = {"cv": "Computer Vision", "nlp": "Natural Language Processing", "audio": "Audio"}
 _PARENTHESES = re.compile(r"\s*\([^)]*\)")
-
-
-def lpwc_iri(kind: str, name: str) -> str:
-    """The Linked Papers With Code IRI of a ``kind`` ("task", "dataset", "metric", "area") named ``name``.
-
-    >>> lpwc_iri("task", "Visual Question Answering (VQA)")
-    'https://linkedpaperswithcode.com/task/visual-question-answering'
-    """
-    slug = re.sub(r"[^a-z0-9]+", "-", _PARENTHESES.sub("", name).lower()).strip("-")
-    return f"{LPWC}{kind}/{slug}"
 
 
 @dataclass

@@ -26,7 +26,7 @@ import networkx as nx
 import pyoxigraph as ox
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
-from . import pwc, vocab
+from . import vocab
 from .vocab import KG, OA, SCHEMA
 
 __all__ = ["export_blocks", "node_iri", "Term", "Block", "typed_literal", "pair_key", "sorted_pairs"]
@@ -332,7 +332,7 @@ def _entity_pairs(data: dict) -> list[tuple[str, Term]]:
              (_REACH, typed_literal(str(int(data.get("reach", data["papers"]))), _INTEGER)),
              (_SALIENCE, _decimal(data.get("salience", 0.0)))]
     if data.get("pwc"):
-        pairs.append((_EXACT_MATCH, pwc.lpwc_iri(data["kind"].lower(), data["pwc"])))
+        pairs.append((_EXACT_MATCH, vocab.lpwc_iri(data["kind"].lower(), data["pwc"])))
     if data.get("area"):
         pairs.append((_AREA, _plain(data["area"])))
     return pairs

@@ -12,6 +12,7 @@ rdflib.term.URIRef('https://example.org/kg/method/group-relative-policy-optimiza
 from __future__ import annotations
 
 import hashlib
+import re
 from importlib.resources import files
 from typing import NamedTuple
 from urllib.parse import quote
@@ -300,6 +301,22 @@ def result_iri(base: str, paper_id: str, start: int) -> URIRef:
     """The IRI of the result a paper reports with its value at character ``start`` of the abstract."""
     digest = hashlib.sha1(f"{paper_id}\x1fresult\x1f{start}".encode()).hexdigest()[:16]
     return URIRef(f"{base}result/{digest}")
+
+
+#: Linked Papers With Code: the Papers with Code tasks, datasets and metrics as IRIs (skos:exactMatch targets).
+LPWC = "https://linkedpaperswithcode.com/"
+_PARENTHESES = re.compile(r"\s*\([^)]*\)")
+
+
+def lpwc_iri(kind: str, name: str) -> str:
+    """The Linked Papers With Code IRI of a ``kind`` ("task", "dataset", "metric", "area") named ``name``,
+    derived from the name as Papers with Code derives it.
+
+    >>> lpwc_iri("task", "Visual Question Answering (VQA)")
+    'https://linkedpaperswithcode.com/task/visual-question-answering'
+    """
+    slug = re.sub(r"[^a-z0-9]+", "-", _PARENTHESES.sub("", name).lower()).strip("-")
+    return f"{LPWC}{kind}/{slug}"
 
 
 def extractor_iri(base: str, name: str) -> URIRef:

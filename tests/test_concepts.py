@@ -4,7 +4,8 @@ import pytest
 
 from kg.concepts import build_hierarchy, papers_reached
 from kg.model import Entity, Mention, Paper, PaperExtraction
-from kg.pwc import load, lpwc_iri
+from kg.pwc import load
+from kg.vocab import lpwc_iri
 from kg.resolve import resolve
 from kg.store import open_graph, run_query
 
