@@ -27,6 +27,7 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore, SPARQLUpdateStore
 
 from kg import serve
 from kg.cli import main
+from guard_support import listener
 from support import FIXTURES, build
 from kg.queries import examples
 from kg.store import RESULT_FORMATS, negotiate, open_graph, store_dir
@@ -249,34 +250,6 @@ def test_three_runaway_queries_at_once_all_stop(endpoint):
     assert [status for status, _, _ in answers] == [503, 503, 503]
     messages = sorted(json.loads(body)["error"] for _, _, body in answers)
     assert sum("time limit" in m for m in messages) >= 2 and wrapper(endpoint, "ASK { ?p a kg:Paper }", JSON).query()
-
-
-@contextlib.contextmanager
-def listener():
-    """A TCP server on loopback that records every connection made to it."""
-    import socket
-
-    connections, sock = [], socket.create_server(("127.0.0.1", 0))
-    sock.settimeout(0.2)
-    stop = threading.Event()
-
-    def accept():
-        while not stop.is_set():
-            try:
-                connection, _ = sock.accept()
-            except OSError:
-                continue
-            connections.append(connection.recv(4096))
-            connection.close()
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield sock.getsockname()[1], connections
-    finally:
-        stop.set()
-        thread.join()
-        sock.close()
 
 
 @pytest.mark.parametrize("keyword", ["SERVICE", "service SILENT"])
