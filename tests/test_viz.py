@@ -271,7 +271,8 @@ def test_a_large_graph_with_a_hierarchy_opens_on_its_top_concepts_labelled_with_
     assert {"method/c1", "method/m1", "method/m6", "method/m11"} <= set(labels) and "method/m16" not in labels
     assert len(labels) == 6 + 5 * 3 and not any(node.startswith("paper/") for node in labels)
     assert labels["method/c1"] == "c1 · 399" and labels["method/m6"] == "m6 · 58"
-    assert "The top concepts of 465 nodes, each with the papers it reaches and its largest narrower concepts" in html
+    assert ("The top concepts of 465 nodes, each labelled with the papers it reaches (its own and its narrower "
+            "concepts') and shown with its largest narrower concepts") in html
 
 
 LAYOUT_SCRIPT = """
@@ -607,3 +608,20 @@ def test_a_results_value_is_shown_without_its_markup():
                   "previous": None, "sentence": r"We reach 3.14\% on X."}]
     [row] = graph_tables(G)["results"]
     assert row[1] == "3.14%"
+
+
+def test_a_concepts_tooltip_tells_its_papers_from_its_reach(offline, tmp_path):
+    """The overview labels a concept with its reach; hovering it says which number is which."""
+    G = big_graph()
+    for c in range(5):
+        G.add_node(f"method/c{c}", kind="Method", label=f"c{c}", aliases=[], papers=0, reach=400 - c)
+    for i in range(1, 60):
+        G.nodes[f"method/m{i}"]["reach"] = G.nodes[f"method/m{i}"]["papers"]
+        G.add_edge(f"method/m{i}", f"method/c{i % 5}", key="broader", role="broader", evidence=[])
+    page = offline.open(render_html(G, tmp_path / "kg.html", max_nodes=350))
+    at = node_on_screen(page, "method/c1")
+    page.mouse.move(at["x"] + 1, at["y"] + 1)
+    page.mouse.move(at["x"], at["y"])
+    page.wait_for_selector("div.vis-tooltip strong")
+    assert page.text_content("div.vis-tooltip .kg-muted") == "Method · 0 papers · 399 with narrower concepts"
+    offline.assert_clean()

@@ -53,7 +53,9 @@ function tooltipFor(id) {
     if (d.where) box.append(corpus("div", d.where, "kg-muted"));
     if (d.abstract) box.append(corpus("p", truncate(d.abstract, 420), "kg-tooltip-abstract"));
   } else {
-    box.append(el("div", d.kind + " · " + plural(d.papers, "paper"), "kg-muted"));
+    // The overview's labels count a concept's reach: the tooltip says which number is which.
+    const reach = d.reach !== d.papers ? " · " + d.reach + " with narrower concepts" : "";
+    box.append(el("div", d.kind + " · " + plural(d.papers, "paper") + reach, "kg-muted"));
     if (d.aliases.length) box.append(isolatedList("div", "Also: ", d.aliases, 8));
   }
   return box;

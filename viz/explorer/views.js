@@ -72,7 +72,8 @@ function paperView(tables, i) {
 /** What a tooltip shows. */
 function summary(tables, i) {
   const { t, first, isPaper, kindOf, text } = tables;
-  if (!isPaper(i)) return { kind: kindOf(i), label: t.label[i], papers: t.papers[i], aliases: t.aliases[i] || [] };
+  if (!isPaper(i)) return { kind: kindOf(i), label: t.label[i], papers: t.papers[i], reach: t.reach[i] || t.papers[i],
+                            aliases: t.aliases[i] || [] };
   const row = i - first;
   return { kind: "Paper", label: t.label[i], where: venueAndYear(text(t.paper_venue[row]), t.paper_year[row]),
            abstract: t.paper_abstract[row] || "" };
