@@ -33,7 +33,8 @@ sys.path[:0] = [str(ROOT / "tests")]
 from guard_support import HARMLESS, disguises, listener  # noqa: E402
 
 from kg.errors import KGError  # noqa: E402
-from kg.store import QueryRefused, graph_file, refuse_federation, store_dir  # noqa: E402
+from kg.sparql import QueryRefused, refuse_federation  # noqa: E402
+from kg.store import graph_file, store_dir  # noqa: E402
 
 STARTUP_LIMIT = 120.0  # seconds kg serve may take to say where it listens
 METHODS = ("GET", "form", "body")

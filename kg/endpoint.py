@@ -17,7 +17,8 @@ import pyoxigraph as ox
 
 from .errors import KGError
 from .queries import view, with_values
-from .store import PREFIXES, query_form
+from .sparql import query_form
+from .store import PREFIXES
 
 #: What kg asks a server for, by the query's form: SPARQL XML results, which Virtuoso writes six times
 #: as fast as JSON (0.33 s against 2.0 s for 20,000 rows; Oxigraph writes both alike), and N-Triples.

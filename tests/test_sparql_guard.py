@@ -26,8 +26,8 @@ from guard_support import (HARMLESS, connect_from_a_filtered_process, crashing_e
 from kg.cli import main
 from kg.serve import pool as query_pool
 from kg.serve.pool import HTTPError, QueryPool, endpoint_engine, oxigraph_engine
-from kg.store import (MAX_NESTING, MAX_QUERY_CHARS, QueryRefused, QueryRejected, query_form, refuse_federation,
-                      sparql_tokens)
+from kg.sparql import (MAX_NESTING, MAX_QUERY_CHARS, QueryRefused, QueryRejected, query_form, refuse_federation,
+                       sparql_tokens)
 
 NAMES = list(disguises(9))
 REFUSED = "SERVICE (federated query) is refused"

@@ -8,7 +8,7 @@ answered with a 503 and its worker replaced. ``kg query`` runs its query the
 same way (:func:`query_within`).
 
 A worker answering from a graph of its own cannot open a network connection at
-all: beside the SERVICE filter (:func:`kg.store.refuse_federation`), Linux
+all: beside the SERVICE filter (:func:`kg.sparql.refuse_federation`), Linux
 refuses it the sockets for one (:func:`deny_network`). Only the workers of
 ``kg serve --sparql`` (:func:`endpoint_engine`) keep the network, which they
 need to ask their SPARQL server; there the filter is the guard.
@@ -33,8 +33,9 @@ from pathlib import Path  # noqa: F401 - QueryPool's doctest uses it
 import pyoxigraph as ox
 
 from ..errors import KGError
-from ..store import (PREFIXES, NotAcceptable, QueryRefused, graph_file, open_graph, refuse_federation,
-                     serialize_results, store_dir, syntax_message)
+from ..sparql import QueryRefused, refuse_federation
+from ..store import (PREFIXES, NotAcceptable, graph_file, open_graph, serialize_results, store_dir,
+                     syntax_message)
 from ..store import fill_store  # noqa: F401 - QueryPool's doctest uses it
 
 #: Worker processes answering SPARQL. Each may run one query at a time.

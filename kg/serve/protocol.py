@@ -6,7 +6,7 @@ status the Protocol gives: 400 for a malformed request, 403 for an update (the
 endpoint is read-only), 405, 408, 413 and 415 for a request it cannot read. It
 runs nothing, and reads the query no further than its first words: the
 application hands it to its workers, which lex it for SERVICE
-(:func:`kg.store.refuse_federation`, 403) in their own processes, so that even
+(:func:`kg.sparql.refuse_federation`, 403) in their own processes, so that even
 a megabyte of hostile text holds up no other request.
 
 References
