@@ -128,9 +128,9 @@ def crashing_engine():
 
 
 def connect_from_a_filtered_process(port: int, queue) -> None:
-    """In a process of its own: close the network (kg.serve.pool.deny_network), try to connect to
+    """In a process of its own: close the network (kg.sandbox.deny_network), try to connect to
     ``port`` over IPv4 and IPv6 and to talk over a socket pair; put what happened on ``queue``."""
-    from kg.serve.pool import deny_network
+    from kg.sandbox import deny_network
 
     result = {"denied": deny_network()}
     for family, address in ((socket.AF_INET, ("127.0.0.1", port)), (socket.AF_INET6, ("::1", port))):
