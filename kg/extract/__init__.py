@@ -15,7 +15,7 @@ import contextlib
 import functools
 import multiprocessing
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -25,7 +25,7 @@ from ..model import Mention, Paper, PaperExtraction, Result, Role
 from ..text import clean
 from ..vocab import KG_TO_SCIERC, SCIERC_RELATION, SCIERC_TO_KG
 from . import rules
-from .links import MentionSpan, find_links
+from .links import find_links
 from .pipeline import load_pipeline, version
 from .relation_model import load_relation_model, span_model_links
 from .results import find_results
@@ -68,32 +68,34 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
         for token in sent:
             sentence_of[token.i] = index
 
-    mentions, roles, acronyms = [], [], {}
+    # ``typed``: the candidates with their roles (and final labels), what links and results read.
+    typed, mentions, roles, acronyms = [], [], [], {}
     for candidate in candidates:
         span = candidate.span
-        start, end = offsets.original_span(span.start_char, span.end_char)
-        mentions.append(Mention(start=start, end=end, text=span.text, label=candidate.label,
-                                sentence=sentence_of[span.start], confidence=round(candidate.confidence, 3),
-                                extractor=extractor, acronym_of=candidate.acronym_of))
         nested = any(o is not candidate and o.span.start <= span.start and span.end <= o.span.end
                      and len(o.span) > len(span) and o.rule in NAMED_RULES for o in candidates)
         role, confidence = rules.role_of(candidate, proposed, nested=nested)
-        if role == "proposes" and candidate.label == "Task":
-            mentions[-1].label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task
+        label = candidate.label
+        if role == "proposes" and label == "Task":
+            label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task
+        typed.append(replace(candidate, label=label, role=role))
+        start, end = offsets.original_span(span.start_char, span.end_char)
+        mentions.append(Mention(start=start, end=end, text=span.text, label=label,
+                                sentence=sentence_of[span.start], confidence=round(candidate.confidence, 3),
+                                extractor=extractor, acronym_of=candidate.acronym_of))
         roles.append(Role(mention=len(mentions) - 1, role=role, confidence=round(confidence, 3)))
         if candidate.rule == "abbreviation-short":
             acronyms[span.text] = candidate.acronym_of
 
-    spans = [MentionSpan(c.span, m.label, r.role) for c, m, r in zip(candidates, mentions, roles)]
     results = []
-    for found in find_results(doc, spans):
+    for found in find_results(doc, typed):
         start, end = offsets.original_span(found.value.start_char, found.value.end_char)
         results.append(Result(start=start, end=end, value=found.number, unit=found.unit,
                               sentence=sentence_of[found.value.start], metric=found.metric, dataset=found.dataset,
                               subject=found.subject, previous=found.previous, kind=found.kind,
                               confidence=found.confidence))
-    links = find_links(doc, spans)
-    links += span_model_links(spans, known=links)
+    links = find_links(doc, typed)
+    links += span_model_links(typed, known=links)
     spans = []
     for token in doc:
         spans += offsets.original_span(token.idx, token.idx + len(token))
@@ -289,9 +291,9 @@ def predict_relations(text: str, entities: list[tuple[int, int, str]] | None = N
             span = doc.char_span(start, end, alignment_mode="expand")
             if span is None or not len(span):
                 continue
-            kg_label = SCIERC_TO_KG.get(label, label)
-            role, _ = rules.role_of(rules.Candidate(span, kg_label, 0.8, "gold"), proposed)
-            mentions.append(MentionSpan(span, kg_label, role))
+            gold = rules.Candidate(span, SCIERC_TO_KG.get(label, label), 0.8, "gold")
+            role, _ = rules.role_of(gold, proposed)
+            mentions.append(replace(gold, role=role))
             spans.append((start, end))
             labels.append(label)
         links = find_links(doc, mentions) if use_rules else []

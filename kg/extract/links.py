@@ -9,24 +9,18 @@ proposed one when the sentence names it, else the grammatical subject, else,
 in a sentence about the paper's own work ("Experiments show ..."), the
 paper's main proposal.
 
-Works on any typed spans, so the same rules score SciERC's gold entities.
+The mentions are the rules' ``kg.extract.rules.Candidate`` objects, their roles set;
+any typed span will do, so the same rules score SciERC's gold entities.
 """
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import NamedTuple
 
 from spacy.tokens import Doc, Span
 
 from ..model import Link
 from ..vocab import ACTOR_TYPES, RELATION_TYPES
-
-
-class MentionSpan(NamedTuple):
-    span: Span
-    label: str  # one of vocab.ENTITY_TYPES
-    role: str  # the paper's role (vocab.ROLES)
-
+from .rules import Candidate
 
 _SUBJECT_DEPS = {"nsubj", "nsubjpass"}
 #: Words that make a sentence about the paper's own work, whose actor is then its proposal.
@@ -42,18 +36,19 @@ _EVALUATE_VERBS = {"evaluate", "test", "benchmark", "assess", "compare", "apply"
 _PURPOSE = {"for", "to", "in", "towards", "toward"}
 
 
-def main_proposal(mentions: list[MentionSpan]) -> int | None:
+def main_proposal(mentions: list[Candidate]) -> int | None:
     """The paper's first proposed method or model: what "our method" and "experiments" are about."""
     return next((i for i, m in enumerate(mentions) if m.role == "proposes" and m.label in ACTOR_TYPES), None)
 
 
-def sentence_actor(sentence: Span, members: list[int], mentions: list[MentionSpan],
+def sentence_actor(sentence: Span, members: list[int], mentions: list[Candidate],
                    main: int | None) -> tuple[int | None, float]:
     """The method or model a sentence is about, and how sure that is.
 
     >>> from kg.extract.pipeline import load_pipeline
     >>> doc = load_pipeline()("The resultant MOBILERL-9B model achieves 80.2% on AndroidWorld.")
-    >>> spans = [MentionSpan(doc[2:3], "Model", "uses"), MentionSpan(doc[9:10], "Dataset", "evaluatesOn")]
+    >>> spans = [Candidate(doc[2:3], "Model", 0.7, "name", role="uses"),
+    ...          Candidate(doc[9:10], "Dataset", 0.7, "name", role="evaluatesOn")]
     >>> sentence_actor(next(doc.sents), [0, 1], spans, None)
     (0, 0.7)
     """
@@ -80,7 +75,7 @@ def _is_outperform(span: Span) -> bool:
                for t in span.doc[span.sent.start : span.start])
 
 
-def _comparison_subject(span: Span, mentions: list[MentionSpan], members: list[int]) -> int | None:
+def _comparison_subject(span: Span, mentions: list[Candidate], members: list[int]) -> int | None:
     """What a baseline is compared against: the subject of "outperforms", "surpasses", "beats" above it."""
     token = span.root
     for _ in range(4):
@@ -97,7 +92,7 @@ def _comparison_subject(span: Span, mentions: list[MentionSpan], members: list[i
     return None
 
 
-def _purpose_head(span: Span, mentions: list[MentionSpan], members: list[int]) -> int | None:
+def _purpose_head(span: Span, mentions: list[Candidate], members: list[int]) -> int | None:
     """The method a task is for: "X for visual grounding", "we apply X to code generation"."""
     doc = span.doc
     root = span.root
@@ -120,7 +115,7 @@ def _purpose_head(span: Span, mentions: list[MentionSpan], members: list[int]) -
     return None
 
 
-def _examples(i: int, members: list[int], mentions: list[MentionSpan]) -> list[int]:
+def _examples(i: int, members: list[int], mentions: list[Candidate]) -> list[int]:
     """The mentions listed as examples of mention ``i``: "LLMs such as LLaMA-3 and Qwen2.5"."""
     doc = mentions[i].span.doc
     at = mentions[i].span.end
@@ -143,7 +138,7 @@ def _examples(i: int, members: list[int], mentions: list[MentionSpan]) -> list[i
     return found
 
 
-def _whole(sentence: Span, members: list[int], mentions: list[MentionSpan], main: int | None) -> tuple[int | None, float]:
+def _whole(sentence: Span, members: list[int], mentions: list[Candidate], main: int | None) -> tuple[int | None, float]:
     """What a sentence with a part cue is about: "In ADAGRPO, we design ...", "Its core component is ...",
     "X consists of ..."."""
     tokens = list(sentence)
@@ -164,15 +159,16 @@ def _whole(sentence: Span, members: list[int], mentions: list[MentionSpan], main
     return None, 0.0
 
 
-def find_links(doc: Doc, mentions: list[MentionSpan]) -> list[Link]:
+def find_links(doc: Doc, mentions: list[Candidate]) -> list[Link]:
     """The relations between ``mentions`` that the sentences of ``doc`` state, one ``Link`` each.
 
     Example
     -------
     >>> from kg.extract.pipeline import load_pipeline
     >>> doc = load_pipeline()("We introduce LongFilter. Experiments show gains on RULER and HELMET.")
-    >>> spans = [MentionSpan(doc[2:3], "Method", "proposes"), MentionSpan(doc[8:9], "Dataset", "evaluatesOn"),
-    ...          MentionSpan(doc[10:11], "Dataset", "evaluatesOn")]
+    >>> spans = [Candidate(doc[2:3], "Method", 0.75, "proposed-name", role="proposes"),
+    ...          Candidate(doc[8:9], "Dataset", 0.7, "name", role="evaluatesOn"),
+    ...          Candidate(doc[10:11], "Dataset", 0.7, "name", role="evaluatesOn")]
     >>> [(spans[l.head].span.text, l.relation, spans[l.tail].span.text) for l in find_links(doc, spans)]
     [('LongFilter', 'evaluatedOn', 'RULER'), ('LongFilter', 'evaluatedOn', 'HELMET')]
     """

@@ -154,7 +154,8 @@ def to_kg_relation(label: str, head_type: str) -> tuple[str, bool] | None:
 
 def span_model_links(mentions, *, known: Iterable = ()) -> list:
     """The span model's relations (``doc._.relations``, set by :mod:`.spans`) between ``mentions``
-    (``kg.extract.links.MentionSpan``) that ``known`` links do not already relate, in our relations.
+    (``kg.extract.rules.Candidate`` objects, their roles set) that ``known`` links do not already
+    relate, in our relations.
 
     A model entity stands for the mention with the same tokens or, failing that, the mention
     sharing its root word (kg trims "the", cuts at brackets). Confidence is the model's probability.

@@ -29,11 +29,18 @@ _QUANTITY = re.compile(r"^\d+(?:\.\d+)?[A-Za-z]{0,2}$")
 
 @dataclass
 class Candidate:
+    """One mention of an abstract, from the rule that found it to the relations read between mentions.
+
+    ``role`` is empty until :func:`role_of` has told it: ``kg.extract.extract_doc`` sets it (with
+    ``dataclasses.replace``) before the mentions go to :mod:`.links` and :mod:`.results`.
+    """
+
     span: Span
-    label: str
+    label: str  # one of vocab.ENTITY_TYPES (a SciERC label, for gold entities kg has no type for)
     confidence: float
-    rule: str
+    rule: str  # the rule that found it, e.g. "abbreviation-short"; "gold" for given entities
     acronym_of: str = ""
+    role: str = ""  # the paper's role towards it (vocab.ROLES), once role_of has told it
 
 
 def looks_like_name(token: Token) -> bool:
