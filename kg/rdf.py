@@ -216,12 +216,9 @@ def _paper_blocks(G: nx.MultiDiGraph, nodes: list[str], paper: str, iris: dict[s
                 if iri not in best or item["confidence"] > best[iri]["confidence"]:
                     best[iri] = item
             for iri, item in best.items():
-                name = item["extractor"]
-                if name not in extractors:
-                    extractors[name] = str(vocab.extractor_iri(base, name))
                 sentences.add(item["sentence_index"])
-                sentence = str(vocab.sentence_iri(base, data["paper_id"], item["sentence_index"]))
-                blocks = _statement_blocks(iri, paper, predicate, entity, item, extractors[name], sentence)
+                blocks = _statement_blocks(iri, paper, predicate, entity, item,
+                                           *_provenance(item, data["paper_id"], base, extractors))
                 if iri in statements:  # the same IRI from two edges: one subject, all the triples
                     blocks = [(s, sorted_pairs(old + new)) for (s, old), (_, new) in zip(statements[iri], blocks)]
                 statements[iri] = blocks
@@ -253,11 +250,9 @@ def _result_blocks(results: list[dict], paper: str, iris: dict[str, str], base: 
     blocks: dict[str, list[Block]] = {}
     for result in results:
         iri = str(vocab.result_iri(base, result["paper_id"], result["start"]))
-        name = result["extractor"]
-        extractors.setdefault(name, str(vocab.extractor_iri(base, name)))
-        sentence = str(vocab.sentence_iri(base, result["paper_id"], result["sentence_index"]))
+        extractor, sentence = _provenance(result, result["paper_id"], base, extractors)
         pairs = [(_TYPE, _RESULT), (_VALUE, _decimal(result["value"])), (_KIND, _plain(result["kind"])),
-                 (_DERIVED_FROM, sentence), (_ATTRIBUTED_TO, extractors[name]),
+                 (_DERIVED_FROM, sentence), (_ATTRIBUTED_TO, extractor),
                  (_CONFIDENCE, typed_literal(f"{result['confidence']:.3f}", _DECIMAL))]
         if result["unit"]:
             pairs.append((_UNIT, _plain(result["unit"])))
@@ -282,11 +277,8 @@ def _relation_statements(G: nx.MultiDiGraph, nodes: list[str], subject: str, iri
             for item in edge["evidence"]:
                 key = f"{G.nodes[node]['key']}\x1f{G.nodes[target]['key']}"
                 iri = str(vocab.statement_iri(base, item["paper"], relation, key, item["start"]))
-                name = item["extractor"]
-                extractors.setdefault(name, str(vocab.extractor_iri(base, name)))
-                sentence = str(vocab.sentence_iri(base, item["paper"], item["sentence_index"]))
                 statements[iri] = _statement_blocks(iri, subject, _RELATIONS[relation], iris[target], item,
-                                                    extractors[name], sentence)
+                                                    *_provenance(item, item["paper"], base, extractors))
     for iri in sorted(statements):
         yield from statements[iri]
 
@@ -336,6 +328,15 @@ def _entity_pairs(data: dict) -> list[tuple[str, Term]]:
     if data.get("area"):
         pairs.append((_AREA, _plain(data["area"])))
     return pairs
+
+
+def _provenance(item: dict, paper_id: str, base: str, extractors: dict[str, str]) -> tuple[str, str]:
+    """The IRIs of the extractor that read ``item`` (a piece of evidence or a result), noted in
+    ``extractors`` (its name to its IRI), and of the sentence of paper ``paper_id`` it was read from."""
+    name = item["extractor"]
+    if name not in extractors:
+        extractors[name] = str(vocab.extractor_iri(base, name))
+    return extractors[name], str(vocab.sentence_iri(base, paper_id, item["sentence_index"]))
 
 
 def _statement_blocks(iri: str, subject: str, predicate: str, entity: str, item: dict,
