@@ -69,7 +69,7 @@ class BuildResult:
             lines.append(f"Kept {len(self.warnings)} records under new ids, their ids being other records':")
             lines += skipped_lines(self.warnings)
         lines.append("Nodes: " + ", ".join(f"{kinds[k]} {k}" for k in ["Paper", *ENTITY_TYPES] if kinds[k]))
-        lines.append("Edges: " + ", ".join(f"{n} {r}" for r, n in edges.most_common()))
+        lines.append("Edges: " + (", ".join(f"{n} {r}" for r, n in edges.most_common()) or "none"))
         entities = sorted((d for n, d in self.graph.nodes(data=True) if d["kind"] != "Paper"),
                           key=lambda d: (-d["papers"], d["label"]))
         if entities:

@@ -51,6 +51,12 @@ def test_an_abstract_ending_in_a_number_list_is_built(tmp_path, ending):
     assert "skipped" not in result.output and _papers(tmp_path / "g") == 2
 
 
+def test_a_graph_with_no_edges_says_so(tmp_path):
+    corpus = _csv(tmp_path / "min.csv", [("p1", "T", "1, 2")])
+    result = CliRunner().invoke(main, ["build", "-q", "-j", "1", str(corpus), "-o", str(tmp_path / "g")])
+    assert result.exit_code == 0 and "Nodes: 1 Paper\nEdges: none\n" in result.output
+
+
 @pytest.fixture
 def one_record_raises(monkeypatch):
     """Extraction raises for any abstract that mentions BOOM, as a bug in a rule would."""
