@@ -721,3 +721,16 @@ def test_every_example_on_the_query_page_answers_where_the_graph_has_an_answer(w
     if which == "server":  # the sample has an answer for every example
         assert all(answered.values()), answered
     assert sum(map(bool, answered.values())) >= len(answered) // 2, answered
+
+
+def test_a_started_server_reads_every_panels_tables_before_the_first_request(sample):
+    app = serve.make_app(sample)
+    running = serve.start(app, port=0)
+    try:
+        deadline = time.monotonic() + 60
+        while app.index().views is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert app.index().views is not None  # no page was asked for: the warm-up read them
+    finally:
+        running.stop()
+        app.close()

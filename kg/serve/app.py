@@ -32,7 +32,7 @@ from ..index import GraphIndex, load_index
 from .index import neighbourhood, search
 from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph_engine
 from .protocol import read_query
-from .views import entity_view, example_queries, paper_view, segments
+from .views import entity_view, example_queries, paper_view, segments, view_tables
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -149,6 +149,12 @@ class App:
             if self._index is None:
                 self._index = load_index(self.store, graph_vectors(self.graph))
             return self._index
+
+    def warm_up(self) -> None:
+        """Start the query workers and read what the pages need (the index, then every panel's
+        tables, seconds on a large graph), so that the first visitor does not wait for them."""
+        self.pool  # noqa: B018 - a property that starts the workers
+        view_tables(self.store, self.index())
 
     def close(self) -> None:
         if self._pool is not None:

@@ -273,5 +273,5 @@ def start(app: App, *, host: str = "127.0.0.1", port: int = 0, quiet: bool = Tru
                       "or stop the program using it.") from None
     thread = threading.Thread(target=server.serve_forever, name="kg-serve", daemon=True)
     thread.start()
-    threading.Thread(target=lambda: (app.pool, app.index()), name="kg-warm-up", daemon=True).start()
+    threading.Thread(target=app.warm_up, name="kg-warm-up", daemon=True).start()
     return Running(app, server, thread)
