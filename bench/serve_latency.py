@@ -47,7 +47,7 @@ from kg.build import write_outputs
 from kg.concepts import annotate
 from kg.errors import KGError
 from kg.graph import build_graph
-from kg.model import Entity, Mention, Paper, PaperExtraction, Relation, Result, Role
+from kg.model import Entity, Mention, Paper, PaperExtraction, Relation, Result
 from kg.queries import examples, with_values
 from kg.store import PREFIXES, open_graph, store_dir
 
@@ -69,7 +69,7 @@ def synthesise(stem: Path, papers: int, *, seed: int = 7) -> None:
     extractions, mentions_of, relations = [], {}, []
     for number in range(papers):
         paper_id = f"synthetic-{number:06d}"
-        sentences, mentions, roles, parts, abstract = [], [], [], [], ""
+        sentences, mentions, parts, abstract = [], [], [], ""
         for role, kind in SYNTH_MENTIONS:
             if role == "comparesWith" and rng.random() < 0.5:
                 continue
@@ -79,12 +79,12 @@ def synthesise(stem: Path, papers: int, *, seed: int = 7) -> None:
             sentence = f"{lead}{name} in setting {rng.randint(1, 999)}."
             abstract += (" " if abstract else "") + sentence
             index = len(mentions)
-            mentions.append(Mention(at + len(lead), at + len(lead) + len(name), name, kind, index, 0.9, "synthetic/1"))
-            roles.append(Role(index, role, 0.9))
+            mentions.append(Mention(at + len(lead), at + len(lead) + len(name), name, kind, index, 0.9, "synthetic/1",
+                                    role=role, role_confidence=0.9))
             mentions_of.setdefault((kind, name), []).append((paper_id, index))
             parts.append(kind)
             sentences.append((at, at + len(sentence)))
-        ex = PaperExtraction(Paper(paper_id, abstract, venue="Synthetic 2026", year=2026), sentences, mentions, roles, {})
+        ex = PaperExtraction(Paper(paper_id, abstract, venue="Synthetic 2026", year=2026), sentences, mentions, {})
         dataset, metric = parts.index("Dataset"), parts.index("Metric")
         ex.results = [Result(mentions[dataset].end + 1, mentions[dataset].end + 4, 80.0 + number % 20, "%", dataset,
                              metric, dataset, 0, None, "score", 0.8)]

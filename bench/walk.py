@@ -303,7 +303,8 @@ import json, sys
 from kg.ingest import read_papers
 from kg.extract import extract_papers
 [ex] = list(extract_papers(list(read_papers([sys.argv[1]]))))
-roles = {r.mention: r.role for r in ex.roles}
+roles = ({r.mention: r.role for r in ex.roles} if hasattr(ex, 'roles')  # revisions with a separate Role
+         else {i: m.role for i, m in enumerate(ex.mentions)})
 mentions = [m for i, m in enumerate(ex.mentions) if roles.get(i) == "proposes" and m.label in ("Method", "Model")]
 first = mentions[0] if mentions else next(m for m in ex.mentions if m.label == "Method")
 short = {long: short for short, long in ex.acronyms.items()}

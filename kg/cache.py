@@ -3,11 +3,11 @@
 Extraction is pure (one abstract in, one ``PaperExtraction`` out), so its result
 can be reused whenever the same abstract meets the same extractor. Entries
 live in one SQLite file; a different extractor version simply never matches
-old entries.
+old entries, and an entry in an older form of ``PaperExtraction`` is a miss.
 
 >>> from kg.model import Paper, PaperExtraction
 >>> cache = ExtractionCache(":memory:", extractor="rules-1")
->>> ex = PaperExtraction(Paper("p", "We propose X."), [(0, 13)], [], [], {})
+>>> ex = PaperExtraction(Paper("p", "We propose X."), [(0, 13)], [], {})
 >>> cache.put([ex]); cache.get(Paper("other id", "We propose X.")).paper.id
 'other id'
 """
@@ -55,7 +55,10 @@ class ExtractionCache:
             return None
         data = json.loads(row[0])
         data["paper"] = {"id": paper.id, "abstract": paper.abstract}
-        extraction = PaperExtraction.from_json(data)
+        try:
+            extraction = PaperExtraction.from_json(data)
+        except ValueError:  # stored in an older form: a miss, extracted again and replaced by put()
+            return None
         extraction.paper = paper
         return extraction
 

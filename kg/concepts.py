@@ -146,7 +146,7 @@ def build_hierarchy(entities: list[Entity], extractions: list[PaperExtraction], 
     -------
     >>> from kg.model import Paper, Mention
     >>> def paper(pid, name):
-    ...     return PaperExtraction(Paper(pid, name), [(0, len(name))], [Mention(0, len(name), name, "Task", 0, 0.9, "t")], [], {})
+    ...     return PaperExtraction(Paper(pid, name), [(0, len(name))], [Mention(0, len(name), name, "Task", 0, 0.9, "t")], {})
     >>> exs = [paper("a", "document summarization"), paper("b", "abstractive summarization"), paper("c", "summarization")]
     >>> ents = [Entity(resolution_key(ex.mentions[0].text), "Task", ex.mentions[0].text, [], [(ex.paper.id, 0)]) for ex in exs]
     >>> [(l.source, l.relation, l.target, l.rule) for l in build_hierarchy(ents, exs).links]
@@ -336,9 +336,9 @@ def annotate(entities: list[Entity], links: list[Relation], extractions: list[Pa
     proposed = set()
     entity_of = {ref: e.key for e in entities for ref in e.mentions}
     for ex in extractions:
-        for role in ex.roles:
-            if role.role in ("proposes", "introduces") and (ex.paper.id, role.mention) in entity_of:
-                proposed.add(entity_of[(ex.paper.id, role.mention)])
+        for index, mention in enumerate(ex.mentions):
+            if mention.role in ("proposes", "introduces") and (ex.paper.id, index) in entity_of:
+                proposed.add(entity_of[(ex.paper.id, index)])
     attributes = {}
     for entity in entities:
         reach = len(reached.get(entity.key, ()))

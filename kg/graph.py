@@ -115,9 +115,9 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
 
     Example
     -------
-    >>> from kg.model import Paper, Mention, Role, PaperExtraction, Entity
+    >>> from kg.model import Paper, Mention, PaperExtraction, Entity
     >>> ex = PaperExtraction(Paper("p1", "We propose GRPO."), [(0, 16)],
-    ...     [Mention(11, 15, "GRPO", "Method", 0, 0.9, "rules")], [Role(0, "proposes", 0.9)], {})
+    ...     [Mention(11, 15, "GRPO", "Method", 0, 0.9, "rules", role="proposes", role_confidence=0.9)], {})
     >>> G = build_graph([ex], [Entity("GRPO", "Method", "GRPO", [], [("p1", 0)])])
     >>> sorted(G.nodes)
     ['method/GRPO', 'paper/p1']
@@ -146,20 +146,19 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
                    keywords=list(paper.keywords), url=paper.url, paper_id=paper.id,
                    source_file=published_path(paper.source.file) if paper.source else "",
                    source_line=paper.source.line if paper.source else 0, sentences=list(ex.sentences))
-        for role in ex.roles:
-            entity = mention_entity.get((paper.id, role.mention))
-            if entity is None:
+        for index, mention in enumerate(ex.mentions):
+            entity = mention_entity.get((paper.id, index))
+            if entity is None or not mention.role:
                 continue
-            mention = ex.mentions[role.mention]
-            evidence = _evidence(ex, role.mention, role.confidence, sentences=_sentences(ex, texts))
+            evidence = _evidence(ex, index, mention.role_confidence, sentences=_sentences(ex, texts))
             target = entity_node(entity.type, entity.key)
-            if G.has_edge(node, target, role.role):
-                data = G.edges[node, target, role.role]
+            if G.has_edge(node, target, mention.role):
+                data = G.edges[node, target, mention.role]
                 data["evidence"].append(evidence)
-                data["confidence"] = max(data["confidence"], role.confidence)
+                data["confidence"] = max(data["confidence"], mention.role_confidence)
             else:
-                G.add_edge(node, target, key=role.role, role=role.role,
-                           confidence=role.confidence, evidence=[evidence])
+                G.add_edge(node, target, key=mention.role, role=mention.role,
+                           confidence=mention.role_confidence, evidence=[evidence])
 
     node_of = {e.key: entity_node(e.type, e.key) for e in entities}
     for relation in relations:

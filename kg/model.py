@@ -1,7 +1,7 @@
 """The data that flows through the pipeline, one dataclass per stage's output.
 
 ingest -> ``Paper``; extract -> ``PaperExtraction`` (with ``Mention``,
-``Role``, ``Link`` and ``Result``); resolve -> ``Entity``; relations ->
+``Link`` and ``Result``); resolve -> ``Entity``; relations ->
 ``Relation``. Every type is plain data that round-trips
 through JSON, so a ``PaperExtraction`` can be cached or computed in another
 process.
@@ -51,7 +51,10 @@ class Mention:
 
     ``start``/``end`` are character offsets into ``Paper.abstract`` (the
     original text), so ``paper.abstract[m.start:m.end]`` is the mention as
-    written. ``text`` is the same span with markup removed.
+    written. ``text`` is the same span with markup removed. ``role`` is what
+    the paper does with the thing the mention names (kg:proposes, kg:uses,
+    ...), with its own ``role_confidence``; a mention with no role (``""``)
+    puts no edge in the graph.
     """
 
     start: int
@@ -64,15 +67,8 @@ class Mention:
     #: The long form when this mention is an acronym defined in the paper, or
     #: the acronym when it is a long form followed by one.
     acronym_of: str = ""
-
-
-@dataclass(slots=True)
-class Role:
-    """What a paper does with the thing a mention names (kg:proposes, kg:uses, ...)."""
-
-    mention: int  # index into PaperExtraction.mentions
-    role: str
-    confidence: float
+    role: str = ""
+    role_confidence: float = 0.0
 
 
 @dataclass(slots=True)
@@ -121,7 +117,6 @@ class PaperExtraction:
     paper: Paper
     sentences: list[tuple[int, int]]  # (start, end) of each sentence in the original abstract
     mentions: list[Mention]
-    roles: list[Role]
     acronyms: dict[str, str]  # short form -> long form, as defined in this paper
     links: list[Link] = field(default_factory=list)
     results: list[Result] = field(default_factory=list)
@@ -155,18 +150,21 @@ class PaperExtraction:
 
     @classmethod
     def from_json(cls, data: dict) -> "PaperExtraction":
+        if "roles" in data:
+            raise ValueError("an extraction in the old form (roles listed apart from the mentions) "
+                             "cannot be read: extract the paper again")
         paper = dict(data["paper"])
         if paper.get("source"):
             paper["source"] = Source(**paper["source"])
         # JSON gives every mention its own copy of strings that recur in every paper ("Method",
-        # the extractor's name): one shared copy keeps a 100k-paper corpus in memory.
-        mentions = [Mention(**{**m, "label": intern(m["label"]), "extractor": intern(m["extractor"])})
+        # the extractor's name, the role): one shared copy keeps a 100k-paper corpus in memory.
+        mentions = [Mention(**{**m, "label": intern(m["label"]), "extractor": intern(m["extractor"]),
+                               "role": intern(m["role"])})
                     for m in data["mentions"]]
         return cls(
             paper=Paper(**paper),
             sentences=[tuple(s) for s in data["sentences"]],
             mentions=mentions,
-            roles=[Role(r["mention"], intern(r["role"]), r["confidence"]) for r in data["roles"]],
             acronyms=dict(data["acronyms"]),
             links=[Link(**link) for link in data.get("links", ())],
             results=[Result(**result) for result in data.get("results", ())],

@@ -20,7 +20,7 @@ import functools
 from dataclasses import replace
 
 from .keys import is_acronym_like
-from .model import Entity, Mention, PaperExtraction, Role
+from .model import Entity, Mention, PaperExtraction
 from .resolve import cluster_key, corpus_names
 from .vocab import ACTOR_TYPES, DEFAULT_ROLE
 
@@ -52,13 +52,14 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> tup
     ...     for word in words:
     ...         spans, at = spans + [at, at + len(word.rstrip())], at + len(word)
     ...     tokens, token_spans = PaperExtraction.pack_tokens(words, spans)
-    ...     mentions = [Mention(text.index(f), text.index(f) + len(f), f, "Method", 0, 0.8, "rules") for f in found]
-    ...     return PaperExtraction(Paper(paper_id, text), [(0, len(text))], mentions,
-    ...                            [Role(i, "uses", 0.8) for i in range(len(found))], {}, tokens=tokens, token_spans=token_spans)
+    ...     mentions = [Mention(text.index(f), text.index(f) + len(f), f, "Method", 0, 0.8, "rules",
+    ...                         role="uses", role_confidence=0.8) for f in found]
+    ...     return PaperExtraction(Paper(paper_id, text), [(0, len(text))], mentions, {},
+    ...                            tokens=tokens, token_spans=token_spans)
     >>> known = extraction("a", "We build on flow matching .", ["flow matching"])
     >>> missed = extraction("b", "CurlFlow is compared relative to Flow Matching .", [])
     >>> extractions, entities = propagate([known, missed], resolve([known, missed]))
-    >>> [(m.text, m.start, m.end, r.role) for m, r in zip(extractions[1].mentions, extractions[1].roles)]
+    >>> [(m.text, m.start, m.end, m.role) for m in extractions[1].mentions]
     [('Flow Matching', 33, 46, 'comparesWith')]
     >>> entities[0].mentions
     [('a', 0), ('b', 0)]
@@ -94,7 +95,7 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> tup
                  for j in range(i + 1, min(i + longest, len(bare)) + 1)
                  if tuple(bare[i:j]) in patterns or tuple(lower[i:j]) in patterns]
         covered = [(m.start, m.end) for m in ex.mentions]
-        mentions, roles = list(ex.mentions), list(ex.roles)
+        mentions = list(ex.mentions)
         for i, j in _longest_first(found):
             start, end = spans[2 * i], spans[2 * (j - 1) + 1]
             if any(s < end and start < e for s, e in covered):
@@ -107,11 +108,11 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> tup
             sentence = next((k for k, (s, e) in enumerate(ex.sentences) if s <= start < e), len(ex.sentences) - 1)
             before = set(lower[max(0, i - 4):i])
             role = "comparesWith" if label in ACTOR_TYPES and before & _COMPARE_CUES else DEFAULT_ROLE[label]
-            mentions.append(Mention(start, end, text, label, max(sentence, 0), CONFIDENCE, EXTRACTOR))
-            roles.append(Role(len(mentions) - 1, role, CONFIDENCE))
+            mentions.append(Mention(start, end, text, label, max(sentence, 0), CONFIDENCE, EXTRACTOR,
+                                    role=role, role_confidence=CONFIDENCE))
             entity.mentions.append((ex.paper.id, len(mentions) - 1))
             covered.append((start, end))
-        results.append(replace(ex, mentions=mentions, roles=roles))
+        results.append(replace(ex, mentions=mentions))
     return results, entities
 
 

@@ -32,9 +32,9 @@ def to_rdf(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Graph:
     Example
     -------
     >>> from kg.graph import build_graph
-    >>> from kg.model import Paper, Mention, Role, PaperExtraction, Entity
+    >>> from kg.model import Paper, Mention, PaperExtraction, Entity
     >>> ex = PaperExtraction(Paper("p1", "We propose GRPO."), [(0, 16)],
-    ...     [Mention(11, 15, "GRPO", "Method", 0, 0.9, "rules")], [Role(0, "proposes", 0.9)], {})
+    ...     [Mention(11, 15, "GRPO", "Method", 0, 0.9, "rules", role="proposes", role_confidence=0.9)], {})
     >>> G = build_graph([ex], [Entity("GRPO", "Method", "GRPO", [], [("p1", 0)])])
     >>> rdf = to_rdf(G, base="https://example.org/kg/")
     >>> paper = vocab.paper_iri("https://example.org/kg/", "p1")

@@ -43,9 +43,9 @@ def to_triples(G: nx.MultiDiGraph, *, base: str = vocab.DEFAULT_BASE) -> Iterato
     Example
     -------
     >>> from kg.graph import build_graph
-    >>> from kg.model import Paper, Mention, Role, PaperExtraction, Entity
+    >>> from kg.model import Paper, Mention, PaperExtraction, Entity
     >>> ex = PaperExtraction(Paper("p1", "We propose GRPO."), [(0, 16)],
-    ...     [Mention(11, 15, "GRPO", "Method", 0, 0.9, "rules")], [Role(0, "proposes", 0.9)], {})
+    ...     [Mention(11, 15, "GRPO", "Method", 0, 0.9, "rules", role="proposes", role_confidence=0.9)], {})
     >>> G = build_graph([ex], [Entity("GRPO", "Method", "GRPO", [], [("p1", 0)])])
     >>> triples = list(to_triples(G, base="https://example.org/kg/"))
     >>> len(triples)

@@ -57,7 +57,7 @@ def variant_relations(entities: list[Entity], extractions: list[PaperExtraction]
     >>> from kg.model import Paper, Mention, PaperExtraction
     >>> text = "We propose E-GRPO, built on GRPO."
     >>> ex = PaperExtraction(Paper("p", text), [(0, len(text))],
-    ...     [Mention(11, 17, "E-GRPO", "Method", 0, 0.9, "t"), Mention(28, 32, "GRPO", "Method", 0, 0.9, "t")], [], {})
+    ...     [Mention(11, 17, "E-GRPO", "Method", 0, 0.9, "t"), Mention(28, 32, "GRPO", "Method", 0, 0.9, "t")], {})
     >>> entities = [Entity("egrpo", "Method", "E-GRPO", ["E-GRPO"], [("p", 0)]),
     ...             Entity("grpo", "Method", "GRPO", ["GRPO"], [("p", 1)])]
     >>> [(r.source, r.relation, r.target) for r in variant_relations(entities, [ex])]
@@ -104,7 +104,7 @@ def sentence_relations(entities: list[Entity], extractions: list[PaperExtraction
     >>> text = "LongFilter gains on RULER."
     >>> ex = PaperExtraction(Paper("p", text), [(0, len(text))],
     ...     [Mention(0, 10, "LongFilter", "Method", 0, 0.9, "t"), Mention(20, 25, "RULER", "Dataset", 0, 0.9, "t")],
-    ...     [], {}, links=[Link(0, "evaluatedOn", 1, 0, 0.7)])
+    ...     {}, links=[Link(0, "evaluatedOn", 1, 0, 0.7)])
     >>> entities = [Entity("longfilter", "Method", "LongFilter", [], [("p", 0)]),
     ...             Entity("ruler", "Dataset", "RULER", [], [("p", 1)])]
     >>> [(r.source, r.relation, r.target, r.evidence) for r in sentence_relations(entities, [ex])]

@@ -51,7 +51,7 @@ def spelling_variants(extractions: Iterable[PaperExtraction]) -> dict[str, str]:
     >>> text = "Auto-encoders, autoencoders and an autoencoder"
     >>> mentions = [Mention(0, 13, "Auto-encoders", "Method", 0, 0.9, "t"), Mention(15, 27, "autoencoders", "Method", 0, 0.9, "t"),
     ...             Mention(35, 46, "autoencoder", "Method", 0, 0.9, "t")]
-    >>> spelling_variants([PaperExtraction(Paper("p", text), [(0, 46)], mentions, [], {})])
+    >>> spelling_variants([PaperExtraction(Paper("p", text), [(0, 46)], mentions, {})])
     {'auto encoder': 'autoencoder'}
     """
     written: Counter = Counter()
@@ -175,7 +175,7 @@ def resolve(extractions: list[PaperExtraction], *, known_datasets: Collection[st
     >>> from kg.model import Paper, Mention, PaperExtraction
     >>> def ex(pid, text, spans, acronyms=None):
     ...     ms = [Mention(text.index(s), text.index(s) + len(s), s, "Method", 0, 0.9, "t") for s in spans]
-    ...     return PaperExtraction(Paper(pid, text), [(0, len(text))], ms, [], acronyms or {})
+    ...     return PaperExtraction(Paper(pid, text), [(0, len(text))], ms, acronyms or {})
     >>> a = ex("a", "Large Language Models (LLMs) ...", ["Large Language Models", "LLMs"], {"LLMs": "Large Language Models"})
     >>> b = ex("b", "An LLM and large language models", ["LLM", "large language models"])
     >>> [(e.label, sorted(e.aliases), len(e.mentions)) for e in resolve([a, b])]

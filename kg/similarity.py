@@ -110,7 +110,7 @@ def entity_vectors(entities: Iterable[Entity], extractions: Iterable[PaperExtrac
 
     >>> from kg.model import Paper, Mention
     >>> ex = PaperExtraction(Paper("p1", "We train a GAN on faces."), [(0, 24)],
-    ...     [Mention(11, 14, "GAN", "Method", 0, 0.9, "rules")], [], {})
+    ...     [Mention(11, 14, "GAN", "Method", 0, 0.9, "rules")], {})
     >>> vectors = entity_vectors([Entity("gan", "Method", "GAN", ["generative adversarial network"], [("p1", 0)])], [ex])
     >>> vectors.nodes, vectors.matrix.shape
     (['method/gan'], (1, 256))

@@ -55,3 +55,25 @@ def test_the_parse_tokens_travel_with_the_extraction_through_the_cache(tmp_path)
     cache = ExtractionCache(tmp_path / "c.sqlite", extractor="v1")
     cache.put([extraction])
     assert cache.get(Paper("p", text)).token_list() == (words, spans)
+
+
+def test_an_entry_with_roles_apart_from_the_mentions_is_a_miss_and_is_extracted_again(tmp_path):
+    import json
+
+    import pytest
+
+    from kg.model import Paper, PaperExtraction
+
+    paper = Paper("p", "We propose E-GRPO for question answering.")
+    cache = ExtractionCache(tmp_path / "c.sqlite", extractor="v1")
+    [extraction] = extract_all([paper], cache=cache)
+    old = extraction.to_json()
+    del old["paper"]
+    old["roles"] = [{"mention": i, "role": m.pop("role"), "confidence": m.pop("role_confidence")}
+                    for i, m in enumerate(old["mentions"])]
+    cache._db.execute("UPDATE extraction SET value = ?", (json.dumps(old),))
+    with pytest.raises(ValueError, match="old form"):
+        PaperExtraction.from_json({**old, "paper": {"id": "p", "abstract": paper.abstract}})
+    assert cache.get(paper) is None
+    [again] = extract_all([paper], cache=cache)
+    assert again.mentions == extraction.mentions and cache.get(paper).mentions == extraction.mentions

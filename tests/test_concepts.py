@@ -16,7 +16,7 @@ def paper(pid: str, text: str, names: list[str], *, label: str = "Method", acron
         start = text.index(name, at)
         mentions.append(Mention(start, start + len(name), name, label, 0, 0.9, "rules"))
         at = start + len(name)
-    return PaperExtraction(Paper(pid, text), [(0, len(text))], mentions, [], acronyms or {})
+    return PaperExtraction(Paper(pid, text), [(0, len(text))], mentions, acronyms or {})
 
 
 def links_of(extractions):

@@ -58,7 +58,7 @@ def _extract(text):
 
 
 def _roles(ex):
-    return {(ex.mentions[r.mention].text, ex.mentions[r.mention].label, r.role) for r in ex.roles}
+    return {(m.text, m.label, m.role) for m in ex.mentions}
 
 
 def test_proposed_method_and_acronym_definition():

@@ -16,7 +16,7 @@ from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 from kg import rdf_write, vocab
 from kg.concepts import annotate
 from kg.graph import build_graph
-from kg.model import Entity, Mention, Paper, PaperExtraction, Role, Source
+from kg.model import Entity, Mention, Paper, PaperExtraction, Source
 from kg.rdf import export_blocks, sorted_pairs
 from kg.rdf_jsonld import JsonLd
 from kg.rdf_shapes import to_rdf, validate
@@ -42,15 +42,13 @@ def _small_graph():
     s1 = ABSTRACT.index("We evaluate")
     spans = [_span(ABSTRACT, "GRPO"), _span(ABSTRACT, "GRPO", s1), _span(ABSTRACT, "GSM8K"),
              _span(ABSTRACT, "accuracy")]
-    mentions = [Mention(*spans[0], "GRPO", "Method", 0, 0.9, "rules/1"),
-                Mention(*spans[1], "GRPO", "Method", 1, 0.6, "rules/1"),
-                Mention(*spans[2], "GSM8K", "Dataset", 1, 0.8, "rules/1"),
-                Mention(*spans[3], "accuracy", "Metric", 1, 0.7, "ner")]
-    roles = [Role(0, "proposes", 0.9), Role(1, "proposes", 0.87654), Role(2, "evaluatesOn", 0.8),
-             Role(3, "measures", 0.7)]
+    mentions = [Mention(*spans[0], "GRPO", "Method", 0, 0.9, "rules/1", role="proposes", role_confidence=0.9),
+                Mention(*spans[1], "GRPO", "Method", 1, 0.6, "rules/1", role="proposes", role_confidence=0.87654),
+                Mention(*spans[2], "GSM8K", "Dataset", 1, 0.8, "rules/1", role="evaluatesOn", role_confidence=0.8),
+                Mention(*spans[3], "accuracy", "Metric", 1, 0.7, "ner", role="measures", role_confidence=0.7)]
     paper = Paper("p1", ABSTRACT, title="GRPO", venue="arXiv", year=2024, authors=["Ada", "Alan"],
                   keywords=["RL"], url="https://example.org/p1", source=Source("in.jsonl", 3))
-    ex = PaperExtraction(paper, _sentences(ABSTRACT), mentions, roles, {})
+    ex = PaperExtraction(paper, _sentences(ABSTRACT), mentions, {})
     entities = [Entity("GRPO", "Method", "GRPO", ["group relative policy optimization"], [("p1", 0), ("p1", 1)]),
                 Entity("gsm8k", "Dataset", "GSM8K", [], [("p1", 2)]),
                 Entity("accuracy", "Metric", "accuracy", [], [("p1", 3)])]
@@ -136,17 +134,18 @@ def test_export_has_no_blank_nodes_and_binds_our_prefixes(exported):
 
 
 def test_repeated_evidence_for_one_span_becomes_one_statement_with_the_best_confidence():
-    ex = PaperExtraction(Paper("p1", "We use BERT."), [(0, 12)], [Mention(7, 11, "BERT", "Model", 0, 0.9, "ner")],
-                         [Role(0, "uses", 0.4), Role(0, "uses", 0.8)], {})
-    rdf = to_rdf(build_graph([ex], [Entity("BERT", "Model", "BERT", [], [("p1", 0)])]), base=BASE)
+    ex = PaperExtraction(Paper("p1", "We use BERT."), [(0, 12)],
+                         [Mention(7, 11, "BERT", "Model", 0, 0.9, "ner", role="uses", role_confidence=0.4),
+                          Mention(7, 11, "BERT", "Model", 0, 0.9, "ner", role="uses", role_confidence=0.8)], {})
+    rdf = to_rdf(build_graph([ex], [Entity("BERT", "Model", "BERT", [], [("p1", 0), ("p1", 1)])]), base=BASE)
     statement = _the(rdf, KG.Statement)
     assert list(rdf.objects(statement, KG.confidence)) == [Literal("0.800", datatype=XSD.decimal)]
     assert validate(rdf)[0]
 
 
 def test_optional_paper_fields_are_left_out_when_empty():
-    ex = PaperExtraction(Paper("p1", "We use BERT."), [(0, 12)], [Mention(7, 11, "BERT", "Model", 0, 0.9, "ner")],
-                         [Role(0, "uses", 0.8)], {})
+    ex = PaperExtraction(Paper("p1", "We use BERT."), [(0, 12)],
+                         [Mention(7, 11, "BERT", "Model", 0, 0.9, "ner", role="uses", role_confidence=0.8)], {})
     rdf = to_rdf(build_graph([ex], [Entity("BERT", "Model", "BERT", [], [("p1", 0)])]), base=BASE)
     paper = vocab.paper_iri(BASE, "p1")
     absent = (DCTERMS.title, KG.venue, DCTERMS.date, DCTERMS.creator, SCHEMA.keywords, SCHEMA.url,
@@ -161,7 +160,7 @@ def test_optional_paper_fields_are_left_out_when_empty():
     ("", None),
 ])
 def test_paper_url_is_made_a_valid_iri_or_dropped(url, expected):
-    ex = PaperExtraction(Paper("p1", "x", url=url), [(0, 1)], [], [], {})
+    ex = PaperExtraction(Paper("p1", "x", url=url), [(0, 1)], [], {})
     rdf = to_rdf(build_graph([ex], []), base=BASE)
     assert rdf.value(vocab.paper_iri(BASE, "p1"), SCHEMA.url) == expected
 
@@ -373,7 +372,7 @@ def test_jsonld_keeps_an_iri_that_looks_like_a_compact_iri(tmp_path, url):
     # "schema:foo" is an absolute IRI (scheme "schema"), but compacted JSON-LD
     # with a "schema" prefix would read it as https://schema.org/foo.
     ex = PaperExtraction(Paper("p1", "We use BERT.", url=url), [(0, 12)],
-                         [Mention(7, 11, "BERT", "Model", 0, 0.9, "ner")], [Role(0, "uses", 0.8)], {})
+                         [Mention(7, 11, "BERT", "Model", 0, 0.9, "ner", role="uses", role_confidence=0.8)], {})
     G = build_graph([ex], [Entity("BERT", "Model", "BERT", [], [("p1", 0)])])
     rdf = to_rdf(G, base=BASE)
     assert rdf.value(vocab.paper_iri(BASE, "p1"), SCHEMA.url) == URIRef(url)
@@ -396,9 +395,8 @@ def test_rdflib_graphs_with_blank_nodes_and_language_tags_round_trip(tmp_path):
 def test_same_iri_from_two_nodes_is_one_subject(tmp_path):
     # Entity keys "a b" and "a-b" both mint .../method/a-b; the paper lists an author twice.
     ex = PaperExtraction(Paper("p1", "We use a b and a-b.", authors=["Ada", "Ada"]), [(0, 19)],
-                         [Mention(7, 10, "a b", "Method", 0, 0.9, "ner"),
-                          Mention(15, 18, "a-b", "Method", 0, 0.9, "ner")],
-                         [Role(0, "uses", 0.8), Role(1, "uses", 0.7)], {})
+                         [Mention(7, 10, "a b", "Method", 0, 0.9, "ner", role="uses", role_confidence=0.8),
+                          Mention(15, 18, "a-b", "Method", 0, 0.9, "ner", role="uses", role_confidence=0.7)], {})
     G = build_graph([ex], [Entity("a b", "Method", "a b", [], [("p1", 0)]),
                            Entity("a-b", "Method", "a-b", [], [("p1", 1)])])
     rdf = to_rdf(G, base=BASE)
@@ -439,8 +437,8 @@ def test_hostile_strings_round_trip_exactly(tmp_path, hostile):
     ex = PaperExtraction(
         Paper(hostile, abstract, title=hostile, venue=hostile, authors=[hostile], keywords=[hostile],
               url=f"https://example.org/{hostile}", source=Source(hostile, 1)),
-        [(0, len(abstract))], [Mention(start, end, hostile, "Method", 0, 0.5, hostile)],
-        [Role(0, "proposes", 0.5)], {})
+        [(0, len(abstract))],
+        [Mention(start, end, hostile, "Method", 0, 0.5, hostile, role="proposes", role_confidence=0.5)], {})
     G = build_graph([ex], [Entity(hostile, "Method", hostile, [hostile + "!"], [(hostile, 0)])])
     rdf = to_rdf(G, base=BASE)
     conforms, report = validate(rdf)

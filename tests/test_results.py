@@ -13,7 +13,7 @@ from kg.cli import main
 from kg.extract import extract_papers
 from kg.graph import build_graph
 from kg.ingest import read_papers
-from kg.model import Entity, Link, Mention, Paper, PaperExtraction, Result, Role
+from kg.model import Entity, Link, Mention, Paper, PaperExtraction, Result
 from kg.rdf_shapes import to_rdf, validate
 from kg.relations import sentence_relations
 from kg.store import open_graph, run_query
@@ -32,12 +32,14 @@ def _at(needle: str) -> tuple[int, int]:
 @pytest.fixture
 def exported():
     """One paper: TapAgent evaluatedOn AndroidWorld, and its 71.4% success rate there."""
-    mentions = [Mention(*_at("TapAgent"), "TapAgent", "Method", 0, 0.9, "rules/1"),
-                Mention(*_at("success rate"), "success rate", "Metric", 1, 0.8, "rules/1"),
-                Mention(*_at("AndroidWorld"), "AndroidWorld", "Dataset", 1, 0.8, "rules/1")]
-    roles = [Role(0, "proposes", 0.9), Role(1, "measures", 0.8), Role(2, "evaluatesOn", 0.8)]
+    mentions = [Mention(*_at("TapAgent"), "TapAgent", "Method", 0, 0.9, "rules/1",
+                        role="proposes", role_confidence=0.9),
+                Mention(*_at("success rate"), "success rate", "Metric", 1, 0.8, "rules/1",
+                        role="measures", role_confidence=0.8),
+                Mention(*_at("AndroidWorld"), "AndroidWorld", "Dataset", 1, 0.8, "rules/1",
+                        role="evaluatesOn", role_confidence=0.8)]
     value = _at("71.4%")
-    ex = PaperExtraction(Paper("p1", TEXT), [(0, 20), (21, len(TEXT))], mentions, roles, {},
+    ex = PaperExtraction(Paper("p1", TEXT), [(0, 20), (21, len(TEXT))], mentions, {},
                          links=[Link(0, "evaluatedOn", 2, 1, 0.7)],
                          results=[Result(*value, 71.4, "%", 1, 1, 2, 0, 60.0, "score", 0.8)])
     entities = [Entity("tapagent", "Method", "TapAgent", [], [("p1", 0)]),

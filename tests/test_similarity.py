@@ -31,7 +31,7 @@ def test_vectors_are_unit_length_and_an_unknown_text_is_zero(encoder):
 def extraction(paper_id: str, text: str, name: str) -> PaperExtraction:
     start = text.index(name)
     return PaperExtraction(Paper(paper_id, text), [(0, len(text))],
-                           [Mention(start, start + len(name), name, "Method", 0, 0.9, "rules")], [], {})
+                           [Mention(start, start + len(name), name, "Method", 0, 0.9, "rules")], {})
 
 
 def test_an_entitys_sentences_move_its_vector_towards_their_topic(encoder):

@@ -15,7 +15,7 @@ import networkx as nx
 import pytest
 
 from kg.graph import KnowledgeGraph, build_graph
-from kg.model import Entity, Mention, Paper, PaperExtraction, Role
+from kg.model import Entity, Mention, Paper, PaperExtraction
 from kg.tables import graph_tables
 from kg.vocab import entity_node
 from kg.viz import render
@@ -68,14 +68,14 @@ def build_fixture_graph() -> nx.MultiDiGraph:
     """Three papers, one hostile, through the real graph builder."""
     extractions, mentions_of = [], {key: [] for key in ENTITY_NAMES}
     for pid, title, abstract, names in PAPERS:
-        mentions, roles = [], []
+        mentions = []
         for text, key, role in names:
             start = abstract.index(text)
             mentions_of[key].append((pid, len(mentions)))
-            roles.append(Role(len(mentions), role, 0.9))
-            mentions.append(Mention(start, start + len(text), text, ENTITY_NAMES[key][0], 0, 0.9, "test"))
+            mentions.append(Mention(start, start + len(text), text, ENTITY_NAMES[key][0], 0, 0.9, "test",
+                                    role=role, role_confidence=0.9))
         paper = Paper(pid, abstract, title=title, venue="ICLR 2025", year=2025, authors=["A. Author"])
-        extractions.append(PaperExtraction(paper, [(0, len(abstract))], mentions, roles, {}))
+        extractions.append(PaperExtraction(paper, [(0, len(abstract))], mentions, {}))
     entities = [Entity(key, type_, label, aliases, mentions_of[key])
                 for key, (type_, label, aliases) in ENTITY_NAMES.items()]
     return build_graph(extractions, entities)

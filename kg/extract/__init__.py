@@ -21,7 +21,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..errors import KGError
-from ..model import Mention, Paper, PaperExtraction, Result, Role
+from ..model import Mention, Paper, PaperExtraction, Result
 from ..text import clean
 from ..vocab import KG_TO_SCIERC, SCIERC_RELATION, SCIERC_TO_KG
 from . import rules
@@ -69,7 +69,7 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
             sentence_of[token.i] = index
 
     # ``typed``: the candidates with their roles (and final labels), what links and results read.
-    typed, mentions, roles, acronyms = [], [], [], {}
+    typed, mentions, acronyms = [], [], {}
     for candidate in candidates:
         span = candidate.span
         nested = any(o is not candidate and o.span.start <= span.start and span.end <= o.span.end
@@ -82,8 +82,8 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
         start, end = offsets.original_span(span.start_char, span.end_char)
         mentions.append(Mention(start=start, end=end, text=span.text, label=label,
                                 sentence=sentence_of[span.start], confidence=round(candidate.confidence, 3),
-                                extractor=extractor, acronym_of=candidate.acronym_of))
-        roles.append(Role(mention=len(mentions) - 1, role=role, confidence=round(confidence, 3)))
+                                extractor=extractor, acronym_of=candidate.acronym_of,
+                                role=role, role_confidence=round(confidence, 3)))
         if candidate.rule == "abbreviation-short":
             acronyms[span.text] = candidate.acronym_of
 
@@ -100,7 +100,7 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
     for token in doc:
         spans += offsets.original_span(token.idx, token.idx + len(token))
     tokens, token_spans = PaperExtraction.pack_tokens([token.text_with_ws for token in doc], spans)
-    return PaperExtraction(paper=paper, sentences=sentences, mentions=mentions, roles=roles, acronyms=acronyms,
+    return PaperExtraction(paper=paper, sentences=sentences, mentions=mentions, acronyms=acronyms,
                            links=links, results=results, tokens=tokens, token_spans=token_spans)
 
 
@@ -113,7 +113,7 @@ def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batc
     >>> [ex] = extract_papers([Paper("p1", "We propose E-GRPO, a novel framework for question answering.")])
     >>> [(m.text, m.label) for m in ex.mentions]
     [('E-GRPO', 'Method'), ('question answering', 'Task')]
-    >>> [r.role for r in ex.roles]
+    >>> [m.role for m in ex.mentions]
     ['proposes', 'addresses']
     """
     nlp = nlp or load_pipeline()
