@@ -23,14 +23,13 @@ import tempfile
 import threading
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests")]
 
-from guard_support import HARMLESS, disguises, listener  # noqa: E402
+from guard_support import HARMLESS, disguises, listener, sparql_request  # noqa: E402
 
 from kg.errors import KGError  # noqa: E402
 from kg.sparql import QueryRefused, refuse_federation  # noqa: E402
@@ -82,15 +81,7 @@ def stop_server(process: subprocess.Popen) -> None:
 
 def ask(url: str, method: str, query: str, timeout: float = 60) -> tuple[int, str]:
     """(status, the error's first words or "ok") of one SPARQL request."""
-    headers = {"Accept": "application/sparql-results+json"}
-    if method == "GET":
-        request = urllib.request.Request(f"{url}/sparql?{urllib.parse.urlencode({'query': query})}", headers=headers)
-    elif method == "form":
-        request = urllib.request.Request(f"{url}/sparql", data=urllib.parse.urlencode({"query": query}).encode(),
-                                         headers={**headers, "Content-Type": "application/x-www-form-urlencoded"})
-    else:
-        request = urllib.request.Request(f"{url}/sparql", data=query.encode(),
-                                         headers={**headers, "Content-Type": "application/sparql-query"})
+    request = sparql_request(url, method, query)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             response.read()

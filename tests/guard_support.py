@@ -5,6 +5,23 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import urllib.parse
+import urllib.request
+
+
+def sparql_request(url: str, method: str, query: str) -> urllib.request.Request:
+    """A SPARQL Protocol request for ``query`` to the server at ``url``, asking for JSON results:
+    by GET, as a POSTed form (``"form"``) or as a POSTed query body (``"body"``)."""
+    headers = {"Accept": "application/sparql-results+json"}
+    if method == "GET":
+        request = urllib.request.Request(f"{url}/sparql?{urllib.parse.urlencode({'query': query})}", headers=headers)
+    elif method == "form":
+        request = urllib.request.Request(f"{url}/sparql", data=urllib.parse.urlencode({"query": query}).encode(),
+                                         headers={**headers, "Content-Type": "application/x-www-form-urlencoded"})
+    else:
+        request = urllib.request.Request(f"{url}/sparql", data=query.encode(),
+                                         headers={**headers, "Content-Type": "application/sparql-query"})
+    return request
 
 
 @contextlib.contextmanager

@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import urllib.error
-import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from guard_support import (HARMLESS, connect_from_a_filtered_process, crashing_engine, disguises, listener,
-                           unfiltered_engine)
+                           sparql_request, unfiltered_engine)
 from kg.cli import main
 from kg.serve import pool as query_pool
 from kg.serve.pool import HTTPError, QueryPool, endpoint_engine, oxigraph_engine
@@ -192,15 +191,7 @@ def kg_serve(sample):
 
 def _ask(url: str, method: str, query: str):
     """(status, parsed JSON body) of one SPARQL request: GET, a form POST or a query POST."""
-    headers = {"Accept": "application/sparql-results+json"}
-    if method == "GET":
-        request = urllib.request.Request(f"{url}/sparql?{urllib.parse.urlencode({'query': query})}", headers=headers)
-    elif method == "form":
-        request = urllib.request.Request(f"{url}/sparql", data=urllib.parse.urlencode({"query": query}).encode(),
-                                         headers={**headers, "Content-Type": "application/x-www-form-urlencoded"})
-    else:
-        request = urllib.request.Request(f"{url}/sparql", data=query.encode(),
-                                         headers={**headers, "Content-Type": "application/sparql-query"})
+    request = sparql_request(url, method, query)
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
             return response.status, json.loads(response.read())
