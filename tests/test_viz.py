@@ -255,15 +255,21 @@ def test_overview_prefers_entities_with_most_papers_and_keeps_them_connected():
     assert len(shown) == 100
 
 
-def test_a_large_graph_with_a_hierarchy_opens_on_its_top_concepts_labelled_with_their_papers(tmp_path):
-    """m1..m59 each have one broader concept, c(i mod 5): the overview draws the five top concepts, each
-    with its three narrower ones that reach the most papers, and no paper; labels end with the papers reached."""
+def concept_graph():
+    """``big_graph`` under five top concepts: m1..m59 each narrower than c(i mod 5), which no paper names."""
     G = big_graph()
     for c in range(5):
         G.add_node(f"method/c{c}", kind="Method", label=f"c{c}", aliases=[], papers=0, reach=400 - c)
     for i in range(1, 60):
         G.nodes[f"method/m{i}"]["reach"] = G.nodes[f"method/m{i}"]["papers"]
         G.add_edge(f"method/m{i}", f"method/c{i % 5}", key="broader", role="broader", evidence=[])
+    return G
+
+
+def test_a_large_graph_with_a_hierarchy_opens_on_its_top_concepts_labelled_with_their_papers(tmp_path):
+    """m1..m59 each have one broader concept, c(i mod 5): the overview draws the five top concepts, each
+    with its three narrower ones that reach the most papers, and no paper; labels end with the papers reached."""
+    G = concept_graph()
     html = render_html(G, tmp_path / "kg.html", max_nodes=350).read_text(encoding="utf-8")
     data = embedded_data(html)
     labels = {node["id"]: node["label"] for node in data["nodes"]}
@@ -612,12 +618,7 @@ def test_a_results_value_is_shown_without_its_markup():
 
 def test_a_concepts_tooltip_tells_its_papers_from_its_reach(offline, tmp_path):
     """The overview labels a concept with its reach; hovering it says which number is which."""
-    G = big_graph()
-    for c in range(5):
-        G.add_node(f"method/c{c}", kind="Method", label=f"c{c}", aliases=[], papers=0, reach=400 - c)
-    for i in range(1, 60):
-        G.nodes[f"method/m{i}"]["reach"] = G.nodes[f"method/m{i}"]["papers"]
-        G.add_edge(f"method/m{i}", f"method/c{i % 5}", key="broader", role="broader", evidence=[])
+    G = concept_graph()
     page = offline.open(render_html(G, tmp_path / "kg.html", max_nodes=350))
     at = node_on_screen(page, "method/c1")
     page.mouse.move(at["x"] + 1, at["y"] + 1)
