@@ -83,6 +83,7 @@ def make_current(staging: Path, stem: Path) -> dict[str, Path]:
     pointer = parent / f".{name}.current"
     written = sorted(path.name for path in staging.iterdir())
     paths = {file: parent / file for file in written}
+    by_ending = {file[len(name) + 1:]: path for file, path in paths.items()}
     store = parent / f"{name}{STORE_SUFFIX}"
     if _reads_as(stem, staging) and (store.exists() or store.resolve().parent.is_dir()):
         # The graph already holds these bytes (a rebuild of the same corpus, or graphs/sample.* as git checks
@@ -90,7 +91,7 @@ def make_current(staging: Path, stem: Path) -> dict[str, Path]:
         if not store.exists() and (staging / store.name).exists():
             os.rename(staging / store.name, store.resolve())
         shutil.rmtree(staging, ignore_errors=True)
-        return {file[len(name) + 1:]: path for file, path in paths.items()}
+        return by_ending
     build = parent / f".{name}.build-{secrets.token_hex(4)}"
     os.rename(staging, build)
     # Paths new to this build link through the pointer before it moves: until then they show what the
@@ -109,7 +110,7 @@ def make_current(staging: Path, stem: Path) -> dict[str, Path]:
     for folder in parent.glob(f".{glob.escape(name)}.build-*"):
         if folder != build and _BUILD.fullmatch(folder.name[len(name) + 2:]):
             shutil.rmtree(folder, ignore_errors=True)
-    return {file[len(name) + 1:]: path for file, path in paths.items()}
+    return by_ending
 
 
 def remove_stale(stem: Path) -> list[Path]:
