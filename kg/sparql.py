@@ -128,8 +128,8 @@ def _where(query: str, pos: int) -> str:
 
 
 def _decode_codepoints(query: str) -> str:
-    r"""``query`` with its ``\uXXXX`` and ``\UXXXXXXXX`` escapes decoded, as SPARQL 1.1 has it
-    done before a query is parsed (the engine kg uses now decodes them in strings and IRIs only)."""
+    r"""``query`` with its codepoint escapes (``\u`` and four hex digits, ``\U`` and eight) decoded, as
+    SPARQL 1.1 has it done before a query is parsed (the engine kg uses now decodes them in strings and IRIs only)."""
     def char(match):
         code = int(match.group(1) or match.group(2), 16)
         return chr(code) if code <= 0x10FFFF else match.group(0)
