@@ -80,7 +80,7 @@ Definition (bench/walk.py):
   entry; the page first measures itself around empty tables, and that pass is on the way).
 - Files = distinct source files of a walk's hops. Shapes = distinct type names of the objects
   on the scan's paths from a hop's argument or return value down to the str (the str itself
-  left out), e.g. list>Candidate>Span; "named" leaves out the builtin containers (list, tuple,
+  left out), e.g. list>Mention>Span; "named" leaves out the builtin containers (list, tuple,
   dict, set, frozenset).
 - The build: kg.build.build(..., cache=None) of the one abstract, in this process, with one
   extraction process (the keyword the revision's signature has). With the cache off the
@@ -185,7 +185,7 @@ class Hop:
     file: str
     name: str
     event: str  # "call" or "return" (or "yield"), where it was first seen
-    shapes: list[str]  # type paths, e.g. "list>Candidate>Span", in first-seen order
+    shapes: list[str]  # type paths, e.g. "list>Mention>Span", in first-seen order
 
     def add(self, paths) -> None:
         for path in paths:

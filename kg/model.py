@@ -69,6 +69,25 @@ class Mention:
     acronym_of: str = ""
     role: str = ""
     role_confidence: float = 0.0
+    #: The rule that found it ("abbreviation-short", "name", "ner", ...; "gold" for given entities).
+    rule: str = ""
+    #: The parsed span (a spaCy ``Span``) while the extract stage reads its document: the rules, links
+    #: and results work on tokens. ``None`` in every extraction the stage returns, so none is cached.
+    span: object = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def found(cls, span, label: str, confidence: float, rule: str, *, acronym_of: str = "",
+              role: str = "") -> "Mention":
+        """A mention a rule found in a parsed document, not yet placed in its abstract.
+
+        ``start``, ``end`` and ``sentence`` stay -1 until the extract stage places it.
+
+        >>> class Span: text = "CIFAR-10"
+        >>> Mention.found(Span(), "Dataset", 0.7, "name")
+        Mention(start=-1, end=-1, text='CIFAR-10', label='Dataset', sentence=-1, confidence=0.7, extractor='', acronym_of='', role='', role_confidence=0.0, rule='name')
+        """
+        return cls(start=-1, end=-1, text=span.text, label=label, sentence=-1, confidence=confidence,
+                   extractor="", acronym_of=acronym_of, role=role, rule=rule, span=span)
 
 
 @dataclass(slots=True)

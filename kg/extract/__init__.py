@@ -15,7 +15,7 @@ import contextlib
 import functools
 import multiprocessing
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -43,18 +43,18 @@ def extractor_name(nlp: Language) -> str:
 
 def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) -> PaperExtraction:
     """Mentions and roles of one parsed abstract. ``offsets`` maps clean to original characters."""
-    candidates = rules.select(
-        rules.find_abbreviation_candidates(doc)
-        + rules.find_name_candidates(doc)
-        + rules.find_lexicon_candidates(doc, matchers["lexicon"])
-        + rules.find_ner_candidates(doc)
-        + rules.find_task_candidates(doc, matchers["task"])
-        + rules.find_phrase_candidates(doc)
+    mentions = rules.select(
+        rules.find_abbreviation_mentions(doc)
+        + rules.find_name_mentions(doc)
+        + rules.find_lexicon_mentions(doc, matchers["lexicon"])
+        + rules.find_ner_mentions(doc)
+        + rules.find_task_mentions(doc, matchers["task"])
+        + rules.find_phrase_mentions(doc)
     )
     proposed = rules.proposed_tokens(doc)
-    taken = {t.i for c in candidates for t in c.span}
-    candidates = sorted(candidates + rules.unnamed_proposals(doc, proposed, taken),
-                        key=lambda c: (c.span.start, c.span.end))
+    taken = {t.i for m in mentions for t in m.span}
+    mentions = sorted(mentions + rules.unnamed_proposals(doc, proposed, taken),
+                      key=lambda m: (m.span.start, m.span.end))
 
     sentence_of = {}
     sentences = []
@@ -68,34 +68,33 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
         for token in sent:
             sentence_of[token.i] = index
 
-    # ``typed``: the candidates with their roles (and final labels), what links and results read.
-    typed, mentions, acronyms = [], [], {}
-    for candidate in candidates:
-        span = candidate.span
-        nested = any(o is not candidate and o.span.start <= span.start and span.end <= o.span.end
-                     and len(o.span) > len(span) and o.rule in NAMED_RULES for o in candidates)
-        role, confidence = rules.role_of(candidate, proposed, nested=nested)
-        label = candidate.label
-        if role == "proposes" and label == "Task":
-            label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task
-        typed.append(replace(candidate, label=label, role=role))
-        start, end = offsets.original_span(span.start_char, span.end_char)
-        mentions.append(Mention(start=start, end=end, text=span.text, label=label,
-                                sentence=sentence_of[span.start], confidence=round(candidate.confidence, 3),
-                                extractor=extractor, acronym_of=candidate.acronym_of,
-                                role=role, role_confidence=round(confidence, 3)))
-        if candidate.rule == "abbreviation-short":
-            acronyms[span.text] = candidate.acronym_of
+    # Each mention is placed in the original abstract and given its role (and final label) before
+    # links and results read them; ``acronyms`` maps each defined short form to its long form.
+    acronyms = {}
+    for mention in mentions:
+        span = mention.span
+        nested = any(o is not mention and o.span.start <= span.start and span.end <= o.span.end
+                     and len(o.span) > len(span) and o.rule in NAMED_RULES for o in mentions)
+        role, confidence = rules.role_of(mention, proposed, nested=nested)
+        if role == "proposes" and mention.label == "Task":
+            mention.label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task
+        mention.start, mention.end = offsets.original_span(span.start_char, span.end_char)
+        mention.sentence, mention.extractor = sentence_of[span.start], extractor
+        mention.role, mention.role_confidence = role, round(confidence, 3)
+        if mention.rule == "abbreviation-short":
+            acronyms[span.text] = mention.acronym_of
 
     results = []
-    for found in find_results(doc, typed):
+    for found in find_results(doc, mentions):
         start, end = offsets.original_span(found.value.start_char, found.value.end_char)
         results.append(Result(start=start, end=end, value=found.number, unit=found.unit,
                               sentence=sentence_of[found.value.start], metric=found.metric, dataset=found.dataset,
                               subject=found.subject, previous=found.previous, kind=found.kind,
                               confidence=found.confidence))
-    links = find_links(doc, typed)
-    links += span_model_links(typed, known=links)
+    links = find_links(doc, mentions)
+    links += span_model_links(mentions, known=links)
+    for mention in mentions:  # what leaves the stage is plain data: no parse, confidences as stored
+        mention.span, mention.confidence = None, round(mention.confidence, 3)
     spans = []
     for token in doc:
         spans += offsets.original_span(token.idx, token.idx + len(token))
@@ -291,9 +290,9 @@ def predict_relations(text: str, entities: list[tuple[int, int, str]] | None = N
             span = doc.char_span(start, end, alignment_mode="expand")
             if span is None or not len(span):
                 continue
-            gold = rules.Candidate(span, SCIERC_TO_KG.get(label, label), 0.8, "gold")
-            role, _ = rules.role_of(gold, proposed)
-            mentions.append(replace(gold, role=role))
+            gold = Mention.found(span, SCIERC_TO_KG.get(label, label), 0.8, "gold")
+            gold.role, _ = rules.role_of(gold, proposed)
+            mentions.append(gold)
             spans.append((start, end))
             labels.append(label)
         links = find_links(doc, mentions) if use_rules else []

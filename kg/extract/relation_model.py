@@ -154,7 +154,7 @@ def to_kg_relation(label: str, head_type: str) -> tuple[str, bool] | None:
 
 def span_model_links(mentions, *, known: Iterable = ()) -> list:
     """The span model's relations (``doc._.relations``, set by :mod:`.spans`) between ``mentions``
-    (``kg.extract.rules.Candidate`` objects, their roles set) that ``known`` links do not already
+    (``kg.model.Mention`` objects, their roles set) that ``known`` links do not already
     relate, in our relations.
 
     A model entity stands for the mention with the same tokens or, failing that, the mention

@@ -46,9 +46,9 @@ from typing import NamedTuple
 from spacy.tokens import Doc, Span, Token
 
 from .. import lexicon
+from ..model import Mention
 from ..vocab import ACTOR_TYPES
 from .links import main_proposal
-from .rules import Candidate
 
 _UNITS = {"%": "%", "percent": "%", "points": "points", "point": "points", "pp": "points", "x": "x", "×": "x"}
 #: Nouns of a change: "an improvement of 1.3 BLEU", "a gain of up to 0.7".
@@ -130,7 +130,7 @@ class _Reading(NamedTuple):
 class _Mentions:
     """The mentions of one sentence, found by token: which name does this token belong to?"""
 
-    def __init__(self, members: list[int], mentions: list[Candidate]):
+    def __init__(self, members: list[int], mentions: list[Mention]):
         self.mentions = mentions
         self.by_token: dict[int, list[int]] = {}
         for j in sorted(members, key=lambda j: -len(mentions[j].span)):  # the longest name first
@@ -173,7 +173,7 @@ def _unit(doc: Doc, i: int) -> tuple[str, int] | None:
     return None
 
 
-def _inside(i: int, spans: list[Candidate]) -> bool:
+def _inside(i: int, spans: list[Mention]) -> bool:
     return any(m.span.start <= i < m.span.end for m in spans)
 
 
@@ -269,8 +269,8 @@ def _of_gain(value: Span, words: list[str]) -> bool:
     return words[-1:] == ["of"] and any(w in _CHANGE_NOUNS for w in words)
 
 
-def _bare(token: Token, mentions: list[Candidate], members: list[int], names: _Mentions,
-          values: list[_Value]) -> tuple[bool, Candidate | None]:
+def _bare(token: Token, mentions: list[Mention], members: list[int], names: _Mentions,
+          values: list[_Value]) -> tuple[bool, Mention | None]:
     """Whether a number without a unit is a value, and the metric it stands beside."""
     doc = token.doc
     if _is_count(token, names):
@@ -292,7 +292,7 @@ def _bare(token: Token, mentions: list[Candidate], members: list[int], names: _M
     return owned or listed or _leads_list(token, names), None
 
 
-def _read_values(sentence: Span, mentions: list[Candidate], names: _Mentions, members: list[int]) -> list[_Value]:
+def _read_values(sentence: Span, mentions: list[Mention], names: _Mentions, members: list[int]) -> list[_Value]:
     """The numbers of ``sentence`` that are values, with their unit, kind, the value before and their own metric."""
     doc = sentence.doc
     values: list[_Value] = []
@@ -709,16 +709,16 @@ def _shared(readings: list[_Reading], own: _Reading) -> _Reading:
     return _Reading(metric, dataset, dataset_listed, subject, subject_listed, sure, own.named)
 
 
-def find_results(doc: Doc, mentions: list[Candidate]) -> list[Found]:
+def find_results(doc: Doc, mentions: list[Mention]) -> list[Found]:
     """The results stated in ``doc``, linked to ``mentions`` through the sentence's parse.
 
     Example
     -------
     >>> from kg.extract.pipeline import load_pipeline
     >>> doc = load_pipeline()("On AndroidWorld, our agent reaches a success rate of 80.2% and a perplexity of 3.65.")
-    >>> spans = [Candidate(doc[1:2], "Dataset", 0.7, "name", role="evaluatesOn"),
-    ...          Candidate(doc[7:9], "Metric", 0.8, "metric-lexicon", role="measures"),
-    ...          Candidate(doc[15:16], "Metric", 0.7, "metric-lexicon", role="measures")]
+    >>> spans = [Mention.found(doc[1:2], "Dataset", 0.7, "name", role="evaluatesOn"),
+    ...          Mention.found(doc[7:9], "Metric", 0.8, "metric-lexicon", role="measures"),
+    ...          Mention.found(doc[15:16], "Metric", 0.7, "metric-lexicon", role="measures")]
     >>> [(r.value.text, r.unit, r.metric, r.dataset, r.kind) for r in find_results(doc, spans)]
     [('80.2%', '%', 1, 0, 'score'), ('3.65', '', 2, 0, 'score')]
     """

@@ -1,6 +1,6 @@
 """Rules that find mentions in a parsed abstract, type them, and tell the paper's role for each.
 
-Each ``find_*`` function reads a ``Doc`` and returns ``Candidate`` spans;
+Each ``find_*`` function reads a ``Doc`` and returns ``kg.model.Mention`` objects (``Mention.found``), each holding its span;
 ``paper_roles`` reads the dependency parse around each candidate. Everything
 here works on one paper with no corpus-wide state.
 """
@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
 from spacy.matcher import Matcher, PhraseMatcher
 from spacy.tokens import Doc, Span, Token
 from spacy.util import filter_spans
 
 from .. import lexicon
+from ..model import Mention
 from ..vocab import ACTOR_TYPES, DEFAULT_ROLE, NEW_ROLE, SCIERC_TO_KG
 from .abbreviations import find_abbreviations
 
@@ -25,22 +25,6 @@ _KNOWN_DATASETS = {re.sub(r"[\s\-_]", "", d).lower() for d in lexicon.KNOWN_DATA
 _METRICS = {m.lower() for m in lexicon.METRICS}
 # Size and amount tokens ("8B", "70B", "64K") are quantities, not names.
 _QUANTITY = re.compile(r"^\d+(?:\.\d+)?[A-Za-z]{0,2}$")
-
-
-@dataclass
-class Candidate:
-    """One mention of an abstract, from the rule that found it to the relations read between mentions.
-
-    ``role`` is empty until :func:`role_of` has told it: ``kg.extract.extract_doc`` sets it (with
-    ``dataclasses.replace``) before the mentions go to :mod:`.links` and :mod:`.results`.
-    """
-
-    span: Span
-    label: str  # one of vocab.ENTITY_TYPES (a SciERC label, for gold entities kg has no type for)
-    confidence: float
-    rule: str  # the rule that found it, e.g. "abbreviation-short"; "gold" for given entities
-    acronym_of: str = ""
-    role: str = ""  # the paper's role towards it (vocab.ROLES), once role_of has told it
 
 
 def looks_like_name(token: Token) -> bool:
@@ -163,7 +147,7 @@ def is_generic(span: Span) -> bool:
                for t in words)
 
 
-def find_abbreviation_candidates(doc: Doc) -> list[Candidate]:
+def find_abbreviation_mentions(doc: Doc) -> list[Mention]:
     found = []
     for short, long in find_abbreviations(doc):
         # "our novel GNN" loses "our novel", but the E of ENAS stands for "Efficient": a word
@@ -171,15 +155,15 @@ def find_abbreviation_candidates(doc: Doc) -> list[Candidate]:
         while len(long) > 1 and long[0].lower_ in lexicon.EVALUATIVE and long[0].text[:1].lower() != short.text[:1].lower():
             long = long[1:]
         label = type_of_name(short.text) or _label_of_phrase(long)
-        found.append(Candidate(long, label, 0.85, "abbreviation-long", acronym_of=short.text))
-        found.append(Candidate(short, label, 0.9, "abbreviation-short", acronym_of=long.text))
+        found.append(Mention.found(long, label, 0.85, "abbreviation-long", acronym_of=short.text))
+        found.append(Mention.found(short, label, 0.9, "abbreviation-short", acronym_of=long.text))
     return found
 
 
 _MULTIWORD_FAMILIES = [f.split() for f in lexicon.MODEL_FAMILIES if " " in f]
 
 
-def find_family_candidates(doc: Doc) -> list[Candidate]:
+def find_family_mentions(doc: Doc) -> list[Mention]:
     """Model families of several words, with what is attached to the last one: "Stable Diffusion-XL"."""
     found = []
     for token in doc:
@@ -189,17 +173,17 @@ def find_family_candidates(doc: Doc) -> list[Candidate]:
                 continue
             tokens = doc[token.i : end]
             if all(t.text == w for t, w in zip(tokens[:-1], words[:-1])) and tokens[-1].text.startswith(words[-1]):
-                found.append(Candidate(tokens, "Model", 0.85, "family"))
+                found.append(Mention.found(tokens, "Model", 0.85, "family"))
     return found
 
 
-def find_name_candidates(doc: Doc) -> list[Candidate]:
-    found = find_family_candidates(doc)
+def find_name_mentions(doc: Doc) -> list[Mention]:
+    found = find_family_mentions(doc)
     for token in doc:
         if not looks_like_name(token):
             # "Android-Lab" is spelt like "Text-Attributed": a name only where the context calls it a dataset.
             if _capitalised_compound(token) and (type_from_context(token) or ("", 0))[0] == "Dataset":
-                found.append(Candidate(doc[token.i : token.i + 1], "Dataset", 0.7, "name"))
+                found.append(Mention.found(doc[token.i : token.i + 1], "Dataset", 0.7, "name"))
             continue
         span = doc[token.i : token.i + 1]
         label = type_of_name(token.text)
@@ -207,11 +191,11 @@ def find_name_candidates(doc: Doc) -> list[Candidate]:
         if label is None:
             context = type_from_context(token)
             label, confidence = context if context else ("Method", 0.6)
-        found.append(Candidate(span, label, confidence, "name"))
+        found.append(Mention.found(span, label, confidence, "name"))
     return found
 
 
-def find_phrase_candidates(doc: Doc) -> list[Candidate]:
+def find_phrase_mentions(doc: Doc) -> list[Mention]:
     found = []
     for chunk in doc.noun_chunks:
         span = _trim(chunk)
@@ -219,25 +203,25 @@ def find_phrase_candidates(doc: Doc) -> list[Candidate]:
             continue
         root = _head_words(span.root)
         if looks_like_name(span.root):
-            continue  # a name is found by find_name_candidates, with its own type
+            continue  # a name is found by find_name_mentions, with its own type
         if root & lexicon.TASK_CUES and len(span) >= 2:
             # "visual grounding tasks" -> "visual grounding"
             span = span.doc[span.start : span.root.i]
             if span and span.root.pos_ in ("NOUN", "PROPN") and not is_generic(span):
-                found.append(Candidate(span, "Task", 0.7, "task-cue"))
+                found.append(Mention.found(span, "Task", 0.7, "task-cue"))
             continue
         if len(span) < 2 or is_generic(span):
             continue
         if root & lexicon.DESCRIPTOR_HEADS:
             continue
         if root & lexicon.TASK_HEADS:
-            found.append(Candidate(span, "Task", 0.65, "task-head"))
+            found.append(Mention.found(span, "Task", 0.65, "task-head"))
         elif root & lexicon.METHOD_HEADS:
-            found.append(Candidate(span, "Method", 0.6, "method-head"))
+            found.append(Mention.found(span, "Method", 0.6, "method-head"))
     return found
 
 
-def find_ner_candidates(doc: Doc) -> list[Candidate]:
+def find_ner_mentions(doc: Doc) -> list[Mention]:
     """Spans of the learned scientific NER (when the pipeline has it), in our types, with its probability.
 
     SciERC's labels are read as ours (``kg.vocab.SCIERC_TO_KG``; OtherScientificTerm and
@@ -270,7 +254,7 @@ def find_ner_candidates(doc: Doc) -> list[Candidate]:
             if not named and not (type_from_context(span.root) or ("", 0))[0] == "Dataset":
                 continue
         confidence = probabilities[index] if index < len(probabilities) else 0.7
-        found.append(Candidate(span, label, confidence, "ner"))
+        found.append(Mention.found(span, label, confidence, "ner"))
     return found
 
 
@@ -286,7 +270,7 @@ def task_matcher(nlp) -> Matcher:
     return matcher
 
 
-def find_task_candidates(doc: Doc, matcher: Matcher) -> list[Candidate]:
+def find_task_mentions(doc: Doc, matcher: Matcher) -> list[Mention]:
     found = []
     for span in filter_spans([doc[s:e] for _, s, e in matcher(doc)]):
         start, end = span.start, span.end
@@ -296,22 +280,22 @@ def find_task_candidates(doc: Doc, matcher: Matcher) -> list[Candidate]:
             start -= 2  # keep "talking-head video generation" whole
         span = _trim(doc[start:end])
         if span is not None and len(span) >= 2 and not is_generic(span):
-            found.append(Candidate(span, "Task", 0.65, "task-head"))
+            found.append(Mention.found(span, "Task", 0.65, "task-head"))
     return found
 
 
-def find_lexicon_candidates(doc: Doc, matchers: dict[str, "_Both"]) -> list[Candidate]:
+def find_lexicon_mentions(doc: Doc, matchers: dict[str, "_Both"]) -> list[Mention]:
     """Known names (``lexicon.METRICS``, ``lexicon.METHOD_NAMES``) wherever they occur as a noun phrase."""
     found = []
     for label, matcher in matchers.items():
         for _, start, end in matcher(doc):
             span = doc[start:end]
             if span.root.pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "X"):
-                found.append(Candidate(span, label, 0.8, f"{label.lower()}-lexicon"))
+                found.append(Mention.found(span, label, 0.8, f"{label.lower()}-lexicon"))
     # "5.6% error": a measure named by a word too generic for the lexicon, right after its value.
     for token in doc[1:]:
         if token.lower_ in lexicon.METRICS_AFTER_VALUE and doc[token.i - 1].text == "%":
-            found.append(Candidate(doc[token.i : token.i + 1], "Metric", 0.7, "metric-lexicon"))
+            found.append(Mention.found(doc[token.i : token.i + 1], "Metric", 0.7, "metric-lexicon"))
     return found
 
 
@@ -338,7 +322,7 @@ class _Both:
         return [match for matcher in self.matchers for match in matcher(doc)]
 
 
-def select(candidates: list[Candidate]) -> list[Candidate]:
+def select(candidates: list[Mention]) -> list[Mention]:
     """One candidate per span, and no phrase that merely wraps a name or a defined long form.
 
     Rule priority: abbreviation > name > metric > learned NER > phrase rules.
@@ -350,10 +334,10 @@ def select(candidates: list[Candidate]) -> list[Candidate]:
     # "Diffusion-XL" inside "Stable Diffusion-XL" is part of one name.
     candidates = [c for c in candidates if c.rule == "family" or not any(
         f.start <= c.span.start and c.span.end <= f.end for f in families)]
-    by_span: dict[tuple[int, int], Candidate] = {}
+    by_span: dict[tuple[int, int], Mention] = {}
     for c in sorted(candidates, key=lambda c: priority.get(c.rule, 9)):
         by_span.setdefault((c.span.start, c.span.end), c)
-    def shadowed(c: Candidate, strong: list[Candidate]) -> bool:
+    def shadowed(c: Mention, strong: list[Mention]) -> bool:
         for s in strong:
             a, b = c.span, s.span
             if a.end <= b.start or b.end <= a.start:
@@ -461,7 +445,7 @@ def proposed_tokens(doc: Doc) -> set[int]:
     return tokens
 
 
-def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Candidate]:
+def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Mention]:
     """Capitalised words in a proposed object that no rule found ("we propose Nüwa, a ... framework").
 
     The tagger often calls a new name an adjective ("Earth-Agent"), so a
@@ -480,7 +464,7 @@ def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Can
                 and start - 1 not in taken:
             start -= 1
         span = doc[start : i + 1]
-        found.append(Candidate(span, _proposed_label(span), 0.75, "proposed-name"))
+        found.append(Mention.found(span, _proposed_label(span), 0.75, "proposed-name"))
     return found
 
 
@@ -517,7 +501,7 @@ def is_compared(token: Token) -> bool:
     return current.lemma_.lower() in lexicon.COMPARE_WORDS
 
 
-def role_of(candidate: Candidate, proposed: set[int], *, nested: bool = False) -> tuple[str, float]:
+def role_of(mention: Mention, proposed: set[int], *, nested: bool = False) -> tuple[str, float]:
     """The paper's role for one mention, with a confidence.
 
     A name ``nested`` inside a longer proposed name ("GRPO" in "Difficulty-Adaptive
@@ -525,9 +509,9 @@ def role_of(candidate: Candidate, proposed: set[int], *, nested: bool = False) -
     ``kg.vocab.NEW_ROLE`` and ``DEFAULT_ROLE``; a label that is none of kg's types (SciERC's
     OtherScientificTerm, when ``kg eval scierc`` reads gold entities) is proposed or used.
     """
-    span = candidate.span
+    span = mention.span
     if any(t.i in proposed for t in span) and not nested:
-        return NEW_ROLE.get(candidate.label, "proposes"), min(0.9, candidate.confidence + 0.1)
-    if candidate.label in ACTOR_TYPES and is_compared(span.root):
-        return "comparesWith", candidate.confidence * 0.9
-    return DEFAULT_ROLE.get(candidate.label, "uses"), candidate.confidence
+        return NEW_ROLE.get(mention.label, "proposes"), min(0.9, mention.confidence + 0.1)
+    if mention.label in ACTOR_TYPES and is_compared(span.root):
+        return "comparesWith", mention.confidence * 0.9
+    return DEFAULT_ROLE.get(mention.label, "uses"), mention.confidence
