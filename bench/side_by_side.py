@@ -2,9 +2,10 @@
 
 Each revision is checked out into a temporary git worktree and run from there with the same
 Python environment; builds alternate between the two (A, B, A, B, ...) so that both see the same
-load on a shared machine, with the extraction cache off. Prints each build's seconds, the
-fastest of each version, the ratio B/A, and the size of every output file of B's last build
-against A's.
+load on a shared machine, with the extraction cache off. Prints each build's wall seconds and
+CPU seconds (user + system of the build and every process it started, which another job on the
+machine inflates far less than the wall clock), the fastest of each version, the ratios B/A, and
+the size of every output file of B's last build against A's.
 
     python bench/side_by_side.py 60218c7 HEAD ../shared/data/iclr_openreview/*.csv [--repeat 2] [-j 2]
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -32,14 +34,21 @@ def checkout(revision: str, folder: Path) -> Path:
     return folder
 
 
-def build_once(tree: Path, inputs: list[str], output: Path, jobs: int) -> float:
+def children_cpu() -> float:
+    """CPU seconds of every finished child process and its descendants so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def build_once(tree: Path, inputs: list[str], output: Path, jobs: int) -> tuple[float, float]:
+    """Wall and CPU seconds of one build of ``inputs`` by the kg in ``tree``."""
     shutil.rmtree(output.parent, ignore_errors=True)
     output.parent.mkdir(parents=True)
     environment = {**os.environ, "PYTHONPATH": str(tree)}
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), children_cpu()
     subprocess.run([sys.executable, "-m", "kg.cli", "build", "-q", "--no-cache", "-j", str(jobs), *inputs,
                     "-o", str(output)], check=True, env=environment, cwd=output.parent, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, children_cpu() - cpu
 
 
 def main() -> None:
@@ -57,13 +66,17 @@ def main() -> None:
         for name, revision in (("A", args.a), ("B", args.b)):
             trees[name] = checkout(revision, scratch / f"tree-{name}")
         times: dict[str, list[float]] = {"A": [], "B": []}
+        cpu: dict[str, list[float]] = {"A": [], "B": []}
         for round_ in range(args.repeat):
             for name in ("A", "B"):
-                seconds = build_once(trees[name], inputs, scratch / f"out-{name}" / "graph", args.jobs)
+                seconds, cpu_seconds = build_once(trees[name], inputs, scratch / f"out-{name}" / "graph", args.jobs)
                 times[name].append(seconds)
-                print(f"build {round_ + 1} of {name} ({getattr(args, name.lower())}): {seconds:.1f} s", flush=True)
-        a, b = min(times["A"]), min(times["B"])
-        print(f"\nfastest: A {a:.1f} s, B {b:.1f} s; B/A = {b / a:.3f}")
+                cpu[name].append(cpu_seconds)
+                print(f"build {round_ + 1} of {name} ({getattr(args, name.lower())}): {seconds:.1f} s wall, "
+                      f"{cpu_seconds:.1f} s CPU", flush=True)
+        for what, figures in (("wall", times), ("CPU", cpu)):
+            a, b = min(figures["A"]), min(figures["B"])
+            print(f"\nfastest {what}: A {a:.1f} s, B {b:.1f} s; B/A = {b / a:.3f}")
         print(f"\n{'file':<22}{'A bytes':>14}{'B bytes':>14}{'B/A':>8}")
         for path in sorted((scratch / "out-B").glob("graph.*")):
             other = scratch / "out-A" / path.name
