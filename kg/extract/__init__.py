@@ -24,7 +24,7 @@ from ..errors import KGError
 from ..model import Mention, Paper, PaperExtraction, Result
 from ..text import clean
 from ..vocab import KG_TO_SCIERC, SCIERC_RELATION, SCIERC_TO_KG
-from . import rules
+from . import roles, rules
 from .links import find_links
 from .pipeline import load_pipeline, version
 from .relation_model import load_relation_model, span_model_links
@@ -51,9 +51,9 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
         + rules.find_task_mentions(doc, matchers["task"])
         + rules.find_phrase_mentions(doc)
     )
-    proposed = rules.proposed_tokens(doc)
+    proposed = roles.proposed_tokens(doc)
     taken = {t.i for m in mentions for t in m.span}
-    mentions = sorted(mentions + rules.unnamed_proposals(doc, proposed, taken),
+    mentions = sorted(mentions + roles.unnamed_proposals(doc, proposed, taken),
                       key=lambda m: (m.span.start, m.span.end))
 
     sentence_of = {}
@@ -75,7 +75,7 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
         span = mention.span
         nested = any(o is not mention and o.span.start <= span.start and span.end <= o.span.end
                      and len(o.span) > len(span) and o.rule in NAMED_RULES for o in mentions)
-        role, confidence = rules.role_of(mention, proposed, nested=nested)
+        role, confidence = roles.role_of(mention, proposed, nested=nested)
         if role == "proposes" and mention.label == "Task":
             mention.label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task
         mention.start, mention.end = offsets.original_span(span.start_char, span.end_char)
@@ -284,14 +284,14 @@ def predict_relations(text: str, entities: list[tuple[int, int, str]] | None = N
         links = extraction.links
     else:
         doc = load_pipeline(ner=False)(text)
-        proposed = rules.proposed_tokens(doc)
+        proposed = roles.proposed_tokens(doc)
         mentions, spans, labels = [], [], []
         for start, end, label in sorted(entities):
             span = doc.char_span(start, end, alignment_mode="expand")
             if span is None or not len(span):
                 continue
             gold = Mention.found(span, SCIERC_TO_KG.get(label, label), 0.8, "gold")
-            gold.role, _ = rules.role_of(gold, proposed)
+            gold.role, _ = roles.role_of(gold, proposed)
             mentions.append(gold)
             spans.append((start, end))
             labels.append(label)

@@ -1,8 +1,8 @@
-"""Rules that find mentions in a parsed abstract, type them, and tell the paper's role for each.
+"""Rules that find mentions in a parsed abstract and type them; :mod:`.roles` tells the paper's role for each.
 
-Each ``find_*`` function reads a ``Doc`` and returns ``kg.model.Mention`` objects (``Mention.found``), each holding its span;
-``paper_roles`` reads the dependency parse around each candidate. Everything
-here works on one paper with no corpus-wide state.
+Each ``find_*`` function reads a ``Doc`` and returns ``kg.model.Mention``
+objects (``Mention.found``), each holding its span; ``select`` keeps one
+mention per span. Everything here works on one paper with no corpus-wide state.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from spacy.util import filter_spans
 
 from .. import lexicon
 from ..model import Mention
-from ..vocab import ACTOR_TYPES, DEFAULT_ROLE, NEW_ROLE, SCIERC_TO_KG
+from ..vocab import SCIERC_TO_KG
 from .abbreviations import find_abbreviations
 
 _SIZE = re.compile(r"(?:^|[-_])\d+(?:\.\d+)?[BMK](?:$|[-_])|-(?:Instruct|Chat|Base|it)$")
@@ -82,9 +82,21 @@ def _climb(token: Token, steps: int = 4):
         yield current
 
 
+def described_as_dataset(span: Span) -> bool:
+    """Whether the words in apposition to a name call it a benchmark or dataset ("X, a benchmark of ...")."""
+    root = span.root
+    described = [c for c in root.children if c.dep_ == "appos"]
+    if root.dep_ == "appos":
+        described.append(root.head)
+    if span.end < len(span.doc) and span.doc[span.end].text in (",", ":"):
+        following = span.doc[span.end + 1 : span.end + 6]
+        described += list(following[: next((i for i, t in enumerate(following) if t.text in ",;("), len(following))])
+    return any(t.lemma_.lower() in lexicon.DATASET_HEADS for t in described)
+
+
 def type_from_context(token: Token) -> tuple[str, float] | None:
     """The type the parse around a name tells: "benchmarks such as X", "X, a benchmark", "on X, achieving ..."."""
-    if _described_as_dataset(token.doc[token.i : token.i + 1]):
+    if described_as_dataset(token.doc[token.i : token.i + 1]):
         return "Dataset", 0.8
     for governor in _climb(token):
         lemma = governor.lemma_.lower()
@@ -360,158 +372,3 @@ def select(candidates: list[Mention]) -> list[Mention]:
     kept += [c for c in by_span.values() if c.rule == "ner" and not shadowed(c, kept)]
     kept += [c for c in by_span.values() if c.rule not in priority and not shadowed(c, kept)]
     return sorted(kept, key=lambda c: (c.span.start, c.span.end))
-
-
-# ----------------------------------------------------------------------------- roles
-
-
-_PROPOSE_FORMS = {form for verb in lexicon.PROPOSE_VERBS
-                  for form in (verb, verb + "s", verb + "es", verb + "d", verb + "ed", verb + "ing")}
-# Where the description of a proposed thing ends: a clause, a purpose, a preposition.
-_REGION_STOP = {"that", "which", "who", "whose", "where", "to", "for", "with", "by", "in", "on", "via",
-                "using", "through", "from", "into", "towards", "toward", "across", "under", "while"}
-
-
-def _self_claim_verbs(doc: Doc):
-    """Proposing verbs whose subject is the paper: "we (further) propose", "this work introduces",
-    "we tackle X and present".
-
-    Read from the surface, not the parse: the small English parser often tags
-    "present" in "... and present RADAR" as an adjective.
-    """
-    for token in doc:
-        if token.lower_ not in _PROPOSE_FORMS:
-            continue
-        before = [t for t in doc[max(token.sent.start, token.i - 4) : token.i]
-                  if t.pos_ not in ("ADV", "AUX", "PART") and t.lower_ not in ("also", "further", "then", "here")]
-        if before and _is_self(before[-1]):
-            yield token
-        elif before and before[-1].lower_ == "and" and any(_is_self(t) for t in doc[token.sent.start : token.i]):
-            yield token
-
-
-def _is_self(token: Token) -> bool:
-    if token.lower_ == "we":
-        return True
-    previous = token.doc[token.i - 1] if token.i > 0 else None
-    return token.lemma_.lower() in lexicon.SELF_SUBJECTS and previous is not None and previous.lower_ in ("this", "our")
-
-
-def _object_region(doc: Doc, verb: Token, limit: int = 30) -> set[int]:
-    """Token indices of what follows a proposing verb, up to the first clause or preposition."""
-    region: set[int] = set()
-    i = verb.i + 1
-    end = min(verb.sent.end, verb.i + 1 + limit)
-    depth = 0
-    while i < end:
-        token = doc[i]
-        if token.text == "(":
-            depth += 1
-        elif token.text == ")":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            in_compound = doc[i - 1].text == "-" or (i + 1 < len(doc) and doc[i + 1].text == "-")  # "end-to-end"
-            if token.lower_ in _REGION_STOP and not in_compound and doc[i - 1].lower_ not in ("together", "along"):
-                break
-            if token.text in (".", ";") or (token.pos_ == "VERB" and token.tag_ not in ("VBN", "VBG")):
-                break
-            if token.tag_ == "VBG" and doc[i - 1].text == ",":
-                break  # ", comprising ..."
-        region.add(i)
-        i += 1
-    return region
-
-
-def proposed_tokens(doc: Doc) -> set[int]:
-    """Tokens of what the paper says it introduces: "we propose X", "this work introduces X", "dubbed X"."""
-    tokens: set[int] = set()
-    for verb in _self_claim_verbs(doc):
-        region = _object_region(doc, verb)
-        tokens |= region
-        # "introduces X, a dataset of ..., and Y, a method for ..." or "..., together with a
-        # framework, Y": a second named contribution in the same sentence.
-        after = max(region, default=verb.i) + 1
-        for token in doc[after : verb.sent.end - 1]:
-            name = doc[token.i + 1]
-            if token.lower_ == "and" and name.text[:1].isupper() and doc[min(name.i + 1, len(doc) - 1)].text in (",", "("):
-                tokens |= _object_region(doc, token)
-            elif token.lower_ == "with" and doc[token.i - 1].lower_ in ("together", "along"):
-                tokens |= _object_region(doc, token)
-    for verb in doc:
-        if verb.lemma_.lower() in ("call", "dub", "term", "name", "abbreviate") and verb.pos_ == "VERB":
-            for obj in verb.subtree:
-                if obj.dep_ in ("oprd", "attr", "dobj", "pobj") and looks_like_name(obj):
-                    tokens.add(obj.i)
-    return tokens
-
-
-def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Mention]:
-    """Capitalised words in a proposed object that no rule found ("we propose Nüwa, a ... framework").
-
-    The tagger often calls a new name an adjective ("Earth-Agent"), so a
-    capitalised word right before a comma, colon or bracket counts too.
-    """
-    found = []
-    for i in sorted(proposed):
-        token = doc[i]
-        following = doc[i + 1].text if i + 1 < len(doc) else ""
-        if (i in taken or not token.text[:1].isupper() or token.i == token.sent.start
-                or token.dep_ == "compound" or token.lower_ in lexicon.EVALUATIVE
-                or not (token.pos_ == "PROPN" or following in (",", ":", "("))):
-            continue
-        start = i
-        while start - 1 in proposed and doc[start - 1].pos_ == "PROPN" and doc[start - 1].dep_ == "compound" \
-                and start - 1 not in taken:
-            start -= 1
-        span = doc[start : i + 1]
-        found.append(Mention.found(span, _proposed_label(span), 0.75, "proposed-name"))
-    return found
-
-
-def _described_as_dataset(span: Span) -> bool:
-    """Whether the words in apposition to a name call it a benchmark or dataset ("X, a benchmark of ...")."""
-    root = span.root
-    described = [c for c in root.children if c.dep_ == "appos"]
-    if root.dep_ == "appos":
-        described.append(root.head)
-    if span.end < len(span.doc) and span.doc[span.end].text in (",", ":"):
-        following = span.doc[span.end + 1 : span.end + 6]
-        described += list(following[: next((i for i, t in enumerate(following) if t.text in ",;("), len(following))])
-    return any(t.lemma_.lower() in lexicon.DATASET_HEADS for t in described)
-
-
-def _proposed_label(span: Span) -> str:
-    """Dataset when the name is described as "a benchmark"/"dataset", else what its spelling says, else Method."""
-    if _described_as_dataset(span):
-        return "Dataset"
-    return type_of_name(span.text) or "Method"
-
-
-def is_compared(token: Token) -> bool:
-    """Whether a mention is what something is compared with ("outperforms X", "the X baseline")."""
-    current = token
-    for _ in range(4):
-        if current.lemma_.lower() in lexicon.COMPARE_WORDS and current is not token:
-            return True
-        if current.dep_ in ("prep",) and current.lower_ in ("than", "against", "versus", "over"):
-            return True
-        if current.head is current or current.dep_ in ("nsubj", "nsubjpass", "ROOT"):
-            return False
-        current = current.head
-    return current.lemma_.lower() in lexicon.COMPARE_WORDS
-
-
-def role_of(mention: Mention, proposed: set[int], *, nested: bool = False) -> tuple[str, float]:
-    """The paper's role for one mention, with a confidence.
-
-    A name ``nested`` inside a longer proposed name ("GRPO" in "Difficulty-Adaptive
-    GRPO") is what the new thing builds on, not the new thing. The roles of each type are
-    ``kg.vocab.NEW_ROLE`` and ``DEFAULT_ROLE``; a label that is none of kg's types (SciERC's
-    OtherScientificTerm, when ``kg eval scierc`` reads gold entities) is proposed or used.
-    """
-    span = mention.span
-    if any(t.i in proposed for t in span) and not nested:
-        return NEW_ROLE.get(mention.label, "proposes"), min(0.9, mention.confidence + 0.1)
-    if mention.label in ACTOR_TYPES and is_compared(span.root):
-        return "comparesWith", mention.confidence * 0.9
-    return DEFAULT_ROLE.get(mention.label, "uses"), mention.confidence
