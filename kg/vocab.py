@@ -66,6 +66,8 @@ class KG(DefinedNamespace):
     variantOf: URIRef
     usedFor: URIRef
     evaluatedOn: URIRef
+    benchmarkFor: URIRef
+    trainedOn: URIRef
     evaluates: URIRef
     partOf: URIRef
     hyponymOf: URIRef
@@ -163,23 +165,34 @@ class RelationType(NamedTuple):
     objects: frozenset[str]  # the entity types it goes to
     scierc: str | None  # SciERC's relation it is read from and scored as (None: SciERC has none)
     swap: bool  # whether SciERC's arguments go the other way round (its EVALUATE-FOR goes from the dataset)
+    scier: tuple[str, ...]  # SciER's relations it is read from, head and tail in our order
 
 
 #: The relations, one row each, in the order lists show them; the shapes say the same. variantOf
 #: is read from names across a corpus, not from one sentence; SciERC's CONJUNCTION and FEATURE-OF
-#: have no counterpart.
-RELATION_TABLE = tuple(RelationType(name, frozenset(subjects), frozenset(objects), scierc, swap)
-                       for name, subjects, objects, scierc, swap in (
-    #  name            subjects                    objects                     SciERC          swap
-    ("variantOf",      ACTOR_TYPES,                ACTOR_TYPES,                None,           False),
-    ("usedFor",        ACTOR_TYPES | {"Dataset"},  {"Task", "Method"},         "USED-FOR",     False),
-    ("evaluatedOn",    ACTOR_TYPES,                {"Dataset"},                "EVALUATE-FOR", True),
-    ("evaluates",      {"Metric"},                 ACTOR_TYPES | {"Task"},     "EVALUATE-FOR", False),
-    ("partOf",         ACTOR_TYPES,                ACTOR_TYPES,                "PART-OF",      False),
-    ("hyponymOf",      ENTITY_TYPES,               ENTITY_TYPES,               "HYPONYM-OF",   False),
-    ("comparedWith",   ACTOR_TYPES,                ACTOR_TYPES,                "COMPARE",      False),
-    ("outperforms",    ACTOR_TYPES,                ACTOR_TYPES,                "COMPARE",      False),
+#: have no counterpart, and SciER's Synonym-Of is no relation but evidence that two names are one
+#: entity (:data:`SCIER_SYNONYM`).
+RELATION_TABLE = tuple(RelationType(name, frozenset(subjects), frozenset(objects), scierc, swap, scier)
+                       for name, subjects, objects, scierc, swap, scier in (
+    #  name            subjects                    objects                     SciERC          swap   SciER
+    ("variantOf",      ACTOR_TYPES,                ACTOR_TYPES,                None,           False, ()),
+    ("usedFor",        ACTOR_TYPES | {"Dataset"},  {"Task", "Method"},         "USED-FOR",     False, ("Used-For",)),
+    ("evaluatedOn",    ACTOR_TYPES,                {"Dataset"},                "EVALUATE-FOR", True,  ("Evaluated-With",)),
+    ("benchmarkFor",   {"Dataset"},                {"Task"},                   None,           False, ("Benchmark-For",)),
+    ("trainedOn",      ACTOR_TYPES,                {"Dataset"},                None,           False, ("Trained-With",)),
+    ("evaluates",      {"Metric"},                 ACTOR_TYPES | {"Task"},     "EVALUATE-FOR", False, ()),
+    ("partOf",         ACTOR_TYPES,                ACTOR_TYPES,                "PART-OF",      False, ("Part-Of",)),
+    ("hyponymOf",      ENTITY_TYPES,               ENTITY_TYPES,               "HYPONYM-OF",   False, ("SubClass-Of", "SubTask-Of")),
+    ("comparedWith",   ACTOR_TYPES,                ACTOR_TYPES,                "COMPARE",      False, ("Compare-With",)),
+    ("outperforms",    ACTOR_TYPES,                ACTOR_TYPES,                "COMPARE",      False, ()),
 ))
+
+#: SciER's relation types (Zhang et al. 2024), and the one of them that says two names are one entity.
+SCIER_RELATIONS = ("Used-For", "Part-Of", "Compare-With", "Evaluated-With", "SubClass-Of", "SubTask-Of",
+                   "Synonym-Of", "Benchmark-For", "Trained-With")
+SCIER_SYNONYM = "Synonym-Of"
+#: SciER's relations as ours, by the table.
+SCIER_TO_KG = {scier: r.name for r in RELATION_TABLE for scier in r.scier}
 
 #: Entity -> entity relations.
 RELATIONS = tuple(r.name for r in RELATION_TABLE)
