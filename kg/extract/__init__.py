@@ -303,6 +303,8 @@ def predict_relations(text: str, entities: list[tuple[int, int, str]] | None = N
         for head, tail, label, _ in learned:
             found[spans[head], spans[tail]] = label
     for link in links:  # where the model relates a pair, it knows SciERC's conventions better
+        if link.relation not in SCIERC_RELATION:
+            continue  # benchmarkFor, trainedOn: SciERC has no such relation
         label, swap = SCIERC_RELATION[link.relation]
         head, tail = (link.tail, link.head) if swap else (link.head, link.tail)
         if (spans[head], spans[tail]) not in found and (spans[tail], spans[head]) not in found:

@@ -1,5 +1,5 @@
-"""The learned relations that become kg's links, read as kg's relations through SciERC's
-(``kg.vocab.SCIERC_RELATION``, from the table of relations).
+"""The learned relations that become kg's links, read as kg's relations through SciERC's or
+SciER's (``kg.vocab.SCIERC_RELATION``, ``SCIER_TO_KG``, from the table of relations).
 
 ``span_model_links`` turns the span model's relations (:mod:`.spans`) into
 links between kg's mentions; ``build`` uses it. ``RelationModel`` is the first
@@ -21,7 +21,7 @@ import numpy as np
 from spacy.tokens import Span, Token
 
 from ..model import Link
-from ..vocab import RELATION_TYPES, SCIERC_RELATION
+from ..vocab import RELATION_TYPES, SCIER_TO_KG, SCIERC_RELATION
 
 #: Where the trained model lives in the package.
 MODEL_FILE = Path(__file__).parent / "relations" / "model.npz"
@@ -138,12 +138,17 @@ def load_relation_model(path: str | Path = MODEL_FILE) -> RelationModel | None:
 
 
 def to_kg_relation(label: str, head_type: str) -> tuple[str, bool] | None:
-    """Our relation for a SciERC type between a head of ``head_type`` and its tail, and whether the
-    two swap; None for SciERC types we have no counterpart for.
+    """Our relation for a SciERC or SciER type between a head of ``head_type`` and its tail, and
+    whether the two swap; None for types we have no counterpart for (SciERC's CONJUNCTION, SciER's
+    Synonym-Of, which is evidence that two names are one entity, not a relation).
 
     >>> to_kg_relation("EVALUATE-FOR", "Dataset"), to_kg_relation("EVALUATE-FOR", "Metric")
     (('evaluatedOn', True), ('evaluates', False))
+    >>> to_kg_relation("Benchmark-For", "Dataset"), to_kg_relation("SubTask-Of", "Task"), to_kg_relation("Synonym-Of", "Method")
+    (('benchmarkFor', False), ('hyponymOf', False), None)
     """
+    if label in SCIER_TO_KG:
+        return SCIER_TO_KG[label], False
     for relation, (scierc, swap) in SCIERC_RELATION.items():
         if scierc == label and relation not in ("evaluatedOn", "evaluates", "outperforms"):
             return relation, swap

@@ -15,7 +15,7 @@ from spacy.util import filter_spans
 
 from .. import lexicon
 from ..model import Mention
-from ..vocab import SCIERC_TO_KG
+from ..vocab import ENTITY_TYPES, SCIERC_TO_KG
 from .abbreviations import find_abbreviations
 
 _SIZE = re.compile(r"(?:^|[-_])\d+(?:\.\d+)?[BMK](?:$|[-_])|-(?:Instruct|Chat|Base|it)$")
@@ -236,8 +236,9 @@ def find_phrase_mentions(doc: Doc) -> list[Mention]:
 def find_ner_mentions(doc: Doc) -> list[Mention]:
     """Spans of the learned scientific NER (when the pipeline has it), in our types, with its probability.
 
-    SciERC's labels are read as ours (``kg.vocab.SCIERC_TO_KG``; OtherScientificTerm and
-    Generic, "this method", are left out of the graph: see README, what becomes a node).
+    A model trained on kg's types gives ours; SciERC's labels are read as ours
+    (``kg.vocab.SCIERC_TO_KG``; OtherScientificTerm and Generic, "this method", are left out
+    of the graph: see README, what becomes a node).
     A Method whose spelling says Model ("LLaMA-3-8B") is a Model; a Material is
     kept only as a Dataset that is named (a name, a known dataset, or called a
     benchmark by its context), since "images" or "long texts" are no datasets.
@@ -245,7 +246,7 @@ def find_ner_mentions(doc: Doc) -> list[Mention]:
     found = []
     probabilities = doc._.entity_probabilities  # empty where doc.ents come from elsewhere
     for index, ent in enumerate(doc.ents):
-        label = SCIERC_TO_KG.get(ent.label_)
+        label = ent.label_ if ent.label_ in ENTITY_TYPES else SCIERC_TO_KG.get(ent.label_)
         span = _trim(ent)
         # "flow matching and mirror maps" names two things, and neither whole.
         if label is None or span is None or is_generic(span) or any(t.pos_ == "CCONJ" for t in span):
