@@ -41,20 +41,22 @@ def extractor_name(nlp: Language) -> str:
     return f"rules-{RULES_VERSION}+{version(nlp)}"
 
 
-def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) -> PaperExtraction:
-    """Mentions and roles of one parsed abstract. ``offsets`` maps clean to original characters."""
-    mentions = rules.select(
-        rules.find_abbreviation_mentions(doc)
-        + rules.find_name_mentions(doc)
-        + rules.find_lexicon_mentions(doc, matchers["lexicon"])
-        + rules.find_ner_mentions(doc)
-        + rules.find_task_mentions(doc, matchers["task"])
-        + rules.find_phrase_mentions(doc)
-    )
+def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
+                without: frozenset[str] = frozenset()) -> PaperExtraction:
+    """Mentions and roles of one parsed abstract. ``offsets`` maps clean to original characters.
+    Mentions found by a rule named in ``without`` ("ner", "task-head", ...) are left out before the
+    others are chosen: what evaluation does to measure what each rule brings."""
+    found = (rules.find_abbreviation_mentions(doc)
+             + rules.find_name_mentions(doc)
+             + rules.find_lexicon_mentions(doc, matchers["lexicon"])
+             + rules.find_ner_mentions(doc)
+             + rules.find_task_mentions(doc, matchers["task"])
+             + rules.find_phrase_mentions(doc))
+    mentions = rules.select([m for m in found if m.rule not in without])
     proposed = roles.proposed_tokens(doc)
     taken = {t.i for m in mentions for t in m.span}
-    mentions = sorted(mentions + roles.unnamed_proposals(doc, proposed, taken),
-                      key=lambda m: (m.span.start, m.span.end))
+    unnamed = [m for m in roles.unnamed_proposals(doc, proposed, taken) if m.rule not in without]
+    mentions = sorted(mentions + unnamed, key=lambda m: (m.span.start, m.span.end))
 
     sentence_of = {}
     sentences = []
@@ -103,8 +105,9 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers) ->
                            links=links, results=results, tokens=tokens, token_spans=token_spans)
 
 
-def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batch_size: int = 64) -> Iterator[PaperExtraction]:
-    """Extract every paper, parsing in batches with ``nlp.pipe``.
+def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batch_size: int = 64,
+                   without: frozenset[str] = frozenset()) -> Iterator[PaperExtraction]:
+    """Extract every paper, parsing in batches with ``nlp.pipe`` (``without``: see :func:`extract_doc`).
 
     Example
     -------
@@ -122,7 +125,7 @@ def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batc
     cleaned = (clean(p.abstract) for p in papers)
     pairs = ((c.text, (p, c)) for p, c in zip(papers, cleaned))
     for doc, (paper, offsets) in nlp.pipe(pairs, as_tuples=True, batch_size=batch_size):
-        yield extract_doc(paper, doc, offsets, extractor=extractor, matchers=matchers)
+        yield extract_doc(paper, doc, offsets, extractor=extractor, matchers=matchers, without=without)
 
 
 @dataclass(frozen=True)
