@@ -139,6 +139,9 @@ class PaperExtraction:
     acronyms: dict[str, str]  # short form -> long form, as defined in this paper
     links: list[Link] = field(default_factory=list)
     results: list[Result] = field(default_factory=list)
+    #: Pairs of mentions a sentence states are one thing ("CNNs Synonym-Of convolutional neural
+    #: networks", from the span model): (mention, mention, probability). Evidence resolution weighs.
+    synonyms: list[tuple[int, int, float]] = field(default_factory=list)
     #: The parse's tokens, so that later stages read the abstract without cleaning or tokenizing it
     #: again: each token's text with its trailing space, joined by "\x1f", and (``token_spans``) each
     #: token's start and end in the original abstract, as little-endian uint32 pairs in base64
@@ -187,6 +190,7 @@ class PaperExtraction:
             acronyms=dict(data["acronyms"]),
             links=[Link(**link) for link in data.get("links", ())],
             results=[Result(**result) for result in data.get("results", ())],
+            synonyms=[tuple(pair) for pair in data.get("synonyms", ())],
             tokens=data.get("tokens", ""),
             token_spans=data.get("token_spans", ""),
         )

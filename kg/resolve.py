@@ -129,11 +129,12 @@ def acronym_senses(definitions: dict[str, Counter]) -> dict[str, str]:
     return canonical
 
 
-def corpus_names(extractions: list[PaperExtraction]) -> dict[str, str]:
+def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True) -> dict[str, str]:
     """Each key -> the key of the entity the corpus means by it: a spelling variant its most
     written spelling (:func:`spelling_variants`), a long form of an acronym the most used long form
     of its sense (:func:`acronym_senses`), an acronym the long form the corpus agrees on (none
-    when papers disagree)."""
+    when papers disagree), and, with ``synonyms``, names enough papers call one thing
+    (:func:`join_synonyms`)."""
     names = spelling_variants(extractions)
     definitions = acronym_definitions(extractions, names)
     senses = acronym_senses(definitions)
@@ -145,7 +146,59 @@ def corpus_names(extractions: list[PaperExtraction]) -> dict[str, str]:
         meaning = corpus_meaning(merged)
         if meaning is not None:
             names[short] = meaning
-    return names
+    return join_synonyms(extractions, names) if synonyms else names
+
+
+#: How many papers must state that two names are one thing (``PaperExtraction.synonyms``) before
+#: they become one entity: one sentence of one paper is not enough to join two names corpus-wide.
+SYNONYM_PAPERS = 2
+
+
+def stated_synonyms(extractions: Iterable[PaperExtraction], names: dict[str, str]) -> dict[tuple[str, str], set[str]]:
+    """Pairs of entity keys (in order) -> the papers whose sentences state them one thing, between
+    mentions of one type; ``names`` as :func:`corpus_names` gives them.
+
+    >>> from kg.model import Paper, Mention, PaperExtraction
+    >>> text = "ResNet, also called residual networks"
+    >>> ms = [Mention(0, 6, "ResNet", "Method", 0, 0.9, "t"), Mention(20, 37, "residual networks", "Method", 0, 0.9, "t")]
+    >>> stated_synonyms([PaperExtraction(Paper("p", text), [(0, 37)], ms, {}, synonyms=[(0, 1, 0.9)])], {})
+    {('residual network', 'resnet'): {'p'}}
+    """
+    stated: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for ex in extractions:
+        for a, b, _ in ex.synonyms:
+            first, second = ex.mentions[a], ex.mentions[b]
+            keys = sorted({cluster_key(first.text, ex, names), cluster_key(second.text, ex, names)})
+            if first.label == second.label and len(keys) == 2 and not any(is_generic_key(k) for k in keys):
+                stated[tuple(keys)].add(ex.paper.id)
+    return dict(stated)
+
+
+def join_synonyms(extractions: list[PaperExtraction], names: dict[str, str]) -> dict[str, str]:
+    """``names`` with the names that at least :data:`SYNONYM_PAPERS` papers state are one thing joined:
+    each group of joined keys becomes the one of them with the most mentions."""
+    stated = {pair: papers for pair, papers in stated_synonyms(extractions, names).items()
+              if len(papers) >= SYNONYM_PAPERS}
+    if not stated:
+        return names
+    parent: dict[str, str] = {}
+
+    def root(key: str) -> str:
+        while parent.get(key, key) != key:
+            key = parent[key]
+        return key
+
+    for a, b in stated:
+        parent.setdefault(a, a), parent.setdefault(b, b)
+        parent[root(a)] = root(b)
+    size = Counter(cluster_key(m.text, ex, names) for ex in extractions for m in ex.mentions)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for key in parent:
+        groups[root(key)].append(key)
+    into = {key: max(group, key=lambda k: (size[k], k)) for group in groups.values() for key in group}
+    joined = {key: into.get(target, target) for key, target in names.items()}
+    joined.update((key, target) for key, target in into.items() if key != target)
+    return joined
 
 
 def cluster_key(text: str, extraction: PaperExtraction, names: dict[str, str]) -> str:
@@ -330,6 +383,16 @@ def resolution_report(entities: list[Entity], extractions: list[PaperExtraction]
         lines.append(f"| {_md(entity.label)} | {entity.type} | {papers} | {len(entity.mentions)} | {shown} |")
     if not merged:
         lines.append("| (no merges) | | | | |")
+    lines += ["", "## Names stated to be one thing", "",
+              f"Pairs a sentence calls one thing (the span model's Synonym-Of), joined where at least "
+              f"{SYNONYM_PAPERS} papers say so.", ""]
+    stated = stated_synonyms(extractions, corpus_names(extractions, synonyms=False))
+    for (a, b), papers in sorted(stated.items(), key=lambda item: (-len(item[1]), item[0])):
+        verdict = "joined" if len(papers) >= SYNONYM_PAPERS else "kept apart"
+        count = f"{len(papers)} paper" + ("s" if len(papers) != 1 else "")
+        lines.append(f"- `{_md(a)}` = `{_md(b)}`: {count} — {verdict}")
+    if not stated:
+        lines.append("(none)")
     lines += ["", "## Acronyms defined in more than one way", ""]
     conflicts = {short: counts for short, counts in acronym_definitions(extractions).items() if len(counts) > 1}
     for short, counts in sorted(conflicts.items()):

@@ -129,3 +129,29 @@ def test_reordered_and_respelt_names_are_one_entity_but_not_other_heads_or_modif
         ("dialogue modeling", 4), ("neural network training", 3), ("attention-based memory model", 2),
         ("memory-based attention model", 1), ("embedding layers", 2), ("layer embeddings", 1),
         ("layer network", 2), ("four-layer network", 1)]
+
+
+def _stating_synonyms(pid: str, text: str, first: str, second: str, *, stated: bool = True):
+    from kg.model import Mention, PaperExtraction
+    mentions = [Mention(text.index(f), text.index(f) + len(f), f, "Method", 0, 0.9, "t") for f in (first, second)]
+    return PaperExtraction(Paper(pid, text), [(0, len(text))], mentions, {},
+                           synonyms=[(0, 1, 0.9)] if stated else [])
+
+
+def test_names_two_papers_call_one_thing_become_one_entity_and_the_report_says_so():
+    from kg.resolve import resolution_report
+    papers = [_stating_synonyms("a", "ResNet, also called residual networks, ...", "ResNet", "residual networks"),
+              _stating_synonyms("b", "residual networks (ResNet) ...", "residual networks", "ResNet"),
+              _stating_synonyms("c", "ResNet and residual networks", "ResNet", "residual networks", stated=False)]
+    [entity] = resolve(papers)
+    assert sorted(entity.aliases) == ["ResNet", "residual networks"] and len(entity.mentions) == 6
+    assert "- `residual network` = `resnet`: 2 papers — joined" in resolution_report([entity], papers)
+
+
+def test_one_paper_calling_two_names_one_thing_does_not_join_them_corpus_wide():
+    from kg.resolve import resolution_report
+    papers = [_stating_synonyms("a", "ResNet, also called residual networks, ...", "ResNet", "residual networks"),
+              _stating_synonyms("b", "ResNet and residual networks", "ResNet", "residual networks", stated=False)]
+    entities = resolve(papers)
+    assert sorted(e.label for e in entities) == ["ResNet", "residual networks"]
+    assert "- `residual network` = `resnet`: 1 paper — kept apart" in resolution_report(entities, papers)

@@ -27,7 +27,7 @@ from ..vocab import KG_TO_SCIERC, SCIERC_RELATION, SCIERC_TO_KG
 from . import roles, rules
 from .links import find_links
 from .pipeline import load_pipeline, version
-from .relation_model import load_relation_model, span_model_links
+from .relation_model import load_relation_model, span_model_links, span_model_synonyms
 from .results import find_results
 
 #: Rules whose spans are names: a name nested in one ("GRPO" in "Difficulty-Adaptive GRPO") is used, not proposed.
@@ -95,6 +95,7 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
                               confidence=found.confidence))
     links = find_links(doc, mentions)
     links += span_model_links(mentions, known=links)
+    synonyms = span_model_synonyms(mentions)
     for mention in mentions:  # what leaves the stage is plain data: no parse, confidences as stored
         mention.span, mention.confidence = None, round(mention.confidence, 3)
     spans = []
@@ -102,7 +103,8 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
         spans += offsets.original_span(token.idx, token.idx + len(token))
     tokens, token_spans = PaperExtraction.pack_tokens([token.text_with_ws for token in doc], spans)
     return PaperExtraction(paper=paper, sentences=sentences, mentions=mentions, acronyms=acronyms,
-                           links=links, results=results, tokens=tokens, token_spans=token_spans)
+                           links=links, results=results, synonyms=synonyms, tokens=tokens,
+                           token_spans=token_spans)
 
 
 def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batch_size: int = 64,

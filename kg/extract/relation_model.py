@@ -21,7 +21,7 @@ import numpy as np
 from spacy.tokens import Span, Token
 
 from ..model import Link
-from ..vocab import RELATION_TYPES, SCIER_TO_KG, SCIERC_RELATION
+from ..vocab import RELATION_TYPES, SCIER_SYNONYM, SCIER_TO_KG, SCIERC_RELATION
 
 #: Where the trained model lives in the package.
 MODEL_FILE = Path(__file__).parent / "relations" / "model.npz"
@@ -157,16 +157,12 @@ def to_kg_relation(label: str, head_type: str) -> tuple[str, bool] | None:
     return None
 
 
-def span_model_links(mentions, *, known: Iterable = ()) -> list:
-    """The span model's relations (``doc._.relations``, set by :mod:`.spans`) between ``mentions``
-    (``kg.model.Mention`` objects, their roles set) that ``known`` links do not already
-    relate, in our relations.
-
-    A model entity stands for the mention with the same tokens or, failing that, the mention
-    sharing its root word (kg trims "the", cuts at brackets). Confidence is the model's probability.
-    """
+def _model_pairs(mentions) -> Iterable[tuple[int, int, str, float]]:
+    """The span model's relations (``doc._.relations``, set by :mod:`.spans`) as ``(head, tail, label,
+    probability)`` between ``mentions``' indices. A model entity stands for the mention with the same
+    tokens or, failing that, the mention sharing its root word (kg trims "the", cuts at brackets)."""
     if not mentions:
-        return []
+        return
     doc = mentions[0].span.doc
     ents = list(doc.ents)
     exact = {(m.span.start, m.span.end): i for i, m in enumerate(mentions)}
@@ -176,12 +172,21 @@ def span_model_links(mentions, *, known: Iterable = ()) -> list:
         found = exact.get((ent.start, ent.end))
         return found if found is not None else by_root.get(ent.root.i)
 
-    sentence_of = {sent.start: n for n, sent in enumerate(doc.sents)}
-    related = {frozenset((link.head, link.tail)) for link in known}
-    found = []
     for head_ent, tail_ent, label, probability in doc._.relations:
         head, tail = mention_of(ents[head_ent]), mention_of(ents[tail_ent])
-        if head is None or tail is None or head == tail or frozenset((head, tail)) in related:
+        if head is not None and tail is not None and head != tail:
+            yield head, tail, label, probability
+
+
+def span_model_links(mentions, *, known: Iterable = ()) -> list:
+    """The span model's relations between ``mentions`` (``kg.model.Mention`` objects, their roles
+    set) that ``known`` links do not already relate, in our relations. Confidence is the model's
+    probability."""
+    sentence_of = {sent.start: n for n, sent in enumerate(mentions[0].span.doc.sents)} if mentions else {}
+    related = {frozenset((link.head, link.tail)) for link in known}
+    found = []
+    for head, tail, label, probability in _model_pairs(mentions):
+        if frozenset((head, tail)) in related:
             continue
         mapped = to_kg_relation(label, mentions[head].label)
         if mapped is None:
@@ -195,3 +200,9 @@ def span_model_links(mentions, *, known: Iterable = ()) -> list:
             found.append(Link(head, relation, tail, sentence_of[mentions[tail].span.sent.start], probability))
     return found
 
+
+def span_model_synonyms(mentions) -> list[tuple[int, int, float]]:
+    """The pairs of ``mentions`` the span model reads as one thing (SciER's Synonym-Of), with its
+    probability: ``kg.model.PaperExtraction.synonyms``."""
+    return [(head, tail, round(probability, 3)) for head, tail, label, probability in _model_pairs(mentions)
+            if label == SCIER_SYNONYM]
