@@ -425,6 +425,42 @@ def eval_scierc(file, baseline, relations):
         click.echo(relation_table(docs, old_ner, new_model))
 
 
+@eval_group.command(name="scier")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def eval_scier(file):
+    """Precision, recall and F1 of kg's extractors on FILE, a SciER file (its LLM or PLM JSON Lines).
+
+    SciER's split tokens are glued back into printed text ("CIFAR - 1 0 0" is
+    read as "CIFAR-100") and every offset refers to that text. Two extractors
+    side by side, one row per SciER type (Method, Task, Dataset):
+
+    \b
+      model  the span model alone (kg/extract/span_model)
+      kg     kg's whole extractor as 'kg build' runs it (the model and the rules),
+             its Model counted as a Method; its Metrics have no SciER type
+
+    Entities are scored exactly (span and type) and by span alone. A relation
+    counts only if both spans, both types and its type are a gold relation's
+    (Compare-With and Synonym-Of in either direction). kg's edges are read as
+    SciER's through kg.vocab's relation table: usedFor is Used-For,
+    evaluatedOn Evaluated-With, benchmarkFor Benchmark-For, trainedOn
+    Trained-With, partOf Part-Of, comparedWith Compare-With, hyponymOf
+    SubClass-Of (SubTask-Of between tasks), and the names a paper calls one
+    thing Synonym-Of.
+
+    \b
+    Examples:
+      kg eval scier tests/fixtures/scier_tiny.jsonl
+      kg eval scier path/to/scier/PLM/dev.jsonl
+    """
+    from .evaluate.report import scier_tables
+    from .evaluate.scier import read_scier
+
+    docs = read_scier(file)
+    click.echo(f"{file}: {len(docs)} documents, {sum(len(d.words) for d in docs)} words\n")
+    click.echo(scier_tables(docs))
+
+
 def _training_module():
     try:
         from . import train_spans

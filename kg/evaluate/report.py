@@ -1,4 +1,4 @@
-"""The tables of ``kg eval scierc``: kg's three extractors scored side by side on SciERC.
+"""The tables of ``kg eval scierc`` and ``kg eval scier``: kg's extractors scored side by side.
 
 The extractors are the ``old`` one (the spaCy CNN NER of the first round and
 the logistic-regression relation classifier over its entities), the ``new``
@@ -13,9 +13,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import KGError
-from ..extract import predict_entities, predict_relations, predict_text
+from ..extract import extract_papers, predict_entities, predict_relations, predict_text
 from ..extract.pipeline import BASELINE_NER
-from ..vocab import SCIERC_RELATION
+from ..extract.relation_model import to_kg_relation
+from ..model import Paper
+from ..vocab import ENTITY_TYPES, RELATION_TABLE, SCIER_RELATIONS, SCIER_SYNONYM, SCIERC_RELATION, SCIERC_TO_KG
+from .scier import SCIER_TYPES, evaluate_scier
 from .scierc import (KG_LABELS, KG_TO_SCIERC, SCIERC_LABELS, SCIERC_RELATIONS, SciercDoc, entity_predictor, evaluate,
                      evaluate_relations, side_by_side)
 
@@ -71,3 +74,78 @@ def relation_table(docs: Sequence[SciercDoc], old_ner, new_model: SpanModel) -> 
                "kg": evaluate_relations(docs, lambda doc: predict_relations(doc.text))}
     return side_by_side(columns, {f"micro ({len(SCIERC_RELATIONS)} types)": SCIERC_RELATIONS,
                                   f"micro ({len(mapped)} kg maps)": mapped})
+
+
+# ----------------------------------------------------------------------------- SciER
+
+def _scier_type(label: str) -> str | None:
+    """SciER's entity type for one of the span model's labels or kg's types: a Model is a Method,
+    a SciERC Material a Dataset; a Metric, OtherScientificTerm or Generic has none."""
+    kg_type = label if label in ENTITY_TYPES else SCIERC_TO_KG.get(label)
+    return {"Model": "Method"}.get(kg_type, kg_type) if kg_type in SCIER_TYPES or kg_type == "Model" else None
+
+
+def _scier_relation(relation: str, head_type: str) -> str | None:
+    """SciER's relation type for one of kg's relations from a head of kg type ``head_type``:
+    the first SciER type its row of ``kg.vocab.RELATION_TABLE`` is read from (hyponymOf between
+    tasks is SubTask-Of)."""
+    scier = next((row.scier for row in RELATION_TABLE if row.name == relation), ())
+    if relation == "hyponymOf" and head_type == "Task":
+        return "SubTask-Of"
+    return scier[0] if scier else None
+
+
+def model_alone_scier(text: str) -> tuple[list, list]:
+    """The span model alone on ``text`` in SciER's types: entities ``(start, end, type)`` and
+    relations ``(hs, he, head type, ts, te, tail type, type)``. A model with SciERC's labels is read
+    through kg's types (a Material is a Dataset; EVALUATE-FOR is Evaluated-With)."""
+    entities, relations = predict_text(text)
+    types = {(s, e): _scier_type(label) for s, e, label in entities}
+    kg_types = {(s, e): label if label in ENTITY_TYPES else SCIERC_TO_KG.get(label) for s, e, label in entities}
+    found = []
+    for hs, he, ts, te, label in relations:
+        if label in SCIER_RELATIONS:
+            found.append((hs, he, types[hs, he], ts, te, types[ts, te], label))
+            continue
+        mapped = to_kg_relation(label, kg_types[hs, he] or "")
+        if mapped:
+            relation, swap = mapped
+            (hs, he), (ts, te) = ((ts, te), (hs, he)) if swap else ((hs, he), (ts, te))
+            scier = _scier_relation(relation, kg_types[hs, he] or "")
+            if scier:
+                found.append((hs, he, types[hs, he], ts, te, types[ts, te], scier))
+    return [(s, e, types[s, e]) for s, e, _ in entities if types[s, e]], found
+
+
+def kg_scier(text: str) -> tuple[list, list]:
+    """kg's whole extractor, as ``kg build`` runs it, on ``text`` in SciER's types: its mentions and
+    its links (SciER's Synonym-Of from ``PaperExtraction.synonyms``)."""
+    [extraction] = extract_papers([Paper("scier", text)])
+    mentions = extraction.mentions
+    types = [_scier_type(m.label) for m in mentions]
+    found = []
+    for link in extraction.links:
+        scier = _scier_relation(link.relation, mentions[link.head].label)
+        if scier:
+            head, tail = mentions[link.head], mentions[link.tail]
+            found.append((head.start, head.end, types[link.head], tail.start, tail.end, types[link.tail], scier))
+    for a, b, _ in extraction.synonyms:
+        found.append((mentions[a].start, mentions[a].end, types[a], mentions[b].start, mentions[b].end, types[b],
+                      SCIER_SYNONYM))
+    return [(m.start, m.end, t) for m, t in zip(mentions, types) if t], found
+
+
+def scier_tables(docs: Sequence[SciercDoc]) -> str:
+    """``kg eval scier``'s tables on SciER ``docs``: the span model alone and kg's whole extractor side
+    by side, entities (exact span and type; span only) and relations (strict)."""
+    columns = {name: evaluate_scier(docs, lambda doc, predict=predict: predict(doc.text))
+               for name, predict in (("model", functools.lru_cache(maxsize=None)(model_alone_scier)),
+                                     ("kg", kg_scier))}
+    types = {f"micro ({len(SCIER_TYPES)} types)": SCIER_TYPES}
+    return "\n\n".join([
+        "Entities, exact span and type:\n" + side_by_side({n: c["exact"] for n, c in columns.items()}, types),
+        "Entities, span only (any type):\n" + side_by_side({n: c["span"] for n, c in columns.items()}, types),
+        "Relations, strict (both spans, both types, the relation type):\n"
+        + side_by_side({n: c["relation"] for n, c in columns.items()},
+                       {f"micro ({len(SCIER_RELATIONS)} types)": SCIER_RELATIONS}),
+    ])
