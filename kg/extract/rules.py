@@ -233,13 +233,18 @@ def find_phrase_mentions(doc: Doc) -> list[Mention]:
     return found
 
 
+#: Whether a task or method head noun overrules the span model's type ("visual grounding" is a task).
+#: ``bench/sources.py`` turns it off to measure what it brings.
+RETYPE_BY_HEAD = True
+
+
 def find_ner_mentions(doc: Doc) -> list[Mention]:
     """Spans of the learned scientific NER (when the pipeline has it), in our types, with its probability.
 
     A model trained on kg's types gives ours; SciERC's labels are read as ours
     (``kg.vocab.SCIERC_TO_KG``; OtherScientificTerm and Generic, "this method", are left out
     of the graph: see README, what becomes a node).
-    A Method whose spelling says Model ("LLaMA-3-8B") is a Model; a Material is
+    A Method whose spelling says Model ("LLaMA-3-8B") is a Model; a SciERC Material is
     kept only as a Dataset that is named (a name, a known dataset, or called a
     benchmark by its context), since "images" or "long texts" are no datasets.
     """
@@ -256,13 +261,13 @@ def find_ner_mentions(doc: Doc) -> list[Mention]:
         head = _head_words(span.root)
         # The head noun overrules the network where it is unambiguous: "visual grounding" is a
         # task, "reinforcement learning" a method, whatever the sentence around them suggests.
-        if head & lexicon.TASK_HEADS and not head & lexicon.METHOD_HEADS:
+        if RETYPE_BY_HEAD and head & lexicon.TASK_HEADS and not head & lexicon.METHOD_HEADS:
             label = "Task" if label in ("Method", "Task") else label
-        elif head & lexicon.METHOD_HEADS and not head & lexicon.TASK_HEADS and label == "Task":
+        elif RETYPE_BY_HEAD and head & lexicon.METHOD_HEADS and not head & lexicon.TASK_HEADS and label == "Task":
             label = "Method"
         if label == "Method":
             label = type_of_name(span.text) if type_of_name(span.text) == "Model" else label
-        elif label == "Dataset":
+        elif label == "Dataset" and ent.label_ != "Dataset":  # a model trained on datasets is trusted
             named = any(looks_like_name(t) for t in span) or type_of_name(span.text) == "Dataset"
             if not named and not (type_from_context(span.root) or ("", 0))[0] == "Dataset":
                 continue
