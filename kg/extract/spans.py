@@ -13,7 +13,9 @@ the manner of PURE and SpERT, on one shared encoder:
 
 What ships is the int8 ONNX encoder, the heads' weights and the tokenizer.
 Running it needs numpy, ``onnxruntime`` and ``tokenizers``: no torch.
-Labels and relation types are SciERC's.
+The labels belong to the model: training writes its entity labels, relation
+labels and which relations are symmetric into ``config.json``'s ``labels``
+(:func:`model_labels`), and a model whose config has none has SciERC's.
 
 Example
 -------
@@ -45,7 +47,7 @@ ENCODER_FILE = MODEL_DIR / "encoder.onnx"
 HEADS_FILE = MODEL_DIR / "heads.npz"
 TOKENIZER_FILE = MODEL_DIR / "tokenizer.json"
 
-#: The model's classes: SciERC's entity and relation types.
+#: The classes of a model whose config.json names none: SciERC's entity and relation types.
 ENTITY_LABELS = SCIERC_TYPES
 RELATION_LABELS = SCIERC_RELATIONS
 SYMMETRIC = SCIERC_SYMMETRIC
@@ -179,8 +181,44 @@ def decode_entities(spans: np.ndarray, probabilities: np.ndarray) -> list[tuple[
 
 
 @dataclass(frozen=True)
+class Labels:
+    """A model's classes: entity labels and relation labels (in the order of its heads' outputs, after
+    "none"), and the relations that go both ways."""
+
+    entity: tuple[str, ...] = ENTITY_LABELS
+    relation: tuple[str, ...] = RELATION_LABELS
+    symmetric: frozenset[str] = SYMMETRIC
+
+    def to_json(self) -> dict:
+        """As ``config.json``'s ``labels`` holds them."""
+        return {"entity": list(self.entity), "relation": list(self.relation),
+                "symmetric": [r for r in self.relation if r in self.symmetric]}
+
+    @classmethod
+    def from_json(cls, record: dict | None) -> Labels:
+        """From ``config.json``'s ``labels``; SciERC's where it names none (the model shipped before labels
+        were written down).
+
+        >>> Labels.from_json(None) == Labels()
+        True
+        >>> Labels.from_json({"entity": ["Task"], "relation": ["Used-For"], "symmetric": []}).entity
+        ('Task',)
+        """
+        if not record:
+            return cls()
+        return cls(tuple(record["entity"]), tuple(record["relation"]), frozenset(record.get("symmetric", ())))
+
+
+def model_labels(directory: Path = MODEL_DIR) -> Labels:
+    """The labels of the model saved in ``directory``, read from its ``config.json``."""
+    path = Path(directory) / "config.json"
+    return Labels.from_json(json.loads(path.read_text()).get("labels") if path.exists() else None)
+
+
+@dataclass(frozen=True)
 class Entity:
-    """An entity the model found: a word span of its document (end exclusive), a SciERC label, a probability."""
+    """An entity the model found: a word span of its document (end exclusive), one of the model's labels,
+    a probability."""
 
     start: int
     end: int
@@ -207,15 +245,22 @@ class SpanModel:
     """
 
     def __init__(self, encoder: Callable[[np.ndarray, np.ndarray], np.ndarray], weights: dict[str, np.ndarray],
-                 tokenizer, *, version: str = ""):
+                 tokenizer, *, version: str = "", labels: Labels | None = None):
         self.encoder = encoder
         self.weights = {name: np.asarray(value, dtype=np.float32) for name, value in weights.items()}
         self.tokenizer = tokenizer
         self.version = version
+        self.labels = labels or Labels()
+        for name, classes in (("entity", self.labels.entity), ("relation", self.labels.relation)):
+            outputs = self.weights[f"{name}.3.bias"].shape[0] if f"{name}.3.bias" in self.weights else len(classes) + 1
+            if outputs != len(classes) + 1:
+                raise ValueError(f"the {name} head has {outputs} outputs but the model names {len(classes)} "
+                                 f"{name} labels (plus none): its config.json's labels do not fit its heads.npz")
 
     @classmethod
     def from_files(cls, directory: Path = MODEL_DIR, *, threads: int | None = None) -> SpanModel:
-        """The model saved in ``directory`` (``encoder.onnx``, ``heads.npz``, ``tokenizer.json``)."""
+        """The model saved in ``directory`` (``encoder.onnx``, ``heads.npz``, ``tokenizer.json``, and the labels
+        in ``config.json``)."""
         import onnxruntime
         from tokenizers import Tokenizer
 
@@ -233,7 +278,8 @@ class SpanModel:
         with np.load(directory / HEADS_FILE.name) as weights:
             arrays = {name: weights[name] for name in weights.files}
         digest = hashlib.sha1(heads + (directory / ENCODER_FILE.name).read_bytes()).hexdigest()[:8]
-        return cls(encoder, arrays, Tokenizer.from_file(str(directory / TOKENIZER_FILE.name)), version=digest)
+        return cls(encoder, arrays, Tokenizer.from_file(str(directory / TOKENIZER_FILE.name)), version=digest,
+                   labels=model_labels(directory))
 
     def encode(self, chunks: Sequence[Chunk]) -> list[np.ndarray]:
         """The encoder's last hidden states of each chunk (pieces × hidden).
@@ -256,7 +302,7 @@ class SpanModel:
         return _softmax(_relu(first_layer + w[f"{name}.0.bias"]) @ w[f"{name}.3.weight"].T + w[f"{name}.3.bias"])
 
     def entity_probabilities(self, hidden: np.ndarray, chunk: Chunk, spans: np.ndarray) -> np.ndarray:
-        """Class probabilities (none first, then ``ENTITY_LABELS``) of word ``spans`` of ``chunk``.
+        """Class probabilities (none first, then the model's entity labels) of word ``spans`` of ``chunk``.
 
         The head's input is [first piece; last piece; width embedding]; its first
         layer is applied to each part before the spans pick their rows, which
@@ -271,7 +317,8 @@ class SpanModel:
 
     def relation_probabilities(self, hidden: np.ndarray, chunk: Chunk, pairs: Sequence[tuple[tuple[int, int], tuple[int, int]]],
                                labels: np.ndarray) -> np.ndarray:
-        """Class probabilities (none first, then ``RELATION_LABELS``) of ordered span pairs with entity ``labels``.
+        """Class probabilities (none first, then the model's relation labels) of ordered span pairs with entity
+        ``labels`` (indices into the model's entity labels).
 
         The head's input is [a's first and last piece; b's; a's and b's label
         embeddings; the max-pooled pieces between them (zeros when none)].
@@ -308,7 +355,7 @@ class SpanModel:
             found = decode_entities(spans, self.entity_probabilities(hidden, chunk, spans))
             entities, links = results[chunk.doc]
             base = len(entities)
-            entities.extend(Entity(chunk.offset + s, chunk.offset + e, ENTITY_LABELS[k], round(p, 3))
+            entities.extend(Entity(chunk.offset + s, chunk.offset + e, self.labels.entity[k], round(p, 3))
                             for s, e, k, p in found)
             links.extend(self._relations(hidden, chunk, found, base))
         return results
@@ -332,8 +379,8 @@ class SpanModel:
             k = int(row[1:].argmax())
             if row[k + 1] <= row[0]:
                 continue
-            label = RELATION_LABELS[k]
-            key = (min(i, j), max(i, j), label) if label in SYMMETRIC else (i, j, label)
+            label = self.labels.relation[k]
+            key = (min(i, j), max(i, j), label) if label in self.labels.symmetric else (i, j, label)
             if key in seen:
                 continue
             seen.add(key)
