@@ -17,7 +17,8 @@ from ..extract import extract_papers, predict_entities, predict_relations, predi
 from ..extract.pipeline import BASELINE_NER
 from ..extract.relation_model import to_kg_relation
 from ..model import Paper
-from ..vocab import ENTITY_TYPES, RELATION_TABLE, SCIER_RELATIONS, SCIER_SYNONYM, SCIERC_RELATION, SCIERC_TO_KG
+from ..vocab import (ENTITY_TYPES, RELATION_TABLE, SCIER_RELATIONS, SCIER_SYNONYM, SCIER_TO_KG, SCIERC_RELATION,
+                     SCIERC_TO_KG)
 from .scier import SCIER_TYPES, evaluate_scier
 from .scierc import (KG_LABELS, KG_TO_SCIERC, SCIERC_LABELS, SCIERC_RELATIONS, SciercDoc, entity_predictor, evaluate,
                      evaluate_relations, side_by_side)
@@ -45,8 +46,23 @@ def load_ner(path: str | Path | None = None):
 
 
 def span_model() -> SpanModel:
-    """The new extractor, ``predict_text``, remembering its answers: both tables ask it for the same texts."""
-    return functools.lru_cache(maxsize=None)(predict_text)
+    """The new extractor, ``predict_text`` in SciERC's labels, remembering its answers: both tables ask it
+    for the same texts. A model trained on kg's types and SciER's relations is read through ours (a
+    Dataset is a Material, Evaluated-With is EVALUATE-FOR from the dataset); a SciER relation
+    SciERC has no type for is left out."""
+
+    def in_scierc(text: str) -> tuple[list, list]:
+        entities, relations = predict_text(text)
+        found = []
+        for hs, he, ts, te, label in relations:
+            if label in SCIER_TO_KG and SCIER_TO_KG[label] in SCIERC_RELATION:
+                label, swap = SCIERC_RELATION[SCIER_TO_KG[label]]
+                found.append((ts, te, hs, he, label) if swap else (hs, he, ts, te, label))
+            elif label not in SCIER_RELATIONS:
+                found.append((hs, he, ts, te, label))
+        return [(s, e, KG_TO_SCIERC.get(label, label)) for s, e, label in entities], found
+
+    return functools.lru_cache(maxsize=None)(in_scierc)
 
 
 def entity_table(docs: Sequence[SciercDoc], old_ner, new_model: SpanModel) -> str:
