@@ -40,7 +40,7 @@ import networkx as nx
 
 from .model import Entity, PaperExtraction, Relation
 from .text import plain_label
-from .vocab import ACTOR_TYPES, entity_node, paper_node
+from .vocab import ACTOR_TYPES, entity_node, paper_node, role_towards
 
 
 class ReportedResult(TypedDict):
@@ -152,13 +152,13 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
                 continue
             evidence = _evidence(ex, index, mention.role_confidence, sentences=_sentences(ex, texts))
             target = entity_node(entity.type, entity.key)
-            if G.has_edge(node, target, mention.role):
-                data = G.edges[node, target, mention.role]
+            role = role_towards(mention.role, mention.label, entity.type)
+            if G.has_edge(node, target, role):
+                data = G.edges[node, target, role]
                 data["evidence"].append(evidence)
                 data["confidence"] = max(data["confidence"], mention.role_confidence)
             else:
-                G.add_edge(node, target, key=mention.role, role=mention.role,
-                           confidence=mention.role_confidence, evidence=[evidence])
+                G.add_edge(node, target, key=role, role=role, confidence=mention.role_confidence, evidence=[evidence])
 
     node_of = {e.key: entity_node(e.type, e.key) for e in entities}
     for relation in relations:

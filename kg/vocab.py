@@ -152,6 +152,26 @@ KG_TO_SCIERC = {t.name: t.scierc for t in TYPES}
 SCIERC_TO_KG = {scierc: next(t.name for t in TYPES if t.scierc == scierc)
                 for scierc in SCIERC_TYPES if any(t.scierc == scierc for t in TYPES)}
 
+def role_towards(role: str, label: str, entity_type: str) -> str:
+    """The role a paper has towards an entity of ``entity_type``, told by a mention typed ``label``:
+    where resolution gave the entity another type than the mention's, a role that only followed
+    from the mention's type follows from the entity's (a mention read as a Task "addresses" it; the
+    entity is a Method, so the paper "uses" it).
+
+    >>> role_towards("addresses", "Task", "Method"), role_towards("proposes", "Method", "Dataset")
+    ('uses', 'introduces')
+    >>> role_towards("comparesWith", "Method", "Task"), role_towards("evaluatesOn", "Dataset", "Dataset")
+    ('addresses', 'evaluatesOn')
+    """
+    if label == entity_type or label not in DEFAULT_ROLE or entity_type not in DEFAULT_ROLE:
+        return role
+    if role == NEW_ROLE[label]:
+        return NEW_ROLE[entity_type]
+    if role == DEFAULT_ROLE[label] or (role == "comparesWith" and entity_type not in ACTOR_TYPES):
+        return DEFAULT_ROLE[entity_type]
+    return role
+
+
 #: Paper -> entity roles, strongest claim first: when one mention could take
 #: several roles, the first in this order wins.
 ROLES = ("proposes", "introduces", "evaluatesOn", "comparesWith", "measures", "addresses", "uses")
