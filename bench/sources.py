@@ -5,8 +5,7 @@ For every source: how many of the mentions kg keeps come from it, their precisio
 type), and what the whole extractor's recall, precision and F1 lose when the source is left out
 (``kg.extract.extract_doc(..., without=...)``: its mentions are dropped before the others are
 chosen, so another source may take the span). A source whose removal raises F1 costs more
-precision than it brings recall. The last row turns off the head nouns' retyping of the span
-model's mentions (``kg.extract.rules.RETYPE_BY_HEAD``).
+precision than it brings recall.
 
 SciER is scored on its Method / Task / Dataset (kg's Model counts as a Method; its Metrics have no
 SciER counterpart and are left out), SciERC on kg's four types as SciERC's labels (a Dataset is a
@@ -30,9 +29,9 @@ from kg.text import clean
 SOURCES = {
     "span model": {"ner"},
     "abbreviations": {"abbreviation-short", "abbreviation-long"},
-    "names": {"name", "family"},
+    "names, typed": {"name", "family"},
+    "names by shape": {"name-shape"},
     "lexicon": {"method-lexicon", "metric-lexicon", "dataset-lexicon", "task-lexicon"},
-    "task phrases": {"task-head", "task-cue"},
     "method phrases": {"method-head"},
     "proposed names": {"proposed-name"},
 }
@@ -42,7 +41,7 @@ def parse(docs: Sequence[SciercDoc]):
     nlp = load_pipeline()
     cleaned = [clean(doc.text) for doc in docs]
     parsed = list(nlp.pipe(c.text for c in cleaned))
-    matchers = {"lexicon": rules.lexicon_matchers(nlp), "task": rules.task_matcher(nlp)}
+    matchers = {"lexicon": rules.lexicon_matchers(nlp)}
     return [(Paper(doc.doc_key, doc.text), parsed_doc, offsets)
             for doc, parsed_doc, offsets in zip(docs, parsed, cleaned)], extractor_name(nlp), matchers
 
@@ -52,6 +51,25 @@ def mentions(parsed, extractor, matchers, without=frozenset()):
     return [[(m.start, m.end, m.label, m.rule) for m in
              extract_doc(paper, doc, offsets, extractor=extractor, matchers=matchers, without=without).mentions]
             for paper, doc, offsets in parsed]
+
+
+def disagreements(parsed, matchers, docs, label_of) -> None:
+    """Where a rule finds the very span the span model finds but types it otherwise: who is right."""
+    tally: dict[str, list[int]] = {}
+    for (paper, doc, offsets), gold_doc in zip(parsed, docs):
+        gold = {(s, e): label for s, e, label in gold_doc.char_spans()}
+        model = {(m.span.start, m.span.end): m for m in rules.find_ner_mentions(doc)}
+        found = (rules.find_abbreviation_mentions(doc) + rules.find_name_mentions(doc)
+                 + rules.find_lexicon_mentions(doc, matchers["lexicon"]) + rules.find_phrase_mentions(doc))
+        for m in found:
+            other = model.get((m.span.start, m.span.end))
+            if other is None or label_of.get(m.label) == label_of.get(other.label):
+                continue
+            truth = gold.get(offsets.original_span(m.span.start_char, m.span.end_char))
+            counts = tally.setdefault(m.rule, [0, 0, 0])
+            counts[0 if truth == label_of.get(other.label) else 1 if truth == label_of.get(m.label) else 2] += 1
+    print("  same span, other type (model right / rule right / neither):",
+          ", ".join(f"{rule} {a}/{b}/{c}" for rule, (a, b, c) in sorted(tally.items())) or "none")
 
 
 def table(name: str, docs: Sequence[SciercDoc], label_of: dict[str, str], labels: Sequence[str]) -> None:
@@ -79,13 +97,7 @@ def table(name: str, docs: Sequence[SciercDoc], label_of: dict[str, str], labels
         precision = f"{right / len(kept):.3f}" if kept else "-"
         print(f"  {source:<16}{len(kept):>6}{precision:>8}{dropped.recall:>11.3f}{dropped.precision:>11.3f}"
               f"{dropped.f1:>12.3f}{dropped.f1 - micro.f1:>+16.3f}")
-    rules.RETYPE_BY_HEAD = False  # the span model's types stand against the head nouns
-    try:
-        kept = score(mentions(parsed, extractor, matchers)).micro()
-    finally:
-        rules.RETYPE_BY_HEAD = True
-    print(f"  {'head-noun retype':<16}{'':>6}{'':>8}{kept.recall:>11.3f}{kept.precision:>11.3f}"
-          f"{kept.f1:>12.3f}{kept.f1 - micro.f1:>+16.3f}")
+    disagreements(parsed, matchers, docs, label_of)
 
 
 def main() -> None:

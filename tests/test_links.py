@@ -37,7 +37,7 @@ def test_from_x_to_y_keeps_the_value_before_and_the_model_it_is_of():
             "CodeLlama-7b-Instruct from 41.5% to 52.0%.")
     [result] = results(text)
     assert (result["value"], result["previous"], result["unit"]) == (52.0, 41.5, "%")
-    assert result["subject"] == "CodeLlama-7b-Instruct" and result["metric"] == "accuracy"
+    assert result["subject"] == "CodeLlama-7b-Instruct" and result["metric"] == "translation accuracy"
 
 
 def test_an_improvement_by_some_amount_is_a_gain_not_a_score():

@@ -472,9 +472,9 @@ def test_index_search_and_neighbourhood_json(server, count):
 
 
 def test_search_finds_an_entity_by_meaning_after_names(server):
-    """No name contains "phone app agents": the graph's vectors find the entity it means."""
-    results = json.loads(fetch(server.url + "/search.json?q=phone+app+agents")[2])["results"]
-    assert results[0]["label"] == "Mobile GUI agents" and results[0]["similar"] >= 0.6
+    """No name contains "smartphone app navigation": the graph's vectors find the entity it means."""
+    results = json.loads(fetch(server.url + "/search.json?q=smartphone+app+navigation")[2])["results"]
+    assert results[0]["label"] == "mobile GUI navigation" and results[0]["similar"] >= 0.6
     # Names first: "GRPO" is found by name, and what is only close in meaning comes after.
     results = json.loads(fetch(server.url + "/search.json?q=grpo")[2])["results"]
     assert results[0]["name"] == "GRPO" and "similar" not in results[0]

@@ -115,7 +115,7 @@ def test_the_shipped_model_finds_a_method_its_task_and_the_relation():
     parser, task = (13, 31), (36, 58)
     assert text[slice(*parser)] == "graph-based parser" and text[slice(*task)] == "semantic role labeling"
     assert (*parser, "Method") in entities and (*task, "Task") in entities
-    assert (*parser, *task, "USED-FOR") in relations
+    assert (*parser, *task, "Used-For") in relations
 
 
 def test_kg_build_runs_the_encoder_without_importing_torch(tmp_path):

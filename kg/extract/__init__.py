@@ -31,7 +31,7 @@ from .relation_model import load_relation_model, span_model_links, span_model_sy
 from .results import find_results
 
 #: Rules whose spans are names: a name nested in one ("GRPO" in "Difficulty-Adaptive GRPO") is used, not proposed.
-NAMED_RULES = {"abbreviation-long", "family", "name", "proposed-name"}
+NAMED_RULES = {"abbreviation-long", "family", "name", "name-shape", "proposed-name"}
 
 #: Bump when the rules change: cached extractions of older versions are redone.
 RULES_VERSION = "9"
@@ -50,7 +50,6 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
              + rules.find_name_mentions(doc)
              + rules.find_lexicon_mentions(doc, matchers["lexicon"])
              + rules.find_ner_mentions(doc)
-             + rules.find_task_mentions(doc, matchers["task"])
              + rules.find_phrase_mentions(doc))
     mentions = rules.select([m for m in found if m.rule not in without])
     proposed = roles.proposed_tokens(doc)
@@ -122,7 +121,7 @@ def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batc
     """
     nlp = nlp or load_pipeline()
     extractor = extractor_name(nlp)
-    matchers = {"lexicon": rules.lexicon_matchers(nlp), "task": rules.task_matcher(nlp)}
+    matchers = {"lexicon": rules.lexicon_matchers(nlp)}
     papers = list(papers) if not isinstance(papers, list) else papers
     cleaned = (clean(p.abstract) for p in papers)
     pairs = ((c.text, (p, c)) for p, c in zip(papers, cleaned))
@@ -252,7 +251,7 @@ def predict_text(text: str) -> tuple[list[tuple[int, int, str]], list[tuple[int,
     >>> entities
     [(13, 31, 'Method'), (36, 58, 'Task')]
     >>> relations
-    [(13, 31, 36, 58, 'USED-FOR')]
+    [(13, 31, 36, 58, 'Used-For')]
     """
     doc = load_pipeline()(text)
     ents = list(doc.ents)

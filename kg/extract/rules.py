@@ -9,9 +9,8 @@ from __future__ import annotations
 import functools
 import re
 
-from spacy.matcher import Matcher, PhraseMatcher
+from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span, Token
-from spacy.util import filter_spans
 
 from .. import lexicon
 from ..model import Mention
@@ -200,42 +199,28 @@ def find_name_mentions(doc: Doc) -> list[Mention]:
         span = doc[token.i : token.i + 1]
         label = type_of_name(token.text)
         confidence = 0.85
+        rule = "name"
         if label is None:
             context = type_from_context(token)
             label, confidence = context if context else ("Method", 0.6)
-        found.append(Mention.found(span, label, confidence, "name"))
+            rule = "name" if context else "name-shape"  # a Method by its spelling alone
+        found.append(Mention.found(span, label, confidence, rule))
     return found
 
 
 def find_phrase_mentions(doc: Doc) -> list[Mention]:
+    """Noun phrases headed by a method word ("large language models", "flow matching"): the classes of
+    method the span model, trained on SciER's full texts, leaves out. On SciERC dev (abstracts) they
+    bring more recall than they cost precision; on SciER dev the reverse (bench/sources.py)."""
     found = []
     for chunk in doc.noun_chunks:
         span = _trim(chunk)
-        if span is None:
+        if span is None or len(span) < 2 or is_generic(span) or looks_like_name(span.root):
             continue
         root = _head_words(span.root)
-        if looks_like_name(span.root):
-            continue  # a name is found by find_name_mentions, with its own type
-        if root & lexicon.TASK_CUES and len(span) >= 2:
-            # "visual grounding tasks" -> "visual grounding"
-            span = span.doc[span.start : span.root.i]
-            if span and span.root.pos_ in ("NOUN", "PROPN") and not is_generic(span):
-                found.append(Mention.found(span, "Task", 0.7, "task-cue"))
-            continue
-        if len(span) < 2 or is_generic(span):
-            continue
-        if root & lexicon.DESCRIPTOR_HEADS:
-            continue
-        if root & lexicon.TASK_HEADS:
-            found.append(Mention.found(span, "Task", 0.65, "task-head"))
-        elif root & lexicon.METHOD_HEADS:
+        if root & lexicon.METHOD_HEADS and not root & (lexicon.DESCRIPTOR_HEADS | lexicon.TASK_CUES):
             found.append(Mention.found(span, "Method", 0.6, "method-head"))
     return found
-
-
-#: Whether a task or method head noun overrules the span model's type ("visual grounding" is a task).
-#: ``bench/sources.py`` turns it off to measure what it brings.
-RETYPE_BY_HEAD = True
 
 
 def find_ner_mentions(doc: Doc) -> list[Mention]:
@@ -258,47 +243,16 @@ def find_ner_mentions(doc: Doc) -> list[Mention]:
             continue
         if span.start > 0 and (span.doc[span.start - 1].lower_, span.text.lower()) in lexicon.IDIOMS:
             continue  # "on average" is no metric
-        head = _head_words(span.root)
-        # The head noun overrules the network where it is unambiguous: "visual grounding" is a
-        # task, "reinforcement learning" a method, whatever the sentence around them suggests.
-        if RETYPE_BY_HEAD and head & lexicon.TASK_HEADS and not head & lexicon.METHOD_HEADS:
-            label = "Task" if label in ("Method", "Task") else label
-        elif RETYPE_BY_HEAD and head & lexicon.METHOD_HEADS and not head & lexicon.TASK_HEADS and label == "Task":
-            label = "Method"
-        if label == "Method":
-            label = type_of_name(span.text) if type_of_name(span.text) == "Model" else label
+        # The model's type stands: on SciER dev and SciERC dev, retyping its mentions by their head
+        # noun ("visual grounding" a task) cost as much as it brought (bench/sources.py).
+        if type_of_name(span.text) == "Model":
+            label = "Model"  # a sized or family-named model ("Llama-3.1-70B"), whatever the model read
         elif label == "Dataset" and ent.label_ != "Dataset":  # a model trained on datasets is trusted
             named = any(looks_like_name(t) for t in span) or type_of_name(span.text) == "Dataset"
             if not named and not (type_from_context(span.root) or ("", 0))[0] == "Dataset":
                 continue
         confidence = probabilities[index] if index < len(probabilities) else 0.7
         found.append(Mention.found(span, label, confidence, "ner"))
-    return found
-
-
-def task_matcher(nlp) -> Matcher:
-    """Modifiers followed by a task head: "question answering", "long-context video generation".
-
-    Catches what noun chunks miss when the tagger reads the head as a verb.
-    """
-    matcher = Matcher(nlp.vocab)
-    modifier = {"POS": {"IN": ["ADJ", "NOUN", "PROPN"]}, "LOWER": {"NOT_IN": sorted(lexicon.EVALUATIVE)}}
-    matcher.add("Task", [[modifier, {"TEXT": "-", "OP": "?"}, modifier, {"LOWER": {"IN": sorted(lexicon.TASK_HEADS)}}],
-                         [modifier, {"TEXT": "-", "OP": "?"}, {"LOWER": {"IN": sorted(lexicon.TASK_HEADS)}}]])
-    return matcher
-
-
-def find_task_mentions(doc: Doc, matcher: Matcher) -> list[Mention]:
-    found = []
-    for span in filter_spans([doc[s:e] for _, s, e in matcher(doc)]):
-        start, end = span.start, span.end
-        if end < len(doc) and doc[end].pos_ in ("NOUN", "PROPN"):
-            continue  # "reasoning" in "Large Reasoning Models" modifies a noun; it is no task
-        while start >= 2 and doc[start - 1].text == "-" and doc[start - 2].is_alpha:
-            start -= 2  # keep "talking-head video generation" whole
-        span = _trim(doc[start:end])
-        if span is not None and len(span) >= 2 and not is_generic(span):
-            found.append(Mention.found(span, "Task", 0.65, "task-head"))
     return found
 
 
@@ -340,21 +294,41 @@ class _Both:
         return [match for matcher in self.matchers for match in matcher(doc)]
 
 
-def select(candidates: list[Mention]) -> list[Mention]:
-    """One candidate per span, and no phrase that merely wraps a name or a defined long form.
+#: The order in which the sources' mentions are chosen, strongest first (a rule not named here
+#: comes last): a mention is kept unless one chosen before it overlaps it without being wrapped by
+#: it (:func:`select`), and of two mentions of one span the earlier source's stands.
+#: ``bench/sources.py`` measures each source on SciER dev and SciERC dev.
+TIERS = (
+    ("abbreviation-short", "abbreviation-long"),  # a definition in the text: "Large Language Models (LLMs)"
+    ("ner",),  # the span model, trained on kg's types
+    ("family", "name", "name-shape", "metric-lexicon", "method-lexicon"),  # names by their spelling, known names
+)
 
-    Rule priority: abbreviation > name > metric > learned NER > phrase rules.
-    """
-    priority = {"abbreviation-short": 0, "abbreviation-long": 1, "family": 2, "name": 3, "metric-lexicon": 4,
-                "method-lexicon": 4, "ner": 5}
-    names = {"abbreviation-short", "abbreviation-long", "family", "name", "metric-lexicon", "method-lexicon"}
+
+def select(candidates: list[Mention]) -> list[Mention]:
+    """One candidate per span, chosen in the order of :data:`TIERS`, and no phrase that merely wraps
+    a name or a defined long form."""
+    tier_of = {rule: n for n, rules in enumerate(TIERS) for rule in rules}
+    last = len(TIERS)
     families = [c.span for c in candidates if c.rule == "family"]
     # "Diffusion-XL" inside "Stable Diffusion-XL" is part of one name.
     candidates = [c for c in candidates if c.rule == "family" or not any(
         f.start <= c.span.start and c.span.end <= f.end for f in families)]
     by_span: dict[tuple[int, int], Mention] = {}
-    for c in sorted(candidates, key=lambda c: priority.get(c.rule, 9)):
+    for c in sorted(candidates, key=lambda c: tier_of.get(c.rule, last)):
         by_span.setdefault((c.span.start, c.span.end), c)
+    # Where a rule finds the span model's very span, the model's type stands (on SciER dev it was right
+    # 70 times to the name rules' 10), but a Model a name's spelling tells stays a Model, a known
+    # metric is a Metric (2 to 0), and a name the sentence calls a benchmark or dataset, or a known
+    # dataset, is a Dataset ("benchmarks such as HELMET, LongBench and RULER", where the model reads
+    # the list as methods and a task).
+    for c in candidates:
+        chosen = by_span[c.span.start, c.span.end]
+        if c.rule == "ner" and chosen is not c and not (chosen.label == "Model" and c.label == "Method"):
+            chosen.label = c.label
+    for c in candidates:
+        if (c.rule, c.label) in (("name", "Dataset"), ("metric-lexicon", "Metric")):
+            by_span[c.span.start, c.span.end].label = c.label  # a known metric is a Metric: FID, BLEU
     def shadowed(c: Mention, strong: list[Mention]) -> bool:
         for s in strong:
             a, b = c.span, s.span
@@ -372,9 +346,9 @@ def select(candidates: list[Mention]) -> list[Mention]:
                 return True
         return False
 
-    # Names first; the network's spans may not wrap them ("an online ... framework MOBILERL"),
-    # and phrase rules may wrap neither.
-    kept = [c for c in by_span.values() if c.rule in names]
-    kept += [c for c in by_span.values() if c.rule == "ner" and not shadowed(c, kept)]
-    kept += [c for c in by_span.values() if c.rule not in priority and not shadowed(c, kept)]
+    # Tier by tier: a later source's span may not cross or sit inside an earlier one's, nor wrap it
+    # with only generic words ("an online ... framework MOBILERL" is MOBILERL).
+    kept: list[Mention] = []
+    for tier in range(last + 1):
+        kept += [c for c in by_span.values() if tier_of.get(c.rule, last) == tier and not shadowed(c, kept)]
     return sorted(kept, key=lambda c: (c.span.start, c.span.end))

@@ -22,7 +22,7 @@ Example
 >>> [(entities, relations)] = load_span_model().predict([[["A", "graph-based", "parser", "for", "semantic",
 ...                                                          "role", "labeling", "."]]])
 >>> [(e.start, e.end, e.label) for e in entities], [(r.head, r.tail, r.label) for r in relations]
-([(1, 3, 'Method'), (4, 7, 'Task')], [(0, 1, 'USED-FOR')])
+([(1, 3, 'Method'), (4, 7, 'Task')], [(0, 1, 'Used-For')])
 """
 from __future__ import annotations
 
