@@ -42,13 +42,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import InputError
-from .scierc import _NO_SPACE_AFTER, _NO_SPACE_BEFORE, _PTB, PRF, SciercDoc, Scores, _trim
+from ..vocab import SCIER_RELATIONS
+from .scierc import PRF, SciercDoc, Scores, _trim, detokenize, joined_by_punctuation
 
 #: SciER's entity types.
 SCIER_TYPES = ("Method", "Task", "Dataset")
-#: SciER's relation types, most frequent in train first.
-SCIER_RELATIONS = ("Used-For", "Part-Of", "Synonym-Of", "Compare-With", "Evaluated-With", "SubClass-Of",
-                   "Benchmark-For", "Trained-With", "SubTask-Of")
 #: The relation types scored in either direction.
 SCIER_SYMMETRIC = frozenset({"Compare-With", "Synonym-Of"})
 
@@ -66,7 +64,7 @@ def _glued(before: str, previous: str, word: str) -> bool:
     if word[:1].isdigit() and (previous[-1:].isdigit() and _DIGITS.fullmatch(word) or _NUMBER_POINT.fullmatch(previous)
                                or previous == "." and before[-1:].isdigit()):
         return True
-    return word in _NO_SPACE_BEFORE or previous in _NO_SPACE_AFTER
+    return joined_by_punctuation(before, previous, word)
 
 
 def glue(words: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
@@ -94,20 +92,7 @@ def glue(words: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
     >>> text, offsets
     ('R-CNN runs', [(0, 1), (1, 2), (2, 5), (6, 10)])
     """
-    parts: list[str] = []
-    offsets: list[tuple[int, int]] = []
-    position = 0
-    before, previous = "", None
-    for word in words:
-        if previous is not None and not _glued(before, previous, word):
-            parts.append(" ")
-            position += 1
-        surface = _PTB.get(word, word)
-        parts.append(surface)
-        offsets.append((position, position + len(surface)))
-        position += len(surface)
-        before, previous = previous or "", word
-    return "".join(parts), offsets
+    return detokenize(words, joined=_glued)
 
 
 def _document(doc_key: str, sentences: Sequence[Sequence[str]], spans: Iterable[tuple[int, int, str]],

@@ -45,13 +45,20 @@ RelationSpan = tuple[int, int, int, int, str]
 SYMMETRIC = SCIERC_SYMMETRIC
 
 
-def detokenize(words: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
+def joined_by_punctuation(before: str, previous: str, word: str) -> bool:
+    """Whether ``word`` is written against ``previous`` with no space: it closes or ``previous`` opens."""
+    return word in _NO_SPACE_BEFORE or previous in _NO_SPACE_AFTER
+
+
+def detokenize(words: Sequence[str], joined: Callable[[str, str, str], bool] = joined_by_punctuation
+               ) -> tuple[str, list[tuple[int, int]]]:
     """Text of PTB-tokenized ``words`` and each word's ``(start, end)`` character offsets in it.
 
     PTB escapes become their characters (``-LRB-`` "(", ``-RSB-`` "]",
     ````` and ``''`` a double quote); punctuation that closes (",", ")",
     "'s", "%") sticks to the word before, punctuation that opens ("(", "``")
-    to the word after; every other pair of words gets one space.
+    to the word after; every other pair of words gets one space. ``joined(before, previous, word)``
+    may tell otherwise (SciER glues split digits and hyphens: :func:`.scier.glue`).
 
     Examples
     --------
@@ -66,16 +73,16 @@ def detokenize(words: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
     parts: list[str] = []
     offsets: list[tuple[int, int]] = []
     position = 0
-    previous = None
+    before, previous = "", None
     for word in words:
-        if previous is not None and word not in _NO_SPACE_BEFORE and previous not in _NO_SPACE_AFTER:
+        if previous is not None and not joined(before, previous, word):
             parts.append(" ")
             position += 1
         surface = _PTB.get(word, word)
         parts.append(surface)
         offsets.append((position, position + len(surface)))
         position += len(surface)
-        previous = word
+        before, previous = previous or "", word
     return "".join(parts), offsets
 
 
