@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from kg.evaluate.scier import read_scier, score_entities
 from kg.evaluate.scierc import KG_LABELS, KG_TO_SCIERC, SciercDoc, read_scierc
-from kg.extract import extract_doc, extractor_name, rules
+from kg.extract import extract_doc, extractor_name, find_mentions, rules
 from kg.extract.pipeline import load_pipeline
 from kg.model import Paper
 from kg.text import clean
@@ -58,9 +58,8 @@ def disagreements(parsed, matchers, docs, label_of) -> None:
     tally: dict[str, list[int]] = {}
     for (paper, doc, offsets), gold_doc in zip(parsed, docs):
         gold = {(s, e): label for s, e, label in gold_doc.char_spans()}
-        model = {(m.span.start, m.span.end): m for m in rules.find_ner_mentions(doc)}
-        found = (rules.find_abbreviation_mentions(doc) + rules.find_name_mentions(doc)
-                 + rules.find_lexicon_mentions(doc, matchers["lexicon"]) + rules.find_phrase_mentions(doc))
+        found = find_mentions(doc, matchers)
+        model = {(m.span.start, m.span.end): m for m in found if m.rule == "ner"}
         for m in found:
             other = model.get((m.span.start, m.span.end))
             if other is None or label_of.get(m.label) == label_of.get(other.label):

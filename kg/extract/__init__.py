@@ -41,17 +41,22 @@ def extractor_name(nlp: Language) -> str:
     return f"rules-{RULES_VERSION}+{version(nlp)}"
 
 
+def find_mentions(doc: Doc, matchers) -> list:
+    """Every source's mentions of a parsed abstract, the span model's and each rule's, before
+    :func:`kg.extract.rules.select` keeps one per span."""
+    return (rules.find_abbreviation_mentions(doc)
+            + rules.find_name_mentions(doc)
+            + rules.find_lexicon_mentions(doc, matchers["lexicon"])
+            + rules.find_ner_mentions(doc)
+            + rules.find_phrase_mentions(doc))
+
+
 def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
                 without: frozenset[str] = frozenset()) -> PaperExtraction:
     """Mentions and roles of one parsed abstract. ``offsets`` maps clean to original characters.
     Mentions found by a rule named in ``without`` ("ner", "task-head", ...) are left out before the
     others are chosen: what evaluation does to measure what each rule brings."""
-    found = (rules.find_abbreviation_mentions(doc)
-             + rules.find_name_mentions(doc)
-             + rules.find_lexicon_mentions(doc, matchers["lexicon"])
-             + rules.find_ner_mentions(doc)
-             + rules.find_phrase_mentions(doc))
-    mentions = rules.select([m for m in found if m.rule not in without])
+    mentions = rules.select([m for m in find_mentions(doc, matchers) if m.rule not in without])
     proposed = roles.proposed_tokens(doc)
     taken = {t.i for m in mentions for t in m.span}
     unnamed = [m for m in roles.unnamed_proposals(doc, proposed, taken) if m.rule not in without]
