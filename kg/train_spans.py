@@ -33,8 +33,7 @@ the gold spans aligned to its tokens, so the model learns on the words it will
 see in ``kg build``. Scores are exact character spans, as ``kg eval scierc``
 counts them: a gold span kg's tokens cannot express is a miss.
 
-Run it as ``kg train-ner`` and ``kg train-relations``, or as
-``python -m kg.train_spans --train FILE... --dev FILE... -o DIR --checkpoints DIR``.
+Run it as ``kg train-ner`` and ``kg train-relations``.
 """
 from __future__ import annotations
 
@@ -45,7 +44,7 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -326,6 +325,19 @@ class DevScores:
             out += f" · selection {self.selection:.4f}"
         return out
 
+    def counts(self) -> dict:
+        """The counts behind every figure, as plain data: what a checkpoint keeps, so that it loads
+        whichever program wrote it (a pickled class is bound to the module path it was saved from)."""
+        return {"entity": astuple(self.entity), "relation": astuple(self.relation),
+                "parts": {k: astuple(v) for k, v in self.parts.items()},
+                "per_type": {k: astuple(v) for k, v in self.per_type.items()}}
+
+    @classmethod
+    def from_counts(cls, counts: dict) -> "DevScores":
+        return cls(PRF(*counts["entity"]), PRF(*counts["relation"]),
+                   {k: PRF(*v) for k, v in counts["parts"].items()},
+                   {k: PRF(*v) for k, v in counts["per_type"].items()})
+
     def figures(self) -> dict[str, list[float]]:
         out = {kind: _figures(prf) for kind, prf in (("entity", self.entity), ("relation", self.relation))}
         out.update({name: _figures(prf) for name, prf in self.parts.items()})
@@ -480,7 +492,7 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
         torch.set_rng_state(state["torch_rng"])
         random.setstate(state["random"])
         np.random.set_state(state["numpy_rng"])
-        best, best_epoch, first = state["best"], state["best_epoch"], state["epoch"] + 1
+        best, best_epoch, first = DevScores.from_counts(state["best"]), state["best_epoch"], state["epoch"] + 1
         best_state = torch.load(folder / "best.pt", weights_only=False)["model"]
         log(f"resuming after epoch {state['epoch']} from {folder} (best so far: epoch {best_epoch})")
     for epoch in range(first, settings["epochs"] + 1):
@@ -522,7 +534,7 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
             _save({"settings": settings, "epoch": epoch, "model": model.state_dict(),
                    "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
                    "order": order.getstate(), "torch_rng": torch.get_rng_state(), "random": random.getstate(),
-                   "numpy_rng": np.random.get_state(), "best": best, "best_epoch": best_epoch}, folder / "last.pt")
+                   "numpy_rng": np.random.get_state(), "best": best.counts(), "best_epoch": best_epoch}, folder / "last.pt")
         if stop_after and epoch >= stop_after and epoch < settings["epochs"]:
             log(f"stopped after epoch {epoch}" + (f"; rerun with --checkpoints {folder} to go on" if folder else ""))
             return None
@@ -664,40 +676,3 @@ def train_relation_head(train_path: str | Path, dev_path: str | Path, model_dir:
     config_file.write_text(json.dumps(config, indent=2) + "\n")
     log(f"Saved {model_dir / HEADS_FILE.name}; dev {best.line()}")
     return best
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m kg.train_spans``: :func:`train` with several train and dev files and a checkpoint folder."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m kg.train_spans", description=train.__doc__.split("\n")[0])
-    parser.add_argument("--train", action="append", required=True, help="a SciER or SciERC training file (repeatable)")
-    parser.add_argument("--dev", action="append", required=True, help="a SciER or SciERC dev file (repeatable)")
-    parser.add_argument("-o", "--output", required=True, help="where the exported model goes")
-    parser.add_argument("--checkpoints", help="a folder for the checkpoint of every epoch; a rerun resumes from it")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                        help=f"a training setting (default: the shipped model's recipe); known: {', '.join(DEFAULTS)}")
-    parser.add_argument("--recipe", help="a config.json whose 'training' part is the recipe (default: the shipped one's)")
-    parser.add_argument("--threads", type=int, help="torch threads")
-    parser.add_argument("--max-steps", type=int, help="stop after this many steps, to time them")
-    parser.add_argument("--stop-after", type=int, metavar="EPOCH", help="stop after this epoch's checkpoint")
-    args = parser.parse_args(argv)
-    recipe = Path(args.recipe) if args.recipe else MODEL_DIR / "config.json"
-    settings = dict(json.loads(recipe.read_text()).get("training", {})) if recipe.exists() else {}
-    for item in args.overrides:
-        key, _, value = item.partition("=")
-        if key not in DEFAULTS:
-            parser.error(f"unknown setting {key!r}; known: {', '.join(DEFAULTS)}")
-        settings[key] = type(DEFAULTS[key])(value)
-
-    def log(line: str) -> None:
-        print(time.strftime("%H:%M:%S"), line, file=sys.stderr, flush=True)
-
-    scores = train(args.train, args.dev, args.output, settings=settings, checkpoints=args.checkpoints,
-                   threads=args.threads, max_steps=args.max_steps, stop_after=args.stop_after, log=log)
-    if scores is not None:
-        log(f"Dev: {scores.line()}")
-
-
-if __name__ == "__main__":
-    main()

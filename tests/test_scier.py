@@ -182,6 +182,9 @@ def test_a_stopped_training_run_resumes_to_the_model_an_unstopped_one_gives(tmp_
     assert train(files["train"], files["dev"], tmp_path / "resumed", settings=settings, checkpoints=tmp_path / "ck",
                  stop_after=1, log=lambda line: None) is None
     assert not (tmp_path / "resumed").exists() and (tmp_path / "ck" / "last.pt").exists()
+    import torch
+    # Plain data, so that `kg train-ner` resumes a run any other entry point began, and back.
+    assert isinstance(torch.load(tmp_path / "ck" / "last.pt", weights_only=False)["best"], dict)
     lines = []
     resumed = train(files["train"], files["dev"], tmp_path / "resumed", settings=settings, checkpoints=tmp_path / "ck",
                     log=lines.append)
