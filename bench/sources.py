@@ -32,7 +32,6 @@ SOURCES = {
     "names, typed": {"name", "family"},
     "names by shape": {"name-shape"},
     "lexicon": {"method-lexicon", "metric-lexicon", "dataset-lexicon", "task-lexicon"},
-    "method phrases": {"method-head"},
     "proposed names": {"proposed-name"},
 }
 

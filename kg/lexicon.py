@@ -43,13 +43,6 @@ information knowledge signal feature representation output input sample example 
 number set range level type kind family class form scale size amount degree rate step stage state
 """.split())
 
-#: Heads of phrases that describe a contribution rather than name one ("a routing framework",
-#: "a self-rewarding method"): they never become entities unless defined with an acronym.
-DESCRIPTOR_HEADS = frozenset("""
-framework method approach strategy scheme technique pipeline paradigm solution system recipe
-procedure toolkit platform protocol formulation
-""".split())
-
 #: Last words that describe what a name is, not which: "the dropout algorithm" is dropout,
 #: "the EM algorithm" is EM. ("model" and "network" are not here: a language model is not a language.)
 NAME_DESCRIPTORS = frozenset("""
@@ -62,6 +55,9 @@ much considerable great little growing increasing tremendous huge enormous broad
 """.split())
 
 #: Adjectives and determiners dropped from the front of a phrase: they evaluate, not name.
+#: Words that place a thing in the paper, not name it: "our novel encoder" is the encoder.
+PAPER_RELATIVE = frozenset("novel new proposed existing previous prior current recent".split())
+
 EVALUATIVE = frozenset("""
 a an the this that these those our their its his her my your we novel new proposed existing
 various diverse different many several multiple numerous some any each every other such same
@@ -105,6 +101,10 @@ METHOD_NAMES = (
     "Adadelta", "RMSProp", "RMSprop", "AMSGrad", "word2vec", "GloVe", "fastText", "doc2vec", "REINFORCE",
     "backpropagation", "Q-learning", "SARSA", "skip-gram", "CBOW", "beam search", "weight decay",
     "early stopping", "label smoothing", "mixup", "Cutout", "teacher forcing", "gradient clipping",
+    # Classes of method that SciER's annotators leave out, so the span model never learned them.
+    "flow matching", "large language model", "large language models", "diffusion model", "diffusion models",
+    "knowledge distillation", "contrastive learning", "graph neural network", "graph neural networks",
+    "mixture of experts", "mixture-of-experts", "low-rank adaptation", "chain-of-thought prompting",
 )
 
 #: Families of named pretrained models: a name starting with one of these is a Model.

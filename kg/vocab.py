@@ -204,7 +204,7 @@ RELATION_TABLE = tuple(RelationType(name, frozenset(subjects), frozenset(objects
     ("partOf",         ACTOR_TYPES,                ACTOR_TYPES,                "PART-OF",      False, ("Part-Of",)),
     ("hyponymOf",      ENTITY_TYPES,               ENTITY_TYPES,               "HYPONYM-OF",   False, ("SubClass-Of", "SubTask-Of")),
     ("comparedWith",   ACTOR_TYPES,                ACTOR_TYPES,                "COMPARE",      False, ("Compare-With",)),
-    ("outperforms",    ACTOR_TYPES,                ACTOR_TYPES,                "COMPARE",      False, ()),
+    ("outperforms",    ACTOR_TYPES,                ACTOR_TYPES,                "COMPARE",      False, ("Compare-With",)),
 ))
 
 #: SciER's relation types (Zhang et al. 2024), most frequent in train first: the order of the span
@@ -212,8 +212,9 @@ RELATION_TABLE = tuple(RelationType(name, frozenset(subjects), frozenset(objects
 SCIER_RELATIONS = ("Used-For", "Part-Of", "Synonym-Of", "Compare-With", "Evaluated-With", "SubClass-Of",
                    "Benchmark-For", "Trained-With", "SubTask-Of")
 SCIER_SYNONYM = "Synonym-Of"
-#: SciER's relations as ours, by the table.
-SCIER_TO_KG = {scier: r.name for r in RELATION_TABLE for scier in r.scier}
+#: SciER's relations as ours: the first row of the table that reads each (Compare-With is
+#: comparedWith; outperforms, a narrower comparison, is scored as one).
+SCIER_TO_KG = dict(reversed([(scier, r.name) for r in RELATION_TABLE for scier in r.scier]))
 
 #: Entity -> entity relations.
 RELATIONS = tuple(r.name for r in RELATION_TABLE)

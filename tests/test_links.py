@@ -65,10 +65,17 @@ def test_respectively_pairs_values_with_datasets_in_order():
     assert [(r["value"], r["dataset"]) for r in results(text)] == [(91.0, "CIFAR-10"), (78.5, "CIFAR-100")]
 
 
-def test_experiments_sentence_is_about_the_papers_proposal():
+def test_a_link_names_both_its_ends_in_its_sentence_and_the_roles_say_the_rest():
     text = ("We introduce ChunkSieve, a framework for curating long-context training data. Experiments show "
             "that it yields substantial improvements on benchmarks such as HELMET, LongBench, and RULER.")
-    assert {("ChunkSieve", "evaluatedOn", d) for d in ("HELMET", "LongBench", "RULER")} <= links(text)
+    ex = extract(text)
+    assert all(ex.mentions[l.head].sentence == ex.mentions[l.tail].sentence == l.sentence for l in ex.links)
+    assert not any(ex.mentions[l.head].text == "ChunkSieve" for l in ex.links)
+    roles = {m.text: m.role for m in ex.mentions}
+    assert roles["ChunkSieve"] == "proposes"
+    assert {roles[d] for d in ("HELMET", "LongBench", "RULER")} == {"evaluatesOn"}
+    same = links("We evaluate ChunkSieve on HELMET, LongBench and RULER.")
+    assert {("ChunkSieve", "evaluatedOn", d) for d in ("HELMET", "LongBench", "RULER")} <= same
 
 
 def test_outperforms_and_compared_with_name_the_baselines():
@@ -78,9 +85,9 @@ def test_outperforms_and_compared_with_name_the_baselines():
 
 
 def test_examples_are_hyponyms_and_components_are_parts():
-    found = links("We present DroidRL, an online RL framework. Its core component is the Difficulty-Aware "
-                  "Policy Optimization (DAPO) algorithm. We evaluate LLMs, including GPT-4o and Qwen2.5-7B, on "
-                  "AndroidWorld.")
+    found = links("We present DroidRL, an online RL framework. DroidRL consists of the Difficulty-Aware "
+                  "Policy Optimization (DAPO) algorithm and a replay buffer. We evaluate LLMs, including GPT-4o and "
+                  "Qwen2.5-7B, on AndroidWorld.")
     assert ("DAPO", "partOf", "DroidRL") in found or ("Difficulty-Aware Policy Optimization", "partOf", "DroidRL") in found
     assert {("GPT-4o", "hyponymOf", "LLMs"), ("Qwen2.5-7B", "hyponymOf", "LLMs")} <= found
 

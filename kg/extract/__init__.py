@@ -34,7 +34,7 @@ from .results import find_results
 NAMED_RULES = {"abbreviation-long", "family", "name", "name-shape", "proposed-name"}
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "9"
+RULES_VERSION = "10"
 
 
 def extractor_name(nlp: Language) -> str:
@@ -47,8 +47,7 @@ def find_mentions(doc: Doc, matchers) -> list:
     return (rules.find_abbreviation_mentions(doc)
             + rules.find_name_mentions(doc)
             + rules.find_lexicon_mentions(doc, matchers["lexicon"])
-            + rules.find_ner_mentions(doc)
-            + rules.find_phrase_mentions(doc))
+            + rules.find_ner_mentions(doc))
 
 
 def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
@@ -97,8 +96,14 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
                               sentence=sentence_of[found.value.start], metric=found.metric, dataset=found.dataset,
                               subject=found.subject, previous=found.previous, kind=found.kind,
                               confidence=found.confidence))
-    links = find_links(doc, mentions)
-    links += span_model_links(mentions, known=links)
+    # The model's relations first: on SciER dev they are the more precise where both relate a pair,
+    # but a sentence's "A outperforms B" says more than the model's "A is compared with B".
+    stated = find_links(doc, mentions)
+    wins = {frozenset((link.head, link.tail)) for link in stated if link.relation == "outperforms"}
+    links = [link for link in span_model_links(mentions)
+             if not (link.relation == "comparedWith" and frozenset((link.head, link.tail)) in wins)]
+    related = {frozenset((link.head, link.tail)) for link in links}
+    links += [link for link in stated if frozenset((link.head, link.tail)) not in related]
     synonyms = span_model_synonyms(mentions)
     for mention in mentions:  # what leaves the stage is plain data: no parse, confidences as stored
         mention.span, mention.confidence = None, round(mention.confidence, 3)

@@ -178,12 +178,11 @@ def _model_pairs(mentions) -> Iterable[tuple[int, int, str, float]]:
             yield head, tail, label, probability
 
 
-def span_model_links(mentions, *, known: Iterable = ()) -> list:
+def span_model_links(mentions) -> list:
     """The span model's relations between ``mentions`` (``kg.model.Mention`` objects, their roles
-    set) that ``known`` links do not already relate, in our relations. Confidence is the model's
-    probability."""
+    set) in our relations, one per pair. Confidence is the model's probability."""
     sentence_of = {sent.start: n for n, sent in enumerate(mentions[0].span.doc.sents)} if mentions else {}
-    related = {frozenset((link.head, link.tail)) for link in known}
+    related = set()
     found = []
     for head, tail, label, probability in _model_pairs(mentions):
         if frozenset((head, tail)) in related:
