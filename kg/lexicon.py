@@ -55,6 +55,9 @@ much considerable great little growing increasing tremendous huge enormous broad
 """.split())
 
 #: Adjectives and determiners dropped from the front of a phrase: they evaluate, not name.
+#: Nouns an "of" passes through to what they name: "the concept of X", "a family of models called X".
+TRANSPARENT_HEADS = frozenset("concept notion idea class family kind type form set suite collection".split())
+
 #: Words that place a thing in the paper, not name it: "our novel encoder" is the encoder.
 PAPER_RELATIVE = frozenset("novel new proposed existing previous prior current recent".split())
 

@@ -124,3 +124,33 @@ def test_every_mention_offset_slices_the_original_abstract():
         assert m.text.replace(" ", "") in original.replace("*", "").replace(" ", "").replace("\\textbf{", "")
         start, end = ex.sentences[m.sentence]
         assert start <= m.start and m.end <= end
+
+
+def _role_by_text(text: str) -> dict[str, str]:
+    [ex] = extract_papers([Paper("p", text)])
+    return {m.text: m.role for m in ex.mentions}
+
+
+def test_what_an_of_governs_in_a_proposal_is_what_it_builds_on():
+    assert _role_by_text("We construct a variant of GANs employing label conditioning.")["GANs"] == "uses"
+    found = _role_by_text("We introduce Information Dropout, a generalization of dropout.")
+    assert (found["Information Dropout"], found["dropout"]) == ("proposes", "uses")
+    assert _role_by_text("We propose a reparameterization of LSTM for recurrent networks.")["LSTM"] == "uses"
+
+
+def test_a_description_set_before_the_name_is_not_the_proposal():
+    found = _role_by_text("For this attack, we introduce a novel GAN, PreImageGAN.")
+    assert (found["PreImageGAN"], found["GAN"]) == ("proposes", "uses")
+
+
+def test_a_sentence_that_names_its_proposal_proposes_only_the_name():
+    found = _role_by_text("We present a novel memory architecture called Hierarchical Attentive Memory (HAM).")
+    assert found["HAM"] == found["Hierarchical Attentive Memory"] == "proposes"
+    assert found.get("memory architecture", "uses") == "uses"
+
+
+def test_an_acronym_takes_the_role_of_the_long_form_it_defines():
+    found = _role_by_text("We propose Mixture of Experts Networks (MoEN) for translation.")
+    assert found["MoEN"] == found["Mixture of Experts Networks"] == "proposes"
+    found = _role_by_text("We present OT-Net, a variant of generative adversarial nets (GANs).")
+    assert (found["OT-Net"], found["GANs"]) == ("proposes", "uses")

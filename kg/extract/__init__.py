@@ -30,9 +30,6 @@ from .pipeline import load_pipeline, version
 from .relation_model import load_relation_model, span_model_links, span_model_synonyms
 from .results import find_results
 
-#: Rules whose spans are names: a name nested in one ("GRPO" in "Difficulty-Adaptive GRPO") is used, not proposed.
-NAMED_RULES = {"abbreviation-long", "family", "name", "name-shape", "proposed-name"}
-
 #: Bump when the rules change: cached extractions of older versions are redone.
 RULES_VERSION = "10"
 
@@ -79,15 +76,21 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
     for mention in mentions:
         span = mention.span
         nested = any(o is not mention and o.span.start <= span.start and span.end <= o.span.end
-                     and len(o.span) > len(span) and o.rule in NAMED_RULES for o in mentions)
+                     and len(o.span) > len(span) and o.rule in roles.NAMED_RULES for o in mentions)
         role, confidence = roles.role_of(mention, proposed, nested=nested)
-        if role == "proposes" and mention.label == "Task":
-            mention.label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task
         mention.start, mention.end = offsets.original_span(span.start_char, span.end_char)
         mention.sentence, mention.extractor = sentence_of[span.start], extractor
         mention.role, mention.role_confidence = role, round(confidence, 3)
         if mention.rule == "abbreviation-short":
             acronyms[span.text] = mention.acronym_of
+    roles.keep_named_proposals(mentions)
+    # An acronym shares the role of the long form it defines: "Mixture of Experts Networks (MoEN)".
+    long_forms = {m.span.end + 1: m for m in mentions if m.rule == "abbreviation-long"}
+    for mention in mentions:
+        if mention.rule == "abbreviation-short" and mention.span.start in long_forms:
+            mention.role = long_forms[mention.span.start].role
+        if mention.role == "proposes" and mention.label == "Task":
+            mention.label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task
 
     results = []
     for found in find_results(doc, mentions):

@@ -88,12 +88,46 @@ def proposed_tokens(doc: Doc) -> set[int]:
                 tokens |= _object_region(doc, token)
             elif token.lower_ == "with" and doc[token.i - 1].lower_ in ("together", "along"):
                 tokens |= _object_region(doc, token)
+    tokens -= _foundations(doc, tokens)
     for verb in doc:
         if verb.lemma_.lower() in ("call", "dub", "term", "name", "abbreviate") and verb.pos_ == "VERB":
+            # The name given to what the paper proposes: "an architecture called Hierarchical
+            # Attentive Memory (HAM)", "which we call AmbientGAN"; not "a method called dropout" at large.
+            ours = verb.head.i in tokens or any(c.dep_ == "nsubj" and c.lower_ == "we" for c in verb.children)
             for obj in verb.subtree:
                 if obj.dep_ in ("oprd", "attr", "dobj", "pobj") and looks_like_name(obj):
                     tokens.add(obj.i)
+                elif ours and obj.dep_ in ("oprd", "attr", "dobj") and obj.text[:1].isupper():
+                    tokens |= {t.i for t in obj.subtree}
     return tokens
+
+
+def _foundations(doc: Doc, region: set[int]) -> set[int]:
+    """The words of a proposed object that name what the new thing is built on, not the new thing:
+    what an "of" governs ("a variant of GANs", "a generalization of dropout", "our understanding of
+    GANs"; but "the concept of a ∂NCM" is a ∂NCM) and a description set before the name ("a novel
+    GAN, PreImageGAN")."""
+    found = set()
+    for i in region:
+        token = doc[i]
+        for _ in range(8):  # up the parse, within the object, to the "of" above the word
+            head = token.head
+            if head is token or head.i not in region:
+                break
+            if head.dep_ == "prep" and head.lower_ == "of" and head.head.lemma_.lower() not in lexicon.TRANSPARENT_HEADS:
+                found.add(i)
+                break
+            token = head
+    for i in sorted(region):
+        comma = doc[i]
+        if comma.text != "," or i + 1 >= len(doc) or not looks_like_name(doc[i + 1]):
+            continue
+        start = i - 1
+        while start - 1 in region and doc[start - 1].text not in (",", ";", ":") and doc[start].lower_ not in ("a", "an"):
+            start -= 1
+        if doc[start].lower_ in ("a", "an"):  # "a novel GAN, PreImageGAN"; not "zoneout, a novel method"
+            found |= set(range(start, i))
+    return found
 
 
 def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Mention]:
@@ -124,6 +158,31 @@ def _proposed_label(span: Span) -> str:
     if described_as_dataset(span):
         return "Dataset"
     return type_of_name(span.text) or "Method"
+
+
+#: Rules whose spans are names: a name nested in one ("GRPO" in "Difficulty-Adaptive GRPO") is used, not proposed.
+NAMED_RULES = {"abbreviation-long", "family", "name", "name-shape", "proposed-name"}
+
+
+def is_name(mention: Mention) -> bool:
+    """Whether a mention is written as a name: by a naming rule, an acronym, a word spelt like a name
+    ("PreImageGAN"), or capitalised words inside a sentence ("Neural Map", "Boundary Attack")."""
+    span = mention.span
+    if mention.rule in NAMED_RULES or mention.rule == "abbreviation-short" or any(looks_like_name(t) for t in span):
+        return True
+    words = [t for t in span if t.is_alpha and not t.is_stop]
+    return span.start != span.sent.start and bool(words) and all(t.text[:1].isupper() for t in words)
+
+
+def keep_named_proposals(mentions: list[Mention]) -> None:
+    """In a sentence that names what it proposes, only the names are proposed: the phrases describing
+    them ("We propose IVE-GANs, a novel GAN framework", "a memory system called Neural Map") take
+    their type's default role. A sentence proposing something unnamed keeps its description."""
+    new_roles = set(NEW_ROLE.values()) | {"proposes"}
+    named = {m.sentence for m in mentions if m.role in new_roles and is_name(m)}
+    for mention in mentions:
+        if mention.role in new_roles and mention.sentence in named and not is_name(mention):
+            mention.role = DEFAULT_ROLE.get(mention.label, "uses")
 
 
 def is_compared(token: Token) -> bool:
