@@ -154,3 +154,13 @@ def test_an_acronym_takes_the_role_of_the_long_form_it_defines():
     assert found["MoEN"] == found["Mixture of Experts Networks"] == "proposes"
     found = _role_by_text("We present OT-Net, a variant of generative adversarial nets (GANs).")
     assert (found["OT-Net"], found["GANs"]) == ("proposes", "uses")
+
+
+def test_the_name_a_paper_gives_its_work_is_proposed_and_not_its_description():
+    found = _role_by_text("Our approach, called adaptive softmax, circumvents the linear dependency.")
+    assert found["adaptive softmax"] == "proposes"
+    found = _role_by_text("We propose a simple technique called fraternal dropout that takes advantage of dropout.")
+    assert (found["fraternal dropout"], found["dropout"]) == ("proposes", "uses")
+    found = _role_by_text("We demonstrate that our proposed GAN, which we termed Spike-GAN, generates spike trains.")
+    assert (found["Spike-GAN"], found["GAN"]) == ("proposes", "uses")
+    assert _role_by_text("We train a model called ResNet on images.")["ResNet"] == "uses"

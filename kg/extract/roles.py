@@ -19,7 +19,7 @@ from .rules import described_as_dataset, looks_like_name, type_of_name
 _PROPOSE_FORMS = {form for verb in lexicon.PROPOSE_VERBS
                   for form in (verb, verb + "s", verb + "es", verb + "d", verb + "ed", verb + "ing")}
 # Where the description of a proposed thing ends: a clause, a purpose, a preposition.
-_REGION_STOP = {"that", "which", "who", "whose", "where", "to", "for", "with", "by", "in", "on", "via",
+_REGION_STOP = {"that", "which", "who", "whose", "where", "to", "for", "with", "by", "in", "on", "via", "between",
                 "using", "through", "from", "into", "towards", "toward", "across", "under", "while"}
 
 
@@ -76,7 +76,8 @@ def _object_region(doc: Doc, verb: Token, limit: int = 30) -> set[int]:
 def proposed_tokens(doc: Doc) -> set[int]:
     """Tokens of what the paper says it introduces: "we propose X", "this work introduces X", "dubbed X"."""
     tokens: set[int] = set()
-    for verb in _self_claim_verbs(doc):
+    claims = list(_self_claim_verbs(doc))
+    for verb in claims:
         region = _object_region(doc, verb)
         tokens |= region
         # "introduces X, a dataset of ..., and Y, a method for ..." or "..., together with a
@@ -92,14 +93,37 @@ def proposed_tokens(doc: Doc) -> set[int]:
     for verb in doc:
         if verb.lemma_.lower() in ("call", "dub", "term", "name", "abbreviate") and verb.pos_ == "VERB":
             # The name given to what the paper proposes: "an architecture called Hierarchical
-            # Attentive Memory (HAM)", "which we call AmbientGAN"; not "a method called dropout" at large.
-            ours = verb.head.i in tokens or any(c.dep_ == "nsubj" and c.lower_ == "we" for c in verb.children)
-            for obj in verb.subtree:
-                if obj.dep_ in ("oprd", "attr", "dobj", "pobj") and looks_like_name(obj):
-                    tokens.add(obj.i)
-                elif ours and obj.dep_ in ("oprd", "attr", "dobj") and obj.text[:1].isupper():
-                    tokens |= {t.i for t in obj.subtree}
+            # Attentive Memory (HAM)", "our approach, called adaptive softmax", "we call it X"; not
+            # "a method called dropout" at large.
+            if not _names_our_work(verb, tokens, claims):
+                continue
+            for obj in verb.children:
+                if obj.dep_ in ("oprd", "attr", "dobj") and obj.pos_ != "PRON":
+                    # The name up to its head word, and an acronym bracketed after it.
+                    tokens |= {t.i for t in doc[obj.left_edge.i : obj.i + 1] if t.pos_ not in ("DET", "PRON")}
+                    if obj.i + 2 < len(doc) and doc[obj.i + 1].text == "(":
+                        tokens.add(obj.i + 2)
+            if verb.dep_ in ("acl", "relcl"):  # "a simple technique called X", "our GAN, which we termed X"
+                tokens -= {t.i for t in doc[verb.head.left_edge.i : verb.head.i + 1]}
+    for token in doc:  # "our proposed svdRNN method", "the proposed HexaConv"; not "the proposed GAN"
+        following = doc[token.i + 1] if token.i + 1 < len(doc) else token
+        if token.lower_ == "proposed" and token.i > 0 and doc[token.i - 1].lower_ in ("our", "the") \
+                and looks_like_name(following) and not following.text.isupper():
+            head = token.head if token.head.i > token.i else token
+            tokens |= {t.i for t in doc[token.i + 1 : head.i + 1]}
     return tokens
+
+
+def _names_our_work(verb: Token, proposed: set[int], claims: list[Token]) -> bool:
+    """Whether a "called" / "named" names the paper's own contribution: it follows "we", qualifies
+    "our approach", "this architecture" or "a new policy", or its sentence says the paper proposes."""
+    if any(c.dep_ == "nsubj" and c.lower_ == "we" for c in verb.children) or verb.head.i in proposed:
+        return True
+    named = [verb.head] + [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]  # the parse varies
+    if any(c.lower_ in ("our", "this", "these") or c.lower_ in lexicon.PAPER_RELATIVE
+           for noun in named for c in noun.children):
+        return True
+    return any(claim.sent.start == verb.sent.start for claim in claims)
 
 
 def _foundations(doc: Doc, region: set[int]) -> set[int]:
@@ -110,9 +134,9 @@ def _foundations(doc: Doc, region: set[int]) -> set[int]:
     found = set()
     for i in region:
         token = doc[i]
-        for _ in range(8):  # up the parse, within the object, to the "of" above the word
+        for _ in range(8):  # up the parse to the "of" above the word, or the proposing verb
             head = token.head
-            if head is token or head.i not in region:
+            if head is token or head.lemma_.lower() in lexicon.PROPOSE_VERBS:
                 break
             if head.dep_ == "prep" and head.lower_ == "of" and head.head.lemma_.lower() not in lexicon.TRANSPARENT_HEADS:
                 found.add(i)
@@ -175,13 +199,15 @@ def is_name(mention: Mention) -> bool:
 
 
 def keep_named_proposals(mentions: list[Mention]) -> None:
-    """In a sentence that names what it proposes, only the names are proposed: the phrases describing
-    them ("We propose IVE-GANs, a novel GAN framework", "a memory system called Neural Map") take
-    their type's default role. A sentence proposing something unnamed keeps its description."""
+    """In an abstract that names what it proposes, only the names are proposed: the phrases describing
+    them ("We propose IVE-GANs, a novel GAN framework", "We introduce a memory system ... called
+    Neural Map") take their type's default role. An abstract proposing nothing by name keeps its
+    description ("a recursive mini-batch algorithm")."""
     new_roles = set(NEW_ROLE.values()) | {"proposes"}
-    named = {m.sentence for m in mentions if m.role in new_roles and is_name(m)}
+    if not any(m.role in new_roles and is_name(m) for m in mentions):
+        return
     for mention in mentions:
-        if mention.role in new_roles and mention.sentence in named and not is_name(mention):
+        if mention.role in new_roles and not is_name(mention):
             mention.role = DEFAULT_ROLE.get(mention.label, "uses")
 
 
