@@ -119,7 +119,7 @@ def leaderboard_figures(store, judged: list[dict]) -> None:
             gold[result["dataset"]].add((result["paper"], _number(result["value"])))
     for dataset, expected in sorted(gold.items()):
         try:
-            _, entries = leaderboard(store, dataset)
+            _, entries, unranked = leaderboard(store, dataset)
         except Exception as error:  # noqa: BLE001 - a dataset the graph lacks scores nothing
             print(f"leaderboard {dataset}: {error}")
             continue
@@ -128,7 +128,8 @@ def leaderboard_figures(store, judged: list[dict]) -> None:
         expected = {(p, round(v, 4)) for p, v in expected if v is not None}
         metrics = Counter(e.metric for e in scores)
         print(f"leaderboard {dataset}: recall {share(len(ranked & expected), len(expected))}, "
-              f"precision {share(len(ranked & expected), len(ranked))}; metrics {dict(metrics.most_common(4))}")
+              f"precision {share(len(ranked & expected), len(ranked))}; metrics {dict(metrics.most_common(4))}; "
+              f"unranked {len(unranked)}")
 
 
 def merge_figures(store, judged: dict) -> None:

@@ -710,9 +710,10 @@ def leaderboard(dataset, graph, fmt):
     from .leaderboard import leaderboard as run_leaderboard
     from .store import open_graph
 
-    label, entries = run_leaderboard(open_graph(graph), dataset)
+    label, entries, unranked = run_leaderboard(open_graph(graph), dataset)
     if fmt == "json":
-        click.echo(json.dumps({"dataset": label, "results": [e.__dict__ for e in entries]}, indent=2))
+        click.echo(json.dumps({"dataset": label, "results": [e.__dict__ for e in entries],
+                               "unranked": [e.__dict__ for e in unranked]}, indent=2))
         return
     click.echo(f"Results on {label}:")
     if not entries:
@@ -727,6 +728,9 @@ def leaderboard(dataset, graph, fmt):
             click.echo(f"\n  {heading}{direction}")
         click.echo(f"  {rank:3}. {e.shown():>16}  {e.subject or '(not named)'}  [{e.paper_label}]")
         click.echo(f"       \"{' '.join(e.sentence.split())}\"  [{e.start}:{e.end}]")
+    if unranked:
+        click.echo(f"\n  Not ranked: {len(unranked)} result(s) whose sentence names no metric "
+                   "(--format json lists them)")
 
 
 if __name__ == "__main__":

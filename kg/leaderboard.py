@@ -50,8 +50,9 @@ class Entry:
         return f"+{value}" if self.kind == "gain" and self.unit != "x" else value
 
 
-def leaderboard(store: ox.Store, dataset: str) -> tuple[str, list[Entry]]:
-    """The label of the dataset named ``dataset`` and the results reported on it, in leaderboard order.
+def leaderboard(store: ox.Store, dataset: str) -> tuple[str, list[Entry], list[Entry]]:
+    """The label of the dataset named ``dataset``, the results reported on it in leaderboard order,
+    and those left unranked because their sentence names no metric.
 
     Raises ``KGError`` when no dataset has that name (with close names to try).
     """
@@ -68,7 +69,7 @@ def leaderboard(store: ox.Store, dataset: str) -> tuple[str, list[Entry]]:
             paper=row["paper"].value, paper_label=row["paperLabel"].value, sentence=row["sentence"].value,
             start=int(row["start"].value), end=int(row["end"].value), confidence=float(row["confidence"].value),
             lower_is_better=lower_is_better(metric) if metric else None))
-    return labels[iri], rank(entries)
+    return labels[iri], rank(entries), [e for e in entries if not e.metric]
 
 
 def rank(entries: list[Entry]) -> list[Entry]:

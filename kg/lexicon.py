@@ -38,7 +38,7 @@ problem data dataset benchmark baseline setting setup variant version component 
 procedure way idea insight finding contribution improvement advance challenge issue limitation
 question application domain field area aspect property capability ability quality effect impact
 evaluation training inference learning network layer head policy objective loss function metric
-score accuracy efficiency effectiveness robustness generalization state-of-the-art sota art
+score efficiency effectiveness robustness generalization state-of-the-art sota art
 information knowledge signal feature representation output input sample example instance case
 number set range level type kind family class form scale size amount degree rate step stage state
 """.split())
@@ -74,8 +74,30 @@ fundamental promising competitive improved better best higher lower modern class
 right wrong additional single original resulting corresponding respective individual overall
 existing prevailing underlying desired resultant accurate limited inadequate shallow high low complete
 consistent correct enhanced intermediate subsequent rational next real-world worst-case
-art sophisticated well-known well known termed called so-called
+art sophisticated well-known well known termed called so-called record
 """.split())
+
+#: The metrics results are ranked by, each with the names papers give it: one entity each, so
+#: that "test error rate" and "classification error" rank together on a leaderboard. Which way
+#: is better comes from its words (:data:`LOWER_IS_BETTER`, :data:`HIGHER_IS_BETTER`).
+METRIC_VARIANTS = {
+    "accuracy": ("accuracy", "test accuracy", "classification accuracy", "validation accuracy",
+                 "prediction accuracy", "recognition accuracy"),
+    "error": ("error", "error rate", "test error", "test error rate", "classification error",
+              "classification error rate", "test set error", "generalization error"),
+    "top-1 accuracy": ("top-1 accuracy", "top1 accuracy", "top 1 accuracy"),
+    "top-5 accuracy": ("top-5 accuracy", "top5 accuracy", "top 5 accuracy"),
+    "top-1 error": ("top-1 error", "top1 error", "top-1 error rate", "top-1 test error", "top 1 error"),
+    "top-5 error": ("top-5 error", "top5 error", "top-5 error rate", "top-5 test error", "top 5 error"),
+    "perplexity": ("perplexity", "test perplexity", "validation perplexity", "word-level perplexity",
+                   "perplexities"),
+    "bits per character": ("bits per character", "bits-per-character", "BPC", "bits/character"),
+    "BLEU": ("BLEU", "BLEU score", "BLEU scores"),
+    "F1": ("F1", "F1 score", "F1-score", "F1 scores", "F-score", "F-measure"),
+    "Inception Score": ("Inception Score", "inception scores"),
+    "FID": ("FID", "Fréchet Inception Distance", "FID score", "Frechet Inception Distance"),
+    "word error rate": ("word error rate", "WER"),
+}
 
 #: Measures reported as results. Matched case-insensitively as whole phrases.
 METRICS = (
@@ -87,6 +109,9 @@ METRICS = (
     "mean squared error", "mean absolute error", "CLIP score", "CLIPScore", "Spearman correlation",
     "Pearson correlation", "NDCG", "MRR", "hit rate", "recall@k", "BERTScore", "Elo", "throughput",
     "latency", "calibration error", "ECE", "attack success rate", "FVD", "KID", "mean reciprocal rank",
+    "false positive rate", "UAS", "LAS", "negative log-likelihood",
+    *(form for names in METRIC_VARIANTS.values() for name in names
+      for form in ((name, name + "s") if name[-1].islower() and not name.endswith("s") else (name,))),
 )
 
 #: Organisms a paper studies are its subject matter, not one of kg's kinds: "HIV-1", "SARS-CoV-2",

@@ -129,6 +129,14 @@ def acronym_senses(definitions: dict[str, Counter]) -> dict[str, str]:
     return canonical
 
 
+#: Each name of a metric -> its canonical metric's key (:data:`kg.lexicon.METRIC_VARIANTS`).
+METRIC_NAMES = {resolution_key(name): resolution_key(metric) for metric, names in lexicon.METRIC_VARIANTS.items()
+                for name in names if resolution_key(name) != resolution_key(metric)}
+
+
+METRIC_LABELS = {resolution_key(metric): metric for metric in lexicon.METRIC_VARIANTS}
+
+
 def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True) -> dict[str, str]:
     """Each key -> the key of the entity the corpus means by it: a spelling variant its most
     written spelling (:func:`spelling_variants`), a long form of an acronym the most used long form
@@ -136,6 +144,7 @@ def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True) -
     when papers disagree), and, with ``synonyms``, names enough papers call one thing
     (:func:`join_synonyms`)."""
     names = spelling_variants(extractions)
+    names.update(METRIC_NAMES)
     definitions = acronym_definitions(extractions, names)
     senses = acronym_senses(definitions)
     names.update(senses)
@@ -257,6 +266,8 @@ def resolve(extractions: list[PaperExtraction], *, known_datasets: Collection[st
         if lexicon.ORGANISMS.match(label):  # what the paper studies, not a method it uses
             continue
         type_ = "Metric" if lexicon.ASSAY_MEASURES.match(label) else types.most_common(1)[0][0]
+        if type_ == "Metric" and key in METRIC_LABELS:
+            label = METRIC_LABELS[key]  # "error", whether its papers write "test error rate" or "error rate"
         if (type_ in ACTOR_TYPES and key in known_datasets and key not in _KNOWN_METHODS
                 and any(not f.islower() for f in forms)):
             type_ = "Dataset"  # Penn Treebank and SVHN are datasets, whatever a sentence suggests

@@ -155,3 +155,20 @@ def test_one_paper_calling_two_names_one_thing_does_not_join_them_corpus_wide():
     entities = resolve(papers)
     assert sorted(e.label for e in entities) == ["ResNet", "residual networks"]
     assert "- `residual network` = `resnet`: 1 paper — kept apart" in resolution_report(entities, papers)
+
+
+def test_the_names_of_one_metric_are_one_entity_and_accuracy_is_one():
+    entities, _ = _entities(
+        "FooNet reaches a test error rate of 3.1% on CIFAR-10.",
+        "BarNet reaches a classification error of 4.0% on CIFAR-10 and 95% accuracy on MNIST.",
+        "BazNet lowers the top-1 error rate to 21% on ImageNet, with top-1 error of 22% for ResNet.")
+    metrics = {e.label: e for e in entities if e.type == "Metric"}
+    assert set(metrics) == {"error", "accuracy", "top-1 error"}
+    assert metrics["error"].aliases == ["classification error", "test error rate"]
+    assert metrics["top-1 error"].aliases == ["top-1 error", "top-1 error rate"]
+
+
+def test_numeric_precision_is_no_metric():
+    [ex] = extract_papers([Paper("p", "We train with low precision weights and mixed precision training, "
+                                      "and report precision and recall.")])
+    assert [m.text for m in ex.mentions if m.label == "Metric"] == ["precision", "recall"]

@@ -157,14 +157,29 @@ def test_leaderboard_puts_the_lower_fid_first_and_leaves_off_values_of_no_metric
                       "an FID of 2.9 with four steps, compared with 5.1 for flow matching.\n\nWe propose BigSampler. "
                       "BigSampler reaches an FID of 3.4 on ImageNet. It also reaches 81.2% on ImageNet.\n",
                       encoding="utf-8")
-    result = CliRunner().invoke(main, ["leaderboard", "imagenet", "-g", str(build(corpus, tmp_path)),
-                                       "--format", "json"])
+    graph = str(build(corpus, tmp_path))
+    result = CliRunner().invoke(main, ["leaderboard", "imagenet", "-g", graph, "--format", "json"])
     assert result.exit_code == 0, result.output
     board = json.loads(result.output)
     assert board["dataset"] == "ImageNet"
     # 81.2% names no metric: it is left off rather than ranked among the FIDs.
     assert [(r["subject"], r["value"], r["metric"]) for r in board["results"]] == [
         ("TFM", 2.9, "FID"), ("BigSampler", 3.4, "FID"), ("flow matching", 5.1, "FID")]
+    assert [r["value"] for r in board["unranked"]] == [81.2]
+    table = CliRunner().invoke(main, ["leaderboard", "imagenet", "-g", graph])
+    assert "Not ranked: 1 result(s) whose sentence names no metric" in table.output
+
+
+def test_a_leaderboard_ranks_the_names_of_one_metric_together(tmp_path):
+    corpus = tmp_path / "err.txt"
+    corpus.write_text("Error Workshop 2025 Papers\n\nWe propose FooNet. FooNet reaches a test error rate of 3.1% on "
+                      "CIFAR-10.\n\nWe propose BarNet. BarNet reaches a classification error of 2.5% on CIFAR-10.\n",
+                      encoding="utf-8")
+    result = CliRunner().invoke(main, ["leaderboard", "CIFAR-10", "-g", str(build(corpus, tmp_path)), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    board = json.loads(result.output)
+    assert [(r["subject"], r["value"], r["metric"], r["lower_is_better"]) for r in board["results"]] == [
+        ("BarNet", 2.5, "error", True), ("FooNet", 3.1, "error", True)]
 
 
 def test_a_value_said_of_two_datasets_at_once_is_on_neither_leaderboard(sample):

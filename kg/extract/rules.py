@@ -249,6 +249,8 @@ def find_ner_mentions(doc: Doc) -> list[Mention]:
             continue
         if span.start > 0 and (span.doc[span.start - 1].lower_, span.text.lower()) in lexicon.IDIOMS:
             continue  # "on average" is no metric
+        if label == "Metric" and is_numeric_precision(span):
+            continue
         # The model's type stands: on SciER dev and SciERC dev, retyping its mentions by their head
         # noun ("visual grounding" a task) cost as much as it brought (bench/sources.py).
         if type_of_name(span.text) == "Model":
@@ -262,14 +264,43 @@ def find_ner_mentions(doc: Doc) -> list[Mention]:
     return found
 
 
+_NUMERIC_BEFORE = frozenset("low full half single double mixed reduced arbitrary limited fixed "
+                            "floating numerical numeric machine bit fp16 fp32 int8".split())
+_NUMERIC_AFTER = frozenset("arithmetic training weights weight networks network floating format formats "
+                           "inference computation representation quantization".split())
+
+
+def is_numeric_precision(span: Span) -> bool:
+    """Whether "precision" means the number format ("low precision", "8-bit precision", "mixed
+    precision training"), not the share of right answers.
+
+    >>> from kg.extract.pipeline import load_pipeline
+    >>> [is_numeric_precision(d[1:2]) for d in map(load_pipeline(), ("Low precision weights", "Higher precision and recall"))]
+    [True, False]
+    """
+    if span.text.lower() != "precision":
+        return False
+    doc = span.doc
+    before = doc[span.start - 1].lower_ if span.start > 0 else ""
+    after = doc[span.end].lower_ if span.end < len(doc) else ""
+    return before in _NUMERIC_BEFORE or before.endswith("-bit") or after in _NUMERIC_AFTER
+
+
 def find_lexicon_mentions(doc: Doc, matchers: dict[str, "_Both"]) -> list[Mention]:
     """Known names (``lexicon.METRICS``, ``lexicon.METHOD_NAMES``) wherever they occur as a noun phrase."""
     found = []
     for label, matcher in matchers.items():
         for _, start, end in matcher(doc):
             span = doc[start:end]
-            if span.root.pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "X"):
-                found.append(Mention.found(span, label, 0.8, f"{label.lower()}-lexicon"))
+            if span.root.pos_ not in ("NOUN", "PROPN", "ADJ", "NUM", "X"):
+                continue
+            # "error" in "error correction", "accuracy" in "accuracy drop" name no measure.
+            if len(span) == 1 and (span.root.dep_ == "compound" and span.root.head.i > span.root.i
+                                   or end < len(doc) and doc[end].text == "-"):
+                continue
+            if label == "Metric" and is_numeric_precision(span):
+                continue
+            found.append(Mention.found(span, label, 0.8, f"{label.lower()}-lexicon"))
     # "5.6% error": a measure named by a word too generic for the lexicon, right after its value.
     for token in doc[1:]:
         if token.lower_ in lexicon.METRICS_AFTER_VALUE and doc[token.i - 1].text == "%":
@@ -320,6 +351,10 @@ def select(candidates: list[Mention]) -> list[Mention]:
     # "Diffusion-XL" inside "Stable Diffusion-XL" is part of one name.
     candidates = [c for c in candidates if c.rule == "family" or not any(
         f.start <= c.span.start and c.span.end <= f.end for f in families)]
+    # "accuracy" inside the known metric "top-1 accuracy" is part of it.
+    metrics = [c.span for c in candidates if c.rule == "metric-lexicon"]
+    candidates = [c for c in candidates if c.label != "Metric" or c.rule == "metric-lexicon" or not any(
+        m.start <= c.span.start and c.span.end <= m.end and len(m) > len(c.span) for m in metrics)]
     by_span: dict[tuple[int, int], Mention] = {}
     for c in sorted(candidates, key=lambda c: tier_of.get(c.rule, last)):
         by_span.setdefault((c.span.start, c.span.end), c)
@@ -354,7 +389,11 @@ def select(candidates: list[Mention]) -> list[Mention]:
 
     # Tier by tier: a later source's span may not cross or sit inside an earlier one's, nor wrap it
     # with only generic words ("an online ... framework MOBILERL" is MOBILERL).
+    # Within a tier the longer span first: "test error" holds the metric "error".
     kept: list[Mention] = []
     for tier in range(last + 1):
-        kept += [c for c in by_span.values() if tier_of.get(c.rule, last) == tier and not shadowed(c, kept)]
+        for c in sorted((c for c in by_span.values() if tier_of.get(c.rule, last) == tier),
+                        key=lambda c: (-len(c.span), c.span.start)):
+            if not shadowed(c, kept):
+                kept.append(c)
     return sorted(kept, key=lambda c: (c.span.start, c.span.end))
