@@ -43,6 +43,13 @@ information knowledge signal feature representation output input sample example 
 number set range level type kind family class form scale size amount degree rate step stage state
 """.split())
 
+#: Last words that say what kind of thing a name is: "Penn Treebank dataset" is Penn Treebank,
+#: "batch normalization layer" batch normalization (``kg.resolve.head_variants``).
+KIND_WORDS = frozenset("""
+dataset benchmark corpus layer mechanism module paradigm model architecture method algorithm
+technique framework approach scheme procedure
+""".split())
+
 #: Last words that describe what a name is, not which: "the dropout algorithm" is dropout,
 #: "the EM algorithm" is EM. ("model" and "network" are not here: a language model is not a language.)
 NAME_DESCRIPTORS = frozenset("""
@@ -77,6 +84,13 @@ consistent correct enhanced intermediate subsequent rational next real-world wor
 art sophisticated well-known well known termed called so-called record
 """.split())
 
+def _plural(name: str) -> str:
+    """"error rates", "accuracies"; a name in capitals or already plural stays as it is."""
+    if not name[-1].islower() or name.endswith("s"):
+        return name
+    return name[:-1] + "ies" if name.endswith("y") else name + "s"
+
+
 #: The metrics results are ranked by, each with the names papers give it: one entity each, so
 #: that "test error rate" and "classification error" rank together on a leaderboard. Which way
 #: is better comes from its words (:data:`LOWER_IS_BETTER`, :data:`HIGHER_IS_BETTER`).
@@ -84,7 +98,7 @@ METRIC_VARIANTS = {
     "accuracy": ("accuracy", "test accuracy", "classification accuracy", "validation accuracy",
                  "prediction accuracy", "recognition accuracy"),
     "error": ("error", "error rate", "test error", "test error rate", "classification error",
-              "classification error rate", "test set error", "generalization error"),
+              "classification error rate", "test set error"),
     "top-1 accuracy": ("top-1 accuracy", "top1 accuracy", "top 1 accuracy"),
     "top-5 accuracy": ("top-5 accuracy", "top5 accuracy", "top 5 accuracy"),
     "top-1 error": ("top-1 error", "top1 error", "top-1 error rate", "top-1 test error", "top 1 error"),
@@ -110,8 +124,7 @@ METRICS = (
     "Pearson correlation", "NDCG", "MRR", "hit rate", "recall@k", "BERTScore", "Elo", "throughput",
     "latency", "calibration error", "ECE", "attack success rate", "FVD", "KID", "mean reciprocal rank",
     "false positive rate", "UAS", "LAS", "negative log-likelihood",
-    *(form for names in METRIC_VARIANTS.values() for name in names
-      for form in ((name, name + "s") if name[-1].islower() and not name.endswith("s") else (name,))),
+    *(form for names in METRIC_VARIANTS.values() for name in names for form in (name, _plural(name))),
 )
 
 #: Organisms a paper studies are its subject matter, not one of kg's kinds: "HIV-1", "SARS-CoV-2",

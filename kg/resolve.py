@@ -129,6 +129,36 @@ def acronym_senses(definitions: dict[str, Counter]) -> dict[str, str]:
     return canonical
 
 
+def head_variants(extractions: Iterable[PaperExtraction], names: dict[str, str]) -> dict[str, str]:
+    """Keys that are another key of the corpus followed by a word saying what kind of thing it is,
+    -> that key: "penn treebank dataset" is Penn Treebank, "batch normalization layer" batch
+    normalization, "attention mechanism" attention; only where the shorter name is a name of the
+    corpus and most often of the same type ("language model" is no "language").
+
+    >>> from kg.model import Paper, Mention, PaperExtraction
+    >>> text = "attention, an attention mechanism and a language model of language"
+    >>> ms = [Mention(0, 9, "attention", "Method", 0, 0.9, "t"), Mention(14, 33, "attention mechanism", "Method", 0, 0.9, "t"),
+    ...       Mention(40, 54, "language model", "Method", 0, 0.9, "t"), Mention(58, 66, "language", "Task", 0, 0.9, "t")]
+    >>> head_variants([PaperExtraction(Paper("p", text), [(0, 66)], ms, {})], {})
+    {'attention mechanism': 'attention'}
+    """
+    types: dict[str, Counter] = defaultdict(Counter)
+    for ex in extractions:
+        for mention in ex.mentions:
+            key = resolution_key(mention.text)
+            types[names.get(key, key)][mention.label] += 1
+    found = {}
+    for key, counts in types.items():
+        *rest, last = key.split()
+        if not rest or last not in lexicon.KIND_WORDS:
+            continue
+        shorter = names.get(" ".join(rest), " ".join(rest))
+        if shorter in types and not is_generic_key(shorter) \
+                and types[shorter].most_common(1)[0][0] == counts.most_common(1)[0][0]:
+            found[key] = shorter
+    return found
+
+
 #: Each name of a metric -> its canonical metric's key (:data:`kg.lexicon.METRIC_VARIANTS`).
 METRIC_NAMES = {resolution_key(name): resolution_key(metric) for metric, names in lexicon.METRIC_VARIANTS.items()
                 for name in names if resolution_key(name) != resolution_key(metric)}
@@ -145,6 +175,9 @@ def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True) -
     (:func:`join_synonyms`)."""
     names = spelling_variants(extractions)
     names.update(METRIC_NAMES)
+    for key in METRIC_LABELS:  # a canonical metric is itself, however the corpus spells it most
+        names.pop(key, None)
+    names.update(head_variants(extractions, names))
     definitions = acronym_definitions(extractions, names)
     senses = acronym_senses(definitions)
     names.update(senses)
@@ -155,7 +188,54 @@ def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True) -
         meaning = corpus_meaning(merged)
         if meaning is not None:
             names[short] = meaning
+    for short, long in spelled_out(extractions, names).items():
+        names.setdefault(short, long)
     return join_synonyms(extractions, names) if synonyms else names
+
+
+def _initials(words: list[str]) -> str:
+    return "".join(word[0] for word in words)
+
+
+def spelled_out(extractions: Iterable[PaperExtraction], names: dict[str, str]) -> dict[str, str]:
+    """Acronyms no paper of the corpus defines -> the one name of the corpus whose initials they are,
+    of the same type: "NMT" is neural machine translation, "KL divergence" Kullback-Leibler
+    divergence, "POS tagging" part-of-speech tagging; "RNN" stays itself where the corpus writes both
+    recurrent and recursive neural networks.
+
+    >>> from kg.model import Paper, Mention, PaperExtraction
+    >>> text = "NMT, neural machine translation, RNN, recurrent neural network, recursive neural network"
+    >>> ms = [Mention(text.index(t), text.index(t) + len(t), t, "Method", 0, 0.9, "t")
+    ...       for t in ("NMT", "neural machine translation", "RNN", "recurrent neural network", "recursive neural network")]
+    >>> spelled_out([PaperExtraction(Paper("p", text), [(0, len(text))], ms, {})], {})
+    {'nmt': 'neural machine translation'}
+    """
+    types: dict[str, Counter] = defaultdict(Counter)
+    acronyms = set()
+    for ex in extractions:
+        for mention in ex.mentions:
+            key = resolution_key(mention.text)
+            types[names.get(key, key)][mention.label] += 1
+            first = mention.text.split()[0]
+            if is_acronym_like(first) and first.isupper() and not any(c.isdigit() for c in first):
+                acronyms.add(key)
+    spelling: dict[str, set[str]] = defaultdict(set)  # what a name's initials spell, with its last word or not
+    for key in types:
+        words = key.split()
+        if len(words) < 2 or key in acronyms:
+            continue
+        spelling[_initials(words)].add(key)
+        spelling[f"{_initials(words[:-1])} {words[-1]}"].add(key)  # "kl divergence"
+        if words[-1] in lexicon.KIND_WORDS and len(words) > 2:
+            spelling[_initials(words[:-1])].add(key)  # "SNLI" for the Stanford ... inference dataset
+    found = {}
+    for short in acronyms - set(names):
+        longs = {names.get(k, k) for k in spelling.get(short, ())}
+        if len(longs) == 1:
+            [long] = longs
+            if types[long].most_common(1)[0][0] == types[short].most_common(1)[0][0]:
+                found[short] = long
+    return found
 
 
 #: How many papers must state that two names are one thing (``PaperExtraction.synonyms``) before

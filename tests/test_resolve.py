@@ -172,3 +172,36 @@ def test_numeric_precision_is_no_metric():
     [ex] = extract_papers([Paper("p", "We train with low precision weights and mixed precision training, "
                                       "and report precision and recall.")])
     assert [m.text for m in ex.mentions if m.label == "Metric"] == ["precision", "recall"]
+
+
+def _hand_made(*papers):
+    """Extractions with the mentions given, ``(text, type)`` per paper: resolution alone, no parser."""
+    from kg.model import Mention, PaperExtraction
+    out = []
+    for n, mentions in enumerate(papers):
+        text = ", ".join(t for t, _ in mentions)
+        spans, at = [], 0
+        for t, label in mentions:
+            spans.append(Mention(at, at + len(t), t, label, 0, 0.9, "t"))
+            at += len(t) + 2
+        out.append(PaperExtraction(Paper(f"p{n}", text), [(0, len(text))], spans, {}))
+    return resolve(out)
+
+
+def test_a_name_with_a_word_for_its_kind_is_the_name():
+    entities = _hand_made([("Penn Treebank dataset", "Dataset"), ("batch normalization layer", "Method")],
+                          [("Penn Treebank", "Dataset"), ("batch normalization", "Method"), ("language", "Task")],
+                          [("language model", "Method")])
+    assert sorted(sorted(e.aliases) for e in entities) == [
+        ["Penn Treebank", "Penn Treebank dataset"], ["batch normalization", "batch normalization layer"],
+        ["language"], ["language model"]]
+
+
+def test_an_acronym_no_paper_defines_is_the_one_name_it_spells():
+    entities = _hand_made([("MCMC", "Method"), ("RNN", "Method"), ("KL divergence", "Method")],
+                          [("Markov chain Monte Carlo", "Method"), ("recurrent neural network", "Method"),
+                           ("Kullback-Leibler divergence", "Method")],
+                          [("recursive neural network", "Method")])
+    assert sorted(sorted(e.aliases) for e in entities) == [
+        ["KL divergence", "Kullback-Leibler divergence"], ["MCMC", "Markov chain Monte Carlo"], ["RNN"],
+        ["recurrent neural network"], ["recursive neural network"]]

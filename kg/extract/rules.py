@@ -312,13 +312,35 @@ def lexicon_matchers(nlp) -> dict[str, "_Both"]:
     """A matcher per type of known name: lower-case names in any case ("Accuracy", "Dropout"),
     others as written ("mAP", not "map"; "Adam", not "adam")."""
     matchers = {}
+    datasets = known_dataset_names()
     for label, names in (("Metric", lexicon.METRICS), ("Method", lexicon.METHOD_NAMES)):
         matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
         matcher.add(label, list(nlp.tokenizer.pipe(m for m in names if m == m.lower())))
         exact = PhraseMatcher(nlp.vocab, attr="ORTH")
         exact.add(label, list(nlp.tokenizer.pipe(m for m in names if m != m.lower())))
         matchers[label] = _Both(matcher, exact)
+    exact = PhraseMatcher(nlp.vocab, attr="ORTH")
+    exact.add("Dataset", list(nlp.tokenizer.pipe(datasets)))
+    matchers["Dataset"] = _Both(exact)
     return matchers
+
+
+def known_dataset_names() -> list[str]:
+    """The Papers with Code datasets written as names, to be found as written: "Penn Treebank",
+    "MS COCO", "ImageNet"; not "20000 utterances", "A Game Of Sorts" or "HELP"."""
+    from ..pwc import load
+
+    names = []
+    for name in load().datasets.values():
+        words = name.split()
+        if not words[0][:1].isupper() or any(w[:1].islower() and w not in ("of", "and", "the", "for") for w in words):
+            continue
+        if len(words) == 1:  # "ImageNet", "CIFAR-10", "SQuAD"; not "HAM" or "HELP", whose capitals say little
+            if _name_shape(name) and (any(c.isdigit() for c in name) or not name.replace("-", "").isupper()):
+                names.append(name)
+        elif words[0].lower() not in ("a", "an", "the"):
+            names.append(name)
+    return sorted(set(names))
 
 
 class _Both:
@@ -338,7 +360,7 @@ class _Both:
 TIERS = (
     ("abbreviation-short", "abbreviation-long"),  # a definition in the text: "Large Language Models (LLMs)"
     ("ner",),  # the span model, trained on kg's types
-    ("family", "name", "name-shape", "metric-lexicon", "method-lexicon"),  # names by their spelling, known names
+    ("family", "name", "name-shape", "metric-lexicon", "method-lexicon", "dataset-lexicon"),  # names by their spelling, known names
 )
 
 
@@ -368,7 +390,7 @@ def select(candidates: list[Mention]) -> list[Mention]:
         if c.rule == "ner" and chosen is not c and not (chosen.label == "Model" and c.label == "Method"):
             chosen.label = c.label
     for c in candidates:
-        if (c.rule, c.label) in (("name", "Dataset"), ("metric-lexicon", "Metric")):
+        if (c.rule, c.label) in (("name", "Dataset"), ("metric-lexicon", "Metric"), ("dataset-lexicon", "Dataset")):
             by_span[c.span.start, c.span.end].label = c.label  # a known metric is a Metric: FID, BLEU
     def shadowed(c: Mention, strong: list[Mention]) -> bool:
         for s in strong:
