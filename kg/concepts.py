@@ -47,6 +47,8 @@ RULE_CONFIDENCE = {"head": 0.9, "coordination": 0.8, "family": 0.85, "pwc": 0.85
                    "such-as": 0.7, "and-other": 0.7, "apposition": 0.6}
 #: Papers that must reach a tail nobody names on its own before it becomes a concept.
 MIN_CONCEPT_PAPERS = 2
+#: Papers whose sentences must state a link that puts a name under one fewer papers mention.
+MIN_SENTENCE_SUPPORT = 2
 SALIENCE_THRESHOLD = 1.5
 
 # A tail starting with these is the rest of a compound, not a concept: "LLM-based agents" is not
@@ -82,6 +84,15 @@ _PATTERNS = (  # text between two mentions -> (rule, which of the two is narrowe
     (re.compile(r"^\s*,?\s*(?:and|or) other\s*$", re.I), "and-other", "first"),
     (re.compile(r"^\s*,\s*(?:a|an)\s*$", re.I), "apposition", "first"),
 )
+
+
+def _plural(text: str) -> bool:
+    """Whether a name ends in a plural ("regularizers", "LLMs", "tasks"): what "such as" lists members of."""
+    last = text.split()[-1] if text.split() else ""
+    return last[-1:] == "s" and last[-2:].lower() not in ("ss", "us", "is")
+
+
+_LIST_GOES_ON = re.compile(r"\s*(?:,\s*)?(?:and|or)\b|\s*,\s*(?:a|an|the)\b", re.I)
 
 
 @dataclass
@@ -219,12 +230,25 @@ def build_hierarchy(entities: list[Entity], extractions: list[PaperExtraction], 
             name = pwc.task(item.key)
             if name in pwc.parent:
                 link(item.key, find(resolution_key(pwc.parent[name], name=True)), "pwc")
+    # What sentences state ("X such as Y", "Y, a X") needs support where one sentence could mislead:
+    # a pair stated both ways is neither, unless one way has more papers; and a name is made narrower
+    # than one fewer papers mention ("backpropagation" under a VAE framework) only by two papers.
     entity_of = {ref: e.key for e in entities for ref in e.mentions}
+    stated: dict[tuple[str, str], list] = defaultdict(list)
     for ex in extractions:
         for rule, narrower, broader, sentence in _sentence_patterns(ex):
             a, b = entity_of.get((ex.paper.id, narrower)), entity_of.get((ex.paper.id, broader))
-            if a and b:
-                link(a, b, rule, (ex.paper.id, narrower), sentence)
+            if a and b and a != b:
+                stated[a, b].append((rule, (ex.paper.id, narrower), sentence))
+    for (a, b), statements in sorted(stated.items()):
+        support = len({evidence[0] for _, evidence, _ in statements})
+        against = len({evidence[0] for _, evidence, _ in stated.get((b, a), ())})
+        if support <= against:
+            continue
+        if support < MIN_SENTENCE_SUPPORT and len(papers_of.get(a, ())) > len(papers_of.get(b, ())):
+            continue
+        for rule, evidence, sentence in statements:
+            link(a, b, rule, evidence, sentence)
     return Hierarchy(concepts, _acyclic(links))
 
 
@@ -255,6 +279,10 @@ def _sentence_patterns(ex: PaperExtraction):
             continue
         between = text[first.end:second.start]
         for pattern, rule, narrower in _PATTERNS:
+            if rule == "apposition" and _LIST_GOES_ON.match(text[second.end:]):
+                continue  # "a classifier, a discriminator, and a generator": a list, no apposition
+            if rule == "such-as" and not _plural(first.text):
+                continue  # "regularizers such as dropout"; not "the VAE framework, including backpropagation"
             if pattern.match(between):
                 if narrower == "second":
                     yield rule, b, a, first.sentence

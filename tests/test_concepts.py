@@ -139,3 +139,28 @@ def test_the_shipped_pwc_lexicon_keeps_names_and_drops_junk():
     assert lexicon.dataset("svhn") == "SVHN" and lexicon.task("semantic segmentation") == "Semantic Segmentation"
     assert lexicon.area["Semantic Segmentation"] == "Computer Vision"
     assert "16k" not in lexicon.tasks and not any(";" in name or "'" in name for name in lexicon.datasets.values())
+
+
+def test_a_list_is_no_apposition_and_a_singular_name_lists_no_members():
+    extractions = [paper("a", "We train a classifier, a discriminator, and a generator.",
+                         ["classifier", "discriminator", "generator"]),
+                   paper("b", "We use the VAE framework, including backpropagation.", ["VAE framework", "backpropagation"])]
+    _, hierarchy, _ = links_of(extractions)
+    assert [l for l in hierarchy.links if l.rule in ("apposition", "such-as")] == []
+
+
+def test_a_sentence_alone_never_puts_a_name_under_one_fewer_papers_name():
+    busy = [paper(f"p{i}", "We use backpropagation.", ["backpropagation"]) for i in range(3)]
+    one = [paper("q", "Gradient methods such as backpropagation.", ["Gradient methods", "backpropagation"])]
+    _, _, links = links_of(busy + one)
+    assert not any(s == "backpropagation" and rule == "such-as" for s, _, rule in links)
+    two = one + [paper("r", "Gradient methods, including backpropagation.", ["Gradient methods", "backpropagation"])]
+    _, _, links = links_of(busy + two)
+    assert ("backpropagation", "gradient method", "such-as") in links
+
+
+def test_a_pair_stated_both_ways_by_as_many_papers_is_neither():
+    extractions = [paper("a", "Encoders such as decoders.", ["Encoders", "decoders"]),
+                   paper("b", "Decoders such as encoders.", ["Decoders", "encoders"])]
+    _, _, links = links_of(extractions)
+    assert not [link for link in links if link[2] == "such-as"]
