@@ -16,6 +16,8 @@ Prints, each as one figure:
   the precision of what `kg leaderboard` ranks, with the metrics it ranks under;
 - merges: of the judged synonym pairs, the share resolved to one entity; of the near-names, the
   number wrongly joined;
+- related: the share of each judged method's top 5 related methods that the judgments name as
+  related (a lenient figure: a hub or an echo the judgments happen to list counts as related);
 - graph shape: the share of entities that one paper only mentions.
 
 Names match through kg's resolution key, as `kg related NAME` finds an entity.
@@ -156,6 +158,25 @@ def merge_figures(store, judged: dict) -> None:
     print(f"near-names wrongly joined: {len(wrong)} of {len(apart)} {wrong}")
 
 
+def related_figures(store, graph: str, judged: list[dict]) -> None:
+    """The share of the top 5 related methods that the judgments list as related to the query."""
+    from kg.related import RelatedIndex
+    from kg.similarity import graph_vectors
+
+    index, vectors = RelatedIndex(store), graph_vectors(graph)
+    hits = shown = 0
+    for item in judged:
+        relevant = {resolution_key(name) for name in item["relevant"]}
+        try:
+            _, found = index.related(item["query"], k=5, vectors=vectors)
+        except Exception:  # noqa: BLE001 - a query the graph lacks
+            continue
+        good = [r.label for r in found if resolution_key(r.label) in relevant]
+        hits, shown = hits + len(good), shown + len(found)
+        print(f"  related {item['query']}: {len(good)}/{len(found)} {[r.label for r in found]}")
+    print(f"related top 5 listed as related by the judgments: {share(hits, shown)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("graph", help="a graph built by kg build (its -o path)")
@@ -170,6 +191,8 @@ def main() -> None:
         leaderboard_figures(store, judged["results"])
     if "synonyms" in judged:
         merge_figures(store, judged["synonyms"])
+    if "related" in judged:
+        related_figures(store, args.graph, judged["related"])
 
 
 if __name__ == "__main__":

@@ -62,7 +62,8 @@ of and or for with to in on by via from the a an as at vs versus
 _NOT_A_HEAD = frozenset("""
 answering understanding modeling modelling design control completion coding process flow matching head
 layer mechanism module tuning search discovery planning alignment editing verification routing merging
-problem problems test length function
+problem problems test length function machine machines principle scenario scenarios correction
+computation transfer identification scaling neighbor
 """.split())
 # Single words that are concepts on their own when papers share them as a tail, though nobody names
 # them alone ("summarization").

@@ -47,7 +47,7 @@ number set range level type kind family class form scale size amount degree rate
 #: "batch normalization layer" batch normalization (``kg.resolve.head_variants``).
 KIND_WORDS = frozenset("""
 dataset benchmark corpus layer mechanism module paradigm model architecture method algorithm
-technique framework approach scheme procedure
+technique framework approach scheme procedure optimizer optimiser
 """.split())
 
 #: Last words that describe what a name is, not which: "the dropout algorithm" is dropout,

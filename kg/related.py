@@ -32,9 +32,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyoxigraph as ox
 
-from . import vocab
+from . import lexicon, vocab
 from .vocab import node_of_iri
 from .concepts import SALIENCE_THRESHOLD
+from .keys import resolution_key
 from .lookup import read_entities
 from .queries import kg_terms, view, view_with
 from .similarity import Vectors
@@ -49,6 +50,22 @@ COMPARISON_WEIGHT = 1.0
 SIMILARITY_WEIGHT = 2.0
 SIMILARITY_FLOOR = 0.5  # cosines below are what any two names of one field share
 PARTS = ("variant", "compared", "co-mentioned", "tasks", "datasets", "similar")
+HUB_SHARE = 0.03  # the share of the corpus's papers above which a name counts as a hub
+HUB_MIN_PAPERS = 200  # a corpus too small to tell a hub from a shared topic
+#: Words that, added to a name, name the same thing: "GAN models", "LSTM RNNs", "Adam optimizer".
+_SAME_THING = lexicon.KIND_WORDS | {"network", "networks", "net", "nets", "rnn", "rnns", "variant", "variants"}
+
+
+def _echo(query: str, candidate: str) -> bool:
+    """Whether a candidate's name is the query's with only words saying what kind of thing it is.
+
+    >>> _echo("GAN", "GAN models"), _echo("LSTM", "LSTM RNNs"), _echo("LSTM", "Bi-LSTM"), _echo("dropout", "variational dropout")
+    (True, True, False, False)
+    """
+    q, c = resolution_key(query).split(), resolution_key(candidate).split()
+    shorter, longer = sorted((q, c), key=len)
+    return len(longer) > len(shorter) and longer[: len(shorter)] == shorter \
+        and all(w in _SAME_THING for w in longer[len(shorter):])
 
 
 @dataclass
@@ -194,10 +211,13 @@ class RelatedIndex:
             floor = np.sort(first[others])[-k] - 1e-6 if k > 0 else math.inf
             others = [i for i in others if first[i] >= floor]
         candidates = {self.rows[i] for i in others} | {e for e in exact if e in self.row}
+        query_names = {self.label[query]} | {n for n, iris in self.entities.named.items() if query in iris}
         results = []
         for candidate in candidates:
             if candidate == query or not self.papers_of.get(candidate) or (type and self.type.get(candidate) != type):
                 continue
+            if any(_echo(name, self.label[candidate]) for name in query_names):
+                continue  # "attention network" for attention: the query again, not a related method
             if self.salience.get(candidate, 0.0) < min_salience:
                 continue
             found = self._score(query, candidate, profiles, similarity, below, above)
@@ -243,6 +263,11 @@ class RelatedIndex:
             parts[part] = PROFILE_WEIGHT * _cosine(profile, their_profile, common) if query_papers - both else 0.0
             shared[part] = [label[e] for e in sorted(common, key=lambda e: (-spec.get(e, 0.0), label[e]))]
         parts["similar"] = SIMILARITY_WEIGHT * max(0.0, similarity(candidate) - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR)
+        # A name a large share of the corpus mentions ("neural networks", "deep learning") is related
+        # to everything, so to nothing in particular: its score shrinks with its share.
+        share = len(papers) / max(n, 1)
+        if share > HUB_SHARE and n >= HUB_MIN_PAPERS:
+            parts = {p: value * HUB_SHARE / share for p, value in parts.items()}
         score = sum(parts[p] for p in PARTS)
         if score <= 0:
             return None

@@ -190,7 +190,21 @@ def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True) -
             names[short] = meaning
     for short, long in spelled_out(extractions, names).items():
         names.setdefault(short, long)
+    names = _followed(names)  # "gan model" -> "gan" -> "generative adversarial network"
     return join_synonyms(extractions, names) if synonyms else names
+
+
+def _followed(names: dict[str, str]) -> dict[str, str]:
+    """``names`` with each chain of keys followed to its end (a cycle stops where it closes)."""
+    out = {}
+    for key in names:
+        seen, target = {key}, names[key]
+        while target in names and target not in seen:
+            seen.add(target)
+            target = names[target]
+        if target != key:
+            out[key] = target
+    return out
 
 
 def _initials(words: list[str]) -> str:
