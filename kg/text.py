@@ -43,6 +43,7 @@ _TOKEN = re.compile(
     r"""|(?P<md>\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|`)"""
     r"""|(?P<entity>&(?:[A-Za-z][A-Za-z0-9]{1,31}|\#[0-9]{1,7}|\#[xX][0-9A-Fa-f]{1,6});)"""
     r"""|(?P<control>[\x00-\x08\x0b\x0c\x0e-\x1f\x7f""" + INVISIBLE + "])"
+    r"""|(?P<hyphenation>(?<=[a-z])-[^\S\n]*\n?\s+(?=[a-z])(?!(?:and|or|nor|to|vs)\b))"""  # "gen- erative"
     r"""|(?P<dollar>\$)"""
     r"""|(?P<brace>[{}])"""
     r"""|(?P<space>\s{2,}|[^\S ])"""  # single spaces are plain text: no match per word
@@ -72,8 +73,12 @@ def clean(original: str) -> CleanText:
 
     Math (``$...$``) keeps its content, since names such as ``$K$`` or
     ``$\\pi_0$`` are text. HTML entities (``&amp;``) are decoded, control and
-    invisible format characters (:data:`INVISIBLE`) dropped, and whitespace runs
-    (newlines included) become one space.
+    invisible format characters (:data:`INVISIBLE`) dropped, whitespace runs
+    (newlines included) become one space, and a word hyphenated across a line
+    break is one word again ("gen- erative"; not "pre- and post-training").
+
+    >>> clean("gen- erative and neural net-\\nworks, pre- and post-training").text
+    'generative and neural networks, pre- and post-training'
     """
     pieces: list[str] = []
     offsets: list[int] = []
