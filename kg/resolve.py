@@ -167,31 +167,48 @@ METRIC_NAMES = {resolution_key(name): resolution_key(metric) for metric, names i
 METRIC_LABELS = {resolution_key(metric): metric for metric in lexicon.METRIC_VARIANTS}
 
 
-def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True) -> dict[str, str]:
+def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True,
+                 reasons: dict[str, str] | None = None) -> dict[str, str]:
     """Each key -> the key of the entity the corpus means by it: a spelling variant its most
-    written spelling (:func:`spelling_variants`), a long form of an acronym the most used long form
-    of its sense (:func:`acronym_senses`), an acronym the long form the corpus agrees on (none
-    when papers disagree), and, with ``synonyms``, names enough papers call one thing
-    (:func:`join_synonyms`)."""
-    names = spelling_variants(extractions)
-    names.update(METRIC_NAMES)
+    written spelling (:func:`spelling_variants`), a metric's name its canonical metric, a name
+    with a word for its kind the name (:func:`head_variants`), a long form of an acronym the most
+    used long form of its sense (:func:`acronym_senses`), an acronym the long form the corpus
+    agrees on (none when papers disagree) or, where no paper defines it, the one name it spells
+    (:func:`spelled_out`), and, with ``synonyms``, names enough papers call one thing
+    (:func:`join_synonyms`). ``reasons``, when given, receives each joined key's reason."""
+    reasons = {} if reasons is None else reasons
+
+    def add(found: dict[str, str], reason: str, *, keep: bool = False) -> None:
+        for key, target in found.items():
+            if keep and key in names:
+                continue
+            names[key] = target
+            reasons[key] = reason
+
+    names: dict[str, str] = {}
+    add(spelling_variants(extractions), "spelling")
+    add(METRIC_NAMES, "metric")
     for key in METRIC_LABELS:  # a canonical metric is itself, however the corpus spells it most
         names.pop(key, None)
-    names.update(head_variants(extractions, names))
+    add(head_variants(extractions, names), "kind word")
     definitions = acronym_definitions(extractions, names)
-    senses = acronym_senses(definitions)
-    names.update(senses)
+    add(acronym_senses(definitions), "acronym sense")
+    senses = {k: names[k] for k, r in reasons.items() if r == "acronym sense" and k in names}
     for short, counts in definitions.items():
         merged: Counter = Counter()
         for key, n in counts.items():
             merged[senses.get(key, key)] += n
         meaning = corpus_meaning(merged)
         if meaning is not None:
-            names[short] = meaning
-    for short, long in spelled_out(extractions, names).items():
-        names.setdefault(short, long)
+            add({short: meaning}, "acronym defined")
+    add(spelled_out(extractions, names), "initials", keep=True)
     names = _followed(names)  # "gan model" -> "gan" -> "generative adversarial network"
-    return join_synonyms(extractions, names) if synonyms else names
+    if not synonyms:
+        return names
+    joined = join_synonyms(extractions, names)
+    for key in joined.keys() - names.keys():
+        reasons[key] = "stated synonym"
+    return joined
 
 
 def _followed(names: dict[str, str]) -> dict[str, str]:
@@ -488,6 +505,18 @@ def resolution_report(entities: list[Entity], extractions: list[PaperExtraction]
         lines.append(f"| {_md(entity.label)} | {entity.type} | {papers} | {len(entity.mentions)} | {shown} |")
     if not merged:
         lines.append("| (no merges) | | | | |")
+    lines += ["", "## Names joined, and why", "",
+              "Each key of a name resolution joined to another's: `spelling` (written with or without "
+              "spaces and hyphens), `metric` (a name of a canonical metric), `kind word` (the name with a "
+              "word for its kind), `acronym sense`, `acronym defined` (by the corpus's papers), `initials` "
+              "(an acronym no paper defines, spelling the corpus's one name), `stated synonym`.", ""]
+    reasons: dict[str, str] = {}
+    names = corpus_names(extractions, reasons=reasons)
+    for key in sorted(reasons, key=lambda k: (names.get(k, k), k)):
+        if key in names:
+            lines.append(f"- `{_md(key)}` → `{_md(names[key])}`: {reasons[key]}")
+    if not reasons:
+        lines.append("(none)")
     lines += ["", "## Names stated to be one thing", "",
               f"Pairs a sentence calls one thing (the span model's Synonym-Of), joined where at least "
               f"{SYNONYM_PAPERS} papers say so.", ""]

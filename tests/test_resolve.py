@@ -205,3 +205,24 @@ def test_an_acronym_no_paper_defines_is_the_one_name_it_spells():
     assert sorted(sorted(e.aliases) for e in entities) == [
         ["KL divergence", "Kullback-Leibler divergence"], ["MCMC", "Markov chain Monte Carlo"], ["RNN"],
         ["recurrent neural network"], ["recursive neural network"]]
+
+
+def test_the_report_says_why_each_name_was_joined():
+    from kg.model import Mention, PaperExtraction
+    from kg.resolve import resolution_report
+    papers = [[("Penn Treebank dataset", "Dataset"), ("MCMC", "Method"), ("test error rate", "Metric")],
+              [("Penn Treebank", "Dataset"), ("Markov chain Monte Carlo", "Method"), ("auto-encoder", "Method")],
+              [("autoencoder", "Method"), ("autoencoder", "Method")]]
+    extractions = []
+    for n, mentions in enumerate(papers):
+        text = ", ".join(t for t, _ in mentions)
+        spans, at = [], 0
+        for t, label in mentions:
+            spans.append(Mention(at, at + len(t), t, label, 0, 0.9, "t"))
+            at += len(t) + 2
+        extractions.append(PaperExtraction(Paper(f"p{n}", text), [(0, len(text))], spans, {}))
+    report = resolution_report(resolve(extractions), extractions)
+    assert "- `penn treebank dataset` → `penn treebank`: kind word" in report
+    assert "- `mcmc` → `markov chain monte carlo`: initials" in report
+    assert "- `test error rate` → `error`: metric" in report
+    assert "- `auto encoder` → `autoencoder`: spelling" in report
