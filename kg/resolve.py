@@ -149,9 +149,10 @@ def head_variants(extractions: Iterable[PaperExtraction], names: dict[str, str])
             types[names.get(key, key)][mention.label] += 1
     found = {}
     for key, counts in types.items():
-        *rest, last = key.split()
-        if not rest or last not in lexicon.KIND_WORDS:
+        words = key.split()
+        if len(words) < 2 or words[-1] not in lexicon.KIND_WORDS:
             continue
+        rest = words[:-1]
         shorter = names.get(" ".join(rest), " ".join(rest))
         if shorter in types and not is_generic_key(shorter) \
                 and types[shorter].most_common(1)[0][0] == counts.most_common(1)[0][0]:
@@ -247,8 +248,8 @@ def spelled_out(extractions: Iterable[PaperExtraction], names: dict[str, str]) -
         for mention in ex.mentions:
             key = resolution_key(mention.text)
             types[names.get(key, key)][mention.label] += 1
-            first = mention.text.split()[0]
-            if is_acronym_like(first) and first.isupper() and not any(c.isdigit() for c in first):
+            first = (mention.text.split() or [""])[0]
+            if key and is_acronym_like(first) and first.isupper() and not any(c.isdigit() for c in first):
                 acronyms.add(key)
     spelling: dict[str, set[str]] = defaultdict(set)  # what a name's initials spell, with its last word or not
     for key in types:

@@ -43,7 +43,7 @@ _TOKEN = re.compile(
     r"""|(?P<md>\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|`)"""
     r"""|(?P<entity>&(?:[A-Za-z][A-Za-z0-9]{1,31}|\#[0-9]{1,7}|\#[xX][0-9A-Fa-f]{1,6});)"""
     r"""|(?P<control>[\x00-\x08\x0b\x0c\x0e-\x1f\x7f""" + INVISIBLE + "])"
-    r"""|(?P<hyphenation>(?<=[a-z])-[^\S\n]*\n?\s+(?=[a-z])(?!(?:and|or|nor|to|vs)\b))"""  # "gen- erative"
+    r"""|(?P<hyphenation>(?<=[a-z])-\s+(?=[a-z])(?!(?:and|or|nor|to|vs)\b))"""  # "gen- erative"
     r"""|(?P<dollar>\$)"""
     r"""|(?P<brace>[{}])"""
     r"""|(?P<space>\s{2,}|[^\S ])"""  # single spaces are plain text: no match per word
