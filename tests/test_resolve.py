@@ -174,7 +174,7 @@ def test_numeric_precision_is_no_metric():
     assert [m.text for m in ex.mentions if m.label == "Metric"] == ["precision", "recall"]
 
 
-def _hand_made(*papers):
+def _hand_made_extractions(*papers):
     """Extractions with the mentions given, ``(text, type)`` per paper: resolution alone, no parser."""
     from kg.model import Mention, PaperExtraction
     out = []
@@ -185,7 +185,11 @@ def _hand_made(*papers):
             spans.append(Mention(at, at + len(t), t, label, 0, 0.9, "t"))
             at += len(t) + 2
         out.append(PaperExtraction(Paper(f"p{n}", text), [(0, len(text))], spans, {}))
-    return resolve(out)
+    return out
+
+
+def _hand_made(*papers):
+    return resolve(_hand_made_extractions(*papers))
 
 
 def test_a_name_with_a_word_for_its_kind_is_the_name():
@@ -208,19 +212,11 @@ def test_an_acronym_no_paper_defines_is_the_one_name_it_spells():
 
 
 def test_the_report_says_why_each_name_was_joined():
-    from kg.model import Mention, PaperExtraction
     from kg.resolve import resolution_report
-    papers = [[("Penn Treebank dataset", "Dataset"), ("MCMC", "Method"), ("test error rate", "Metric")],
-              [("Penn Treebank", "Dataset"), ("Markov chain Monte Carlo", "Method"), ("auto-encoder", "Method")],
-              [("autoencoder", "Method"), ("autoencoder", "Method")]]
-    extractions = []
-    for n, mentions in enumerate(papers):
-        text = ", ".join(t for t, _ in mentions)
-        spans, at = [], 0
-        for t, label in mentions:
-            spans.append(Mention(at, at + len(t), t, label, 0, 0.9, "t"))
-            at += len(t) + 2
-        extractions.append(PaperExtraction(Paper(f"p{n}", text), [(0, len(text))], spans, {}))
+    extractions = _hand_made_extractions(
+        [("Penn Treebank dataset", "Dataset"), ("MCMC", "Method"), ("test error rate", "Metric")],
+        [("Penn Treebank", "Dataset"), ("Markov chain Monte Carlo", "Method"), ("auto-encoder", "Method")],
+        [("autoencoder", "Method"), ("autoencoder", "Method")])
     report = resolution_report(resolve(extractions), extractions)
     assert "- `penn treebank dataset` → `penn treebank`: kind word" in report
     assert "- `mcmc` → `markov chain monte carlo`: initials" in report

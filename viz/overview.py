@@ -14,8 +14,9 @@ from kg.vocab import BROADER
 #: papers), each with its largest narrower ones: labelled nodes a person can read, not a hairball.
 OVERVIEW_CONCEPTS = 40
 OVERVIEW_NARROWER = 3  # narrower concepts shown under each top concept
-#: Papers a top concept needs of its own: "NARX", named by one paper, is no top concept however
-#: many papers its narrower names reach. A concept no paper names alone counts the papers reaching it.
+#: Papers a top concept needs of its own: "NARX", named by one paper, comes after every root three
+#: papers name, however many papers its narrower names reach. A concept no paper names alone counts
+#: the papers reaching it.
 MIN_ROOT_PAPERS = 3
 
 
@@ -27,8 +28,8 @@ def select_concepts(G: nx.MultiDiGraph, max_nodes: int) -> set | None:
     """The top concepts of ``G`` and their largest narrower ones, at most ``max_nodes`` nodes; None
     when ``G`` has no concept hierarchy (no ``broader`` link).
 
-    Top concepts are the entities nothing is broader than that :data:`MIN_ROOT_PAPERS` papers
-    name, by the papers they reach (``reach``, their own and their narrower entities'),
+    Top concepts are the entities nothing is broader than, those :data:`MIN_ROOT_PAPERS` papers
+    name first, by the papers they reach (``reach``, their own and their narrower entities'),
     :data:`OVERVIEW_CONCEPTS` of them, each with its :data:`OVERVIEW_NARROWER` largest narrower
     entities that reach two papers or more.
 
@@ -40,8 +41,10 @@ def select_concepts(G: nx.MultiDiGraph, max_nodes: int) -> set | None:
     ...                   ("task/parsing", {"kind": "Task", "papers": 3, "reach": 3}), ("paper/1", {"kind": "Paper"})])
     >>> _ = G.add_edge("task/document-summarization", "task/summarization", key="broader")
     >>> _ = G.add_edge("task/news-summarization", "task/summarization", key="broader")
-    >>> sorted(select_concepts(G, 10))
+    >>> sorted(select_concepts(G, 3))  # NARX, named by one paper, comes last
     ['task/document-summarization', 'task/parsing', 'task/summarization']
+    >>> sorted(select_concepts(G, 10))
+    ['task/document-summarization', 'task/narx', 'task/parsing', 'task/summarization']
     """
     narrower = defaultdict(list)
     for source, target, key in G.edges(keys=True):
@@ -51,8 +54,10 @@ def select_concepts(G: nx.MultiDiGraph, max_nodes: int) -> set | None:
         return None
     order = lambda n: (-papers_reached(G.nodes[n]), str(n))  # noqa: E731
     below = {child for children in narrower.values() for child in children}
-    roots = sorted((n for n, kind in G.nodes(data="kind") if kind != PAPER and n not in below
-                    and _support(G.nodes[n]) >= MIN_ROOT_PAPERS), key=order)
+    # Roots named by too few papers come only after all the others: a small graph still opens on its
+    # roots, a conference's never on a one-paper one.
+    roots = sorted((n for n, kind in G.nodes(data="kind") if kind != PAPER and n not in below),
+                   key=lambda n: (_support(G.nodes[n]) < MIN_ROOT_PAPERS, *order(n)))
     keep: set = set()
     for root in roots[:OVERVIEW_CONCEPTS]:
         largest = [n for n in sorted(narrower.get(root, ()), key=order) if papers_reached(G.nodes[n]) >= 2]  # a one-paper name says little
