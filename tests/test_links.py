@@ -100,3 +100,15 @@ def test_a_method_is_used_for_the_task_after_for():
 def test_a_name_nested_in_another_takes_no_part_in_relations():
     found = links("We propose Curriculum-aware GRPO (C-GRPO). Experiments on GSM8K show that C-GRPO works.")
     assert not any("GRPO" == head or "GRPO" == tail for head, _, tail in found)
+
+
+def test_values_a_metric_is_brought_to_pair_with_the_datasets_in_order_respectively():
+    found = results("Dynamic evaluation improves the state-of-the-art word-level perplexities on the Penn Treebank "
+                    "and WikiText-2 datasets to 51.1 and 44.3 respectively.")
+    assert [(r["value"], r["metric"], r["dataset"]) for r in found] == [
+        (51.1, "word-level perplexities", "Penn Treebank"), (44.3, "word-level perplexities", "WikiText-2")]
+
+
+def test_a_measured_value_takes_the_one_dataset_its_sentence_is_on():
+    found = results("On MNIST, our approach produces a network that no attack can push above 35% test error.")
+    assert [(r["value"], r["metric"], r["dataset"]) for r in found] == [(35.0, "test error", "MNIST")]
