@@ -44,10 +44,13 @@ number set range level type kind family class form scale size amount degree rate
 """.split())
 
 #: Last words that say what kind of thing a name is: "Penn Treebank dataset" is Penn Treebank,
-#: "batch normalization layer" batch normalization (``kg.resolve.head_variants``).
+#: "batch normalization layer" batch normalization, "classification task" classification
+#: (``kg.resolve.head_variants``, where the shorter name has the same type). Not "process": a
+#: Gaussian process is no Gaussian.
 KIND_WORDS = frozenset("""
 dataset benchmark corpus layer mechanism module paradigm model architecture method algorithm
-technique framework approach scheme procedure optimizer optimiser
+technique framework approach scheme procedure optimizer optimiser task problem domain setting
+application system pipeline strategy component
 """.split())
 
 #: Last words that describe what a name is, not which: "the dropout algorithm" is dropout,

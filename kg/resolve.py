@@ -129,6 +129,13 @@ def acronym_senses(definitions: dict[str, Counter]) -> dict[str, str]:
     return canonical
 
 
+_ADJECTIVE_ENDINGS = ("al", "ic", "ive", "ous", "ary", "ed", "ful", "less", "able", "ible", "ian")
+#: Single words that name a method or task on their own ("attention", "dropout", "classifier"),
+#: so that "attention mechanism" is attention; an acronym counts through the long form it resolves to.
+_ONE_WORD_NAMES = (lexicon.METHOD_HEADS | lexicon.TASK_HEADS) - lexicon.GENERIC_HEADS \
+    | {resolution_key(name) for name in lexicon.METHOD_NAMES}
+
+
 def head_variants(extractions: Iterable[PaperExtraction], names: dict[str, str]) -> dict[str, str]:
     """Keys that are another key of the corpus followed by a word saying what kind of thing it is,
     -> that key: "penn treebank dataset" is Penn Treebank, "batch normalization layer" batch
@@ -143,17 +150,24 @@ def head_variants(extractions: Iterable[PaperExtraction], names: dict[str, str])
     {'attention mechanism': 'attention'}
     """
     types: dict[str, Counter] = defaultdict(Counter)
+    acronyms = set()  # keys written as an acronym somewhere: "GAN models" is GAN
     for ex in extractions:
         for mention in ex.mentions:
             key = resolution_key(mention.text)
             types[names.get(key, key)][mention.label] += 1
+            if is_acronym_like(mention.text):
+                acronyms.add(key)
     found = {}
     for key, counts in types.items():
         words = key.split()
         if len(words) < 2 or words[-1] not in lexicon.KIND_WORDS:
             continue
         rest = words[:-1]
+        if rest[-1].endswith(_ADJECTIVE_ENDINGS):
+            continue  # "convolutional system", "goal oriented setting": what is left describes, names nothing
         shorter = names.get(" ".join(rest), " ".join(rest))
+        if len(rest) == 1 and rest[0] not in _ONE_WORD_NAMES and rest[0] not in acronyms:
+            continue  # "linear layer", "order optimizer": one plain word is rarely the thing itself
         if shorter in types and not is_generic_key(shorter) \
                 and types[shorter].most_common(1)[0][0] == counts.most_common(1)[0][0]:
             found[key] = shorter
