@@ -348,3 +348,15 @@ def test_without_g_several_graphs_or_none_under_graphs_is_a_clear_error(tmp_path
         (tmp_path / "graphs" / name).write_text("")
     several = CliRunner().invoke(main, ["stats"])
     assert several.exit_code == 2 and "Several graphs under graphs/ (a, b); choose one with -g" in several.output
+
+
+def test_methods_on_benchmark_ranks_what_its_papers_propose_before_what_they_use(sample_build):
+    stem, _ = sample_build
+    result = CliRunner().invoke(main, ["query", "-g", str(stem), "--example", "methods-on-benchmark",
+                                       "--bind", "benchmark=AndroidWorld", "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    rows = [(r["methodLabel"], int(r["proposedBy"]), int(r["results"])) for r in csv.DictReader(io.StringIO(result.output))]
+    # The method its paper proposes and the model with a result on it, before GPT-4o and GRPO, which it only uses.
+    assert rows[:2] == [("PhoneRL", 1, 0), ("PhoneRL-9B", 0, 1)]
+    assert {label for label, proposed, results in rows[2:]} >= {"GPT-4o", "GRPO"}
+    assert all(proposed + results == 0 for _, proposed, results in rows[2:])
