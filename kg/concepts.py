@@ -71,7 +71,6 @@ _SINGLE_WORD_CONCEPTS = (lexicon.TASK_HEADS | lexicon.METHOD_HEADS) - lexicon.GE
 # Prefixes written with a hyphen that change what follows: "non-linear", "over-parameterized", "few-bit".
 _PREPOSITIONS = frozenset("of for in on by from with to via".split())
 _PREFIXES = frozenset("non un in im multi semi over under self cross sub pre post anti co few bi uni de re".split())
-_ADJECTIVE_ENDINGS = ("al", "ic", "ive", "ous", "ary", "ed", "ful", "less", "able", "ible", "ian")
 # Trailing words that add nothing to the concept before them: "imitation learning domain",
 # "reading comprehension setting". ("model", "network" and "learning" are not here: a language
 # model is not a language.)
@@ -87,7 +86,7 @@ _PATTERNS = (  # text between two mentions -> (rule, which of the two is narrowe
 )
 
 
-def _plural(text: str) -> bool:
+def _ends_plural(text: str) -> bool:
     """Whether a name ends in a plural ("regularizers", "LLMs", "tasks"): what "such as" lists members of."""
     last = text.split()[-1] if text.split() else ""
     return last[-1:] == "s" and last[-2:].lower() not in ("ss", "us", "is")
@@ -128,7 +127,7 @@ def _tails(key: str) -> list[str]:
         # uniform sampling, "Children's Book Test" not of "Book Test".
         if tail[0] in _NOT_A_START or before[-1] in _PREFIXES or any(w in _PREPOSITIONS or w.endswith("'s") for w in before):
             continue
-        if len(tail) == 1 and (tail[0] in _NOT_A_HEAD or tail[0].endswith(_ADJECTIVE_ENDINGS)):
+        if len(tail) == 1 and (tail[0] in _NOT_A_HEAD or tail[0].endswith(lexicon.ADJECTIVE_ENDINGS)):
             continue
         if not is_generic_key(" ".join(tail)):
             tails.append(" ".join(tail))
@@ -282,7 +281,7 @@ def _sentence_patterns(ex: PaperExtraction):
         for pattern, rule, narrower in _PATTERNS:
             if rule == "apposition" and _LIST_GOES_ON.match(text[second.end:]):
                 continue  # "a classifier, a discriminator, and a generator": a list, no apposition
-            if rule == "such-as" and not _plural(first.text):
+            if rule == "such-as" and not _ends_plural(first.text):
                 continue  # "regularizers such as dropout"; not "the VAE framework, including backpropagation"
             if pattern.match(between):
                 if narrower == "second":

@@ -65,6 +65,9 @@ much considerable great little growing increasing tremendous huge enormous broad
 """.split())
 
 #: Adjectives and determiners dropped from the front of a phrase: they evaluate, not name.
+#: Endings of words that describe rather than name: "convolutional", "generative", "supervised".
+ADJECTIVE_ENDINGS = ("al", "ic", "ive", "ous", "ary", "ed", "ful", "less", "able", "ible", "ian")
+
 #: Nouns an "of" passes through to what they name: "the concept of X", "a family of models called X".
 TRANSPARENT_HEADS = frozenset("concept notion idea class family kind type form set suite collection".split())
 

@@ -99,6 +99,10 @@ class RelatedIndex:
 
     def __init__(self, store: ox.Store):
         entities = self.entities = read_entities(store)
+        self.names_of: dict[str, set[str]] = defaultdict(set)  # IRI -> the names it goes by, to tell echoes
+        for name, iris in entities.named.items():
+            for iri in iris:
+                self.names_of[iri].add(name)
         self.label, self.type, self.salience = entities.label, entities.type, entities.salience
         self.papers_of: dict[str, set[str]] = defaultdict(set)
         self.edges: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
@@ -211,7 +215,7 @@ class RelatedIndex:
             floor = np.sort(first[others])[-k] - 1e-6 if k > 0 else math.inf
             others = [i for i in others if first[i] >= floor]
         candidates = {self.rows[i] for i in others} | {e for e in exact if e in self.row}
-        query_names = {self.label[query]} | {n for n, iris in self.entities.named.items() if query in iris}
+        query_names = {self.label[query]} | self.names_of.get(query, set())
         results = []
         for candidate in candidates:
             if candidate == query or not self.papers_of.get(candidate) or (type and self.type.get(candidate) != type):

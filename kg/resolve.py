@@ -129,7 +129,6 @@ def acronym_senses(definitions: dict[str, Counter]) -> dict[str, str]:
     return canonical
 
 
-_ADJECTIVE_ENDINGS = ("al", "ic", "ive", "ous", "ary", "ed", "ful", "less", "able", "ible", "ian")
 #: Single words that name a method or task on their own ("attention", "dropout", "classifier"),
 #: so that "attention mechanism" is attention; an acronym counts through the long form it resolves to.
 _ONE_WORD_NAMES = (lexicon.METHOD_HEADS | lexicon.TASK_HEADS) - lexicon.GENERIC_HEADS \
@@ -149,21 +148,15 @@ def head_variants(extractions: Iterable[PaperExtraction], names: dict[str, str])
     >>> head_variants([PaperExtraction(Paper("p", text), [(0, 66)], ms, {})], {})
     {'attention mechanism': 'attention'}
     """
-    types: dict[str, Counter] = defaultdict(Counter)
-    acronyms = set()  # keys written as an acronym somewhere: "GAN models" is GAN
-    for ex in extractions:
-        for mention in ex.mentions:
-            key = resolution_key(mention.text)
-            types[names.get(key, key)][mention.label] += 1
-            if is_acronym_like(mention.text):
-                acronyms.add(key)
+    types, written = _key_types(extractions, names)
+    acronyms = {key for key, forms in written.items() if any(is_acronym_like(f) for f in forms)}  # "GAN models" is GAN
     found = {}
     for key, counts in types.items():
         words = key.split()
         if len(words) < 2 or words[-1] not in lexicon.KIND_WORDS:
             continue
         rest = words[:-1]
-        if rest[-1].endswith(_ADJECTIVE_ENDINGS):
+        if rest[-1].endswith(lexicon.ADJECTIVE_ENDINGS):
             continue  # "convolutional system", "goal oriented setting": what is left describes, names nothing
         shorter = names.get(" ".join(rest), " ".join(rest))
         if len(rest) == 1 and rest[0] not in _ONE_WORD_NAMES and rest[0] not in acronyms:
@@ -207,8 +200,8 @@ def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True,
         names.pop(key, None)
     add(head_variants(extractions, names), "kind word")
     definitions = acronym_definitions(extractions, names)
-    add(acronym_senses(definitions), "acronym sense")
-    senses = {k: names[k] for k, r in reasons.items() if r == "acronym sense" and k in names}
+    senses = acronym_senses(definitions)
+    add(senses, "acronym sense")
     for short, counts in definitions.items():
         merged: Counter = Counter()
         for key, n in counts.items():
@@ -239,6 +232,25 @@ def _followed(names: dict[str, str]) -> dict[str, str]:
     return out
 
 
+def _key_types(extractions: Iterable[PaperExtraction], names: dict[str, str]) -> tuple[dict[str, Counter], dict[str, set[str]]]:
+    """For each key, as ``names`` maps it, how often its mentions have each type; and for each key of a
+    mention, the forms it is written in."""
+    types: dict[str, Counter] = defaultdict(Counter)
+    written: dict[str, set[str]] = defaultdict(set)
+    for ex in extractions:
+        for mention in ex.mentions:
+            key = resolution_key(mention.text)
+            types[names.get(key, key)][mention.label] += 1
+            written[key].add(mention.text)
+    return types, written
+
+
+def _spelt_in_capitals(text: str) -> bool:
+    """Whether a name opens with a word of capitals and no digit: "NMT", "KL divergence"; not "A3C"."""
+    first = (text.split() or [""])[0]
+    return is_acronym_like(first) and first.isupper() and not any(c.isdigit() for c in first)
+
+
 def _initials(words: list[str]) -> str:
     return "".join(word[0] for word in words)
 
@@ -256,15 +268,8 @@ def spelled_out(extractions: Iterable[PaperExtraction], names: dict[str, str]) -
     >>> spelled_out([PaperExtraction(Paper("p", text), [(0, len(text))], ms, {})], {})
     {'nmt': 'neural machine translation'}
     """
-    types: dict[str, Counter] = defaultdict(Counter)
-    acronyms = set()
-    for ex in extractions:
-        for mention in ex.mentions:
-            key = resolution_key(mention.text)
-            types[names.get(key, key)][mention.label] += 1
-            first = (mention.text.split() or [""])[0]
-            if key and is_acronym_like(first) and first.isupper() and not any(c.isdigit() for c in first):
-                acronyms.add(key)
+    types, written = _key_types(extractions, names)
+    acronyms = {key for key, forms in written.items() if key and any(_spelt_in_capitals(f) for f in forms)}
     spelling: dict[str, set[str]] = defaultdict(set)  # what a name's initials spell, with its last word or not
     for key in types:
         words = key.split()

@@ -83,12 +83,8 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
         mention.role, mention.role_confidence = role, round(confidence, 3)
         if mention.rule == "abbreviation-short":
             acronyms[span.text] = mention.acronym_of
-    roles.keep_named_proposals(mentions)
-    # An acronym shares the role of the long form it defines: "Mixture of Experts Networks (MoEN)".
-    long_forms = {m.span.end + 1: m for m in mentions if m.rule == "abbreviation-long"}
+    roles.settle_proposals(mentions)
     for mention in mentions:
-        if mention.rule == "abbreviation-short" and mention.span.start in long_forms:
-            mention.role = long_forms[mention.span.start].role
         if mention.role == "proposes" and mention.label == "Task":
             mention.label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task
 

@@ -2,9 +2,10 @@
 
 ``proposed_tokens`` reads which words of an abstract describe what the paper
 itself puts forward ("we propose X", "a method we call X"); ``role_of`` tells
-one mention's role from them and from comparison words; ``unnamed_proposals``
-finds the new names no rule of :mod:`.rules` found in those words. One paper,
-no corpus-wide state.
+one mention's role from them and from comparison words; ``settle_proposals``
+settles the roles across the abstract; ``unnamed_proposals`` finds the new
+names no rule of :mod:`.rules` found in those words. One paper, no corpus-wide
+state.
 """
 from __future__ import annotations
 
@@ -198,17 +199,24 @@ def is_name(mention: Mention) -> bool:
     return span.start != span.sent.start and bool(words) and all(t.text[:1].isupper() for t in words)
 
 
-def keep_named_proposals(mentions: list[Mention]) -> None:
-    """In an abstract that names what it proposes, only the names are proposed: the phrases describing
+def settle_proposals(mentions: list[Mention]) -> None:
+    """The roles of an abstract's mentions, each given by :func:`role_of`, settled across them.
+
+    In an abstract that names what it proposes, only the names are proposed: the phrases describing
     them ("We propose IVE-GANs, a novel GAN framework", "We introduce a memory system ... called
-    Neural Map") take their type's default role. An abstract proposing nothing by name keeps its
-    description ("a recursive mini-batch algorithm")."""
+    Neural Map") take their type's default role; an abstract proposing nothing by name keeps its
+    description ("a recursive mini-batch algorithm"). And an acronym takes the role of the long form
+    it defines: "Mixture of Experts Networks (MoEN)".
+    """
     new_roles = set(NEW_ROLE.values()) | {"proposes"}
-    if not any(m.role in new_roles and is_name(m) for m in mentions):
-        return
+    if any(m.role in new_roles and is_name(m) for m in mentions):
+        for mention in mentions:
+            if mention.role in new_roles and not is_name(mention):
+                mention.role = DEFAULT_ROLE.get(mention.label, "uses")
+    long_forms = {m.span.end + 1: m for m in mentions if m.rule == "abbreviation-long"}  # "X (" -> X
     for mention in mentions:
-        if mention.role in new_roles and not is_name(mention):
-            mention.role = DEFAULT_ROLE.get(mention.label, "uses")
+        if mention.rule == "abbreviation-short" and mention.span.start in long_forms:
+            mention.role = long_forms[mention.span.start].role
 
 
 def is_compared(token: Token) -> bool:

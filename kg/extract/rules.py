@@ -133,29 +133,12 @@ def _label_of_phrase(span: Span) -> str:
     return "Method"
 
 
-def _trim(span: Span) -> Span | None:
-    """The span without leading determiners, numbers and evaluative words, cut at a bracket."""
-    doc = span.doc
-    start, end = span.start, span.end
-    for token in span:
-        if token.text in "([":
-            end = token.i
-            break
-    while start < end and not (start + 1 < end and doc[start + 1].text == "-" and doc[start].is_alpha) and (
-                           doc[start].pos_ in ("DET", "PRON", "NUM", "PUNCT", "ADV", "CCONJ")
-                           or doc[start].lower_ in lexicon.EVALUATIVE or doc[start].tag_ in ("JJR", "JJS")
-                           or not any(c.isalpha() for c in doc[start].text)):
-        start += 1
-    while end > start and doc[end - 1].pos_ in ("PUNCT", "PART"):
-        end -= 1
-    return doc[start:end] if end > start else None
-
-
 def _trim_model_span(span: Span) -> Span | None:
     """A span the model found, cut at a bracket and without leading determiners, pronouns ("our")
     and words that place the thing in the paper ("novel", "proposed"). The model learned SciER's
     boundaries, so its numbers and modifiers stay: "fully connected layers", "Faster R-CNN",
-    "3 × 3 convolution", "I3D" (:func:`_trim` cut them, which cost 0.03 of F1 on SciER dev)."""
+    "3 × 3 convolution", "I3D" (cutting them, as for the SciERC-trained model, cost 0.03 of F1 on
+    SciER dev)."""
     doc = span.doc
     start, end = span.start, span.end
     for token in span:
@@ -308,9 +291,11 @@ def find_lexicon_mentions(doc: Doc, matchers: dict[str, "_Both"]) -> list[Mentio
     return found
 
 
+@functools.lru_cache(maxsize=4)
 def lexicon_matchers(nlp) -> dict[str, "_Both"]:
     """A matcher per type of known name: lower-case names in any case ("Accuracy", "Dropout"),
-    others as written ("mAP", not "map"; "Adam", not "adam")."""
+    others as written ("mAP", not "map"; "Adam", not "adam"). Built once per pipeline: every chunk
+    of a build asks for them, and the datasets alone are thousands of names."""
     matchers = {}
     datasets = known_dataset_names()
     for label, names in (("Metric", lexicon.METRICS), ("Method", lexicon.METHOD_NAMES)):
