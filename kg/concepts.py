@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import networkx as nx
@@ -108,18 +109,40 @@ def _compatible(a: str, b: str) -> bool:
     return a == b or (a in ACTOR_TYPES and b in ACTOR_TYPES)
 
 
-def _tails(key: str) -> list[str]:
+def _hyphenated(label: str) -> set[tuple[str, str]]:
+    """The pairs of words a label joins with a hyphen: "discrete-space representations" ->
+    {("discrete", "space")}; a tail may not open between them."""
+    words = re.findall(r"[\w']+|-", label.casefold())
+    return {(words[i - 1], words[i + 1]) for i in range(1, len(words) - 1) if words[i] == "-"}
+
+
+def _is_title_name(label: str) -> bool:
+    """A label of two or more words, each capitalised: a name ("Arcade Learning Environment"), whose
+    last words ("Learning Environment") are part of it, not a kind it belongs to."""
+    words = label.split()
+    return len(words) > 1 and all(w[:1].isupper() for w in words if w.isalpha() and len(w) > 3)
+
+
+def _tails(key: str, names: Collection[str] = (), label: str = "") -> list[str]:
     """The concepts a key could be narrower than, most specific first: the key without a
     trailing generic word ("imitation learning domain" -> "imitation learning"), then that
-    core's tails.
+    core's tails. A tail that cuts through one of ``names`` is none: "descent" is not what
+    "stochastic gradient descent" is a kind of where "gradient descent" is a name, nor is "network
+    classifier" a concept above "neural network classifier" where "neural network" is one.
 
     >>> _tails("llm based autonomous agent"), _tails("document summarization"), _tails("imitation learning domain")
     (['autonomous agent', 'agent'], ['summarization'], ['imitation learning'])
+    >>> _tails("neural network language model", names={"neural network"})
+    ['language model']
+    >>> _tails("discrete space representation", label="discrete-space representations"), _tails("convolutional architecture")
+    ([], [])
     """
     words = key.split()
     while len(words) > 1 and (words[-1] in _TRAILING or words[-1] in _NOT_A_START):
         words.pop()
-    core = [" ".join(words)] if len(words) < len(key.split()) else []
+    single_ok = len(words) > 1 or not (words[0] in _NOT_A_HEAD or words[0].endswith(lexicon.ADJECTIVE_ENDINGS))
+    core = [" ".join(words)] if len(words) < len(key.split()) and single_ok else []  # not "convolutional"
+    joined = _hyphenated(label)
     tails = []
     for i in range(1, len(words)):
         before, tail = words[:i], words[i:]
@@ -129,6 +152,10 @@ def _tails(key: str) -> list[str]:
             continue
         if len(tail) == 1 and (tail[0] in _NOT_A_HEAD or tail[0].endswith(lexicon.ADJECTIVE_ENDINGS)):
             continue
+        if any(" ".join(words[j : i + 1]) in names for j in range(i) if (j, i + 1) != (0, len(words))):
+            continue  # the tail opens inside a name: "(gradient) descent", "(neural) network classifier"
+        if (before[-1], tail[0]) in joined or before[-1].isdigit():
+            continue  # or inside a hyphenated word: "discrete-(space representations)", "3-(bit quantization)"
         if not is_generic_key(" ".join(tail)):
             tails.append(" ".join(tail))
     return core + tails
@@ -174,6 +201,7 @@ def build_hierarchy(entities: list[Entity], extractions: list[PaperExtraction], 
         return key if key in by_key else alias_of.get(key)
 
     papers_of = {e.key: {pid for pid, _ in e.mentions} for e in entities}
+    named = set(by_key) | set(alias_of)  # what papers name: a tail may not cut through one
     type_of = {e.key: e.type for e in entities}
 
     # Tails nobody names alone, and coordinations' conjuncts and PwC parents: concepts when two
@@ -181,8 +209,16 @@ def build_hierarchy(entities: list[Entity], extractions: list[PaperExtraction], 
     reach: dict[str, set[str]] = defaultdict(set)
     types: dict[str, Counter] = defaultdict(Counter)
     written: dict[str, Counter] = defaultdict(Counter)  # how papers write each new concept
+    def spelled_name(item: Entity) -> bool:  # "Arcade Learning Environment", not "batch normalization (BN)"
+        return _is_title_name(item.label)
+
+    def acronym_named(key: str) -> bool:
+        entity = by_key.get(key)
+        return entity is not None and (is_acronym_like(entity.label) or any(is_acronym_like(a) for a in entity.aliases))
+
     for entity in entities:
-        candidates = [(t, _tail_form(entity.label, t)) for t in (_tails(entity.key) if not is_acronym_like(entity.label) else [])]
+        decomposes = not is_acronym_like(entity.label) and not spelled_name(entity)  # a name's tails are part of it
+        candidates = [(t, _tail_form(entity.label, t)) for t in (_tails(entity.key, named, entity.label) if decomposes else [])]
         candidates += [(c, c) for c in _conjuncts(entity.key)]
         if pwc is not None and entity.type == "Task":
             name = pwc.task(entity.key)
@@ -213,11 +249,15 @@ def build_hierarchy(entities: list[Entity], extractions: list[PaperExtraction], 
             return
         links.append(Relation(narrower, "broader", broader, RULE_CONFIDENCE[rule], evidence, sentence, rule))
 
+    # A name is a kind of what its last words name only when those are a name too: Wasserstein GAN is
+    # a GAN, DCGAN a generative adversarial network; the Arcade Learning Environment is no "learning
+    # environment", nor are Recurrent Highway Networks highway networks.
     for item in [*entities, *concepts]:
         if not is_acronym_like(item.label):
-            for tail in _tails(item.key):
+            for tail in _tails(item.key, named, item.label):
                 if (broader := find(tail)) is not None:
-                    link(item.key, broader, "head")
+                    if not spelled_name(item) or acronym_named(broader):
+                        link(item.key, broader, "head")
                     break
     for entity in entities:
         for conjunct in _conjuncts(entity.key):
@@ -365,7 +405,10 @@ def annotate(entities: list[Entity], links: list[Relation], extractions: list[Pa
     entity_of = {ref: e.key for e in entities for ref in e.mentions}
     for ex in extractions:
         for index, mention in enumerate(ex.mentions):
-            if mention.role in ("proposes", "introduces") and (ex.paper.id, index) in entity_of:
+            # A contribution only described ("a method for sharing label information") is the
+            # paper's, but no name a reader looks for: it does not make the phrase salient.
+            if mention.role in ("proposes", "introduces") and mention.rule != "described-proposal" \
+                    and (ex.paper.id, index) in entity_of:
                 proposed.add(entity_of[(ex.paper.id, index)])
     attributes = {}
     for entity in entities:

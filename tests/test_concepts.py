@@ -164,3 +164,18 @@ def test_a_pair_stated_both_ways_by_as_many_papers_is_neither():
                    paper("b", "Decoders such as encoders.", ["Decoders", "encoders"])]
     _, _, links = links_of(extractions)
     assert not [link for link in links if link[2] == "such-as"]
+
+
+def test_a_capitalised_name_is_a_kind_only_of_a_name_its_last_words_spell():
+    from kg.concepts import build_hierarchy
+    from kg.model import Entity, Mention, PaperExtraction, Paper
+    from kg.keys import resolution_key
+
+    names = ["Arcade Learning Environment", "learning environment", "Wasserstein GAN", "GAN",
+             "discrete-space representations", "space representations"]
+    exs = [PaperExtraction(Paper(f"p{i}", n), [(0, len(n))], [Mention(0, len(n), n, "Method", 0, 0.9, "t")], {})
+           for i, n in enumerate(names)]
+    entities = [Entity(resolution_key(n), "Method", n, [n], [(f"p{i}", 0)]) for i, n in enumerate(names)]
+    links = {(l.source, l.target) for l in build_hierarchy(entities, exs).links}
+    assert ("wasserstein gan", "gan") in links
+    assert not any(source in ("arcade learning environment", "discrete space representation") for source, _ in links)
