@@ -266,20 +266,25 @@ def related(name, graph, k, entity_type, fmt):
             + 2.0 x (cos - 0.5) / 0.5 when the cosine of their vectors (names and
               sentences) is above 0.5.
     Entities below the salience threshold (one paper, a plain phrase, not proposed)
-    are left out.
+    are left out, and so are NAME's synonyms and the variants of its name ("soft
+    attention" for attention, "Wasserstein GAN" for GAN): those are listed apart,
+    as "Variants of its name", with their papers.
 
     
     Examples:
       kg related GRPO -g graphs/sample
       kg related "group relative policy optimization" -g graphs/sample --format json
     """
-    from .related import related as find_related
+    from .related import RelatedIndex
     from .similarity import graph_vectors
     from .store import open_graph
 
-    label, results = find_related(open_graph(graph), name, k=k, type=entity_type, vectors=graph_vectors(graph))
+    index = RelatedIndex(open_graph(graph))
+    label, results = index.related(name, k=k, type=entity_type, vectors=graph_vectors(graph))
+    variants = index.variants(name, k=k, type=entity_type)
     if fmt == "json":
-        click.echo(json.dumps({"query": label, "results": [r.__dict__ for r in results]}, indent=2))
+        click.echo(json.dumps({"query": label, "results": [r.__dict__ for r in results],
+                               "variants": [{"label": v, "papers": n} for v, n in variants]}, indent=2))
         return
     click.echo(f"Related to {label}:")
     if not results:
@@ -288,6 +293,8 @@ def related(name, graph, k, entity_type, fmt):
         click.echo(f"{rank:3}. {r.label} [{r.type}]  score {r.score:.2f}  "
                    + " + ".join(f"{part} {value:.2f}" for part, value in r.parts.items()))
         click.echo(f"     {r.reason()}")
+    if variants:
+        click.echo(f"\nVariants of its name (not ranked above): " + ", ".join(f"{v} ({n})" for v, n in variants))
 
 
 @main.command()
@@ -689,48 +696,56 @@ def publish(graph, engine, url, name, base, isql, user, password, load_dir):
 @main.command()
 @click.argument("dataset")
 @graph_option
+@click.option("--metric", help="The metric to rank by (a canonical name: error, accuracy, perplexity, BLEU ...). "
+                               "Default: the one with the most scores on DATASET.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
-def leaderboard(dataset, graph, fmt):
-    """The results papers report on DATASET (a label or alias), best first.
+def leaderboard(dataset, graph, metric, fmt):
+    """The results papers report on DATASET (a label or alias), best first, under one metric.
 
-    Results are grouped by metric. Within a metric whose direction is known
-    (error, perplexity, FID: lower is better; accuracy, success rate, F1:
-    higher) the best comes first; otherwise the papers' order is kept.
-    Improvements ("by 12%") are listed after the scores. A value whose metric
-    the sentence does not name is left off: it cannot be ranked against others
-    (kg query and the explorer still show it). Each line gives the value, the
-    method or model that reached it, the paper, and the sentence it was read
-    from with the value's offsets in the abstract.
+    The names of one metric rank together ("test error rate", "top-1 error"
+    and "classification error" are error). Where the metric's direction is
+    known (error, perplexity, FID: lower is better; accuracy, success rate,
+    F1: higher) the best comes first; otherwise the papers' order is kept.
+    What is left out is counted by reason: scores under other metrics (rank
+    them with --metric), gains ("by 12%": differences, not scores) and values
+    whose sentence names no metric (kg query and the explorer still show
+    them; --format json lists them all). Each line gives the value, the method
+    or model that reached it, the paper, and the sentence it was read from
+    with the value's offsets in the abstract.
 
     \b
     Examples:
       kg leaderboard AndroidWorld -g graphs/iclr
+      kg leaderboard CIFAR-10 -g graphs/iclr --metric accuracy
       kg leaderboard RULER -g graphs/iclr --format json
     """
     from .leaderboard import leaderboard as run_leaderboard
     from .store import open_graph
 
-    label, entries, unranked = run_leaderboard(open_graph(graph), dataset)
+    board = run_leaderboard(open_graph(graph), dataset, metric)
     if fmt == "json":
-        click.echo(json.dumps({"dataset": label, "results": [e.__dict__ for e in entries],
-                               "unranked": [e.__dict__ for e in unranked]}, indent=2))
+        click.echo(json.dumps(board.as_json(), indent=2))
         return
-    click.echo(f"Results on {label}:")
-    if not entries:
+    click.echo(f"Results on {board.dataset}" + (f", by {board.metric}" if board.metric else "") + ":")
+    if not board.ranked:
         click.echo("  (no paper in this graph reports a result on it with a named metric)")
-    metric = None
-    for rank, e in enumerate(entries, 1):
-        heading = "gains" if e.kind == "gain" else e.metric
-        if heading != metric:
-            metric = heading
-            direction = {True: ", lower is better", False: ", higher is better"}.get(e.lower_is_better, "") \
-                if e.kind == "score" else ""
-            click.echo(f"\n  {heading}{direction}")
+    else:
+        direction = {True: "lower is better", False: "higher is better"}.get(board.lower_is_better,
+                                                                             "direction unknown: papers' order")
+        click.echo(f"  ({direction})\n")
+    for rank, e in enumerate(board.ranked, 1):
         click.echo(f"  {rank:3}. {e.shown():>16}  {e.subject or '(not named)'}  [{e.paper_label}]")
         click.echo(f"       \"{' '.join(e.sentence.split())}\"  [{e.start}:{e.end}]")
-    if unranked:
-        click.echo(f"\n  Not ranked: {len(unranked)} result(s) whose sentence names no metric "
-                   "(--format json lists them)")
+    left = []
+    if board.other_metrics:
+        left.append(f"{sum(board.other_metrics.values())} score(s) under other metrics: "
+                    + ", ".join(f"{m} {n}" for m, n in board.other_metrics.items()) + " (rank them with --metric)")
+    if board.gains:
+        left.append(f"{len(board.gains)} gain(s): differences, not scores")
+    if board.unnamed:
+        left.append(f"{len(board.unnamed)} result(s) whose sentence names no metric")
+    if left:
+        click.echo("\n  Left out: " + "; ".join(left) + ". --format json lists them.")
 
 
 if __name__ == "__main__":

@@ -101,13 +101,14 @@ def _plural(name: str) -> str:
 #: that "test error rate" and "classification error" rank together on a leaderboard. Which way
 #: is better comes from its words (:data:`LOWER_IS_BETTER`, :data:`HIGHER_IS_BETTER`).
 METRIC_VARIANTS = {
+    # A classifier's accuracy and error are its top-1 ones: ranked apart, one leaderboard would split in two.
     "accuracy": ("accuracy", "test accuracy", "classification accuracy", "validation accuracy",
-                 "prediction accuracy", "recognition accuracy"),
+                 "prediction accuracy", "recognition accuracy", "top-1 accuracy", "top1 accuracy",
+                 "top 1 accuracy", "top-1 test accuracy"),
     "error": ("error", "error rate", "test error", "test error rate", "classification error",
-              "classification error rate", "test set error"),
-    "top-1 accuracy": ("top-1 accuracy", "top1 accuracy", "top 1 accuracy"),
+              "classification error rate", "test set error", "top-1 error", "top1 error", "top-1 error rate",
+              "top-1 test error", "top 1 error", "top1 error rate"),
     "top-5 accuracy": ("top-5 accuracy", "top5 accuracy", "top 5 accuracy"),
-    "top-1 error": ("top-1 error", "top1 error", "top-1 error rate", "top-1 test error", "top 1 error"),
     "top-5 error": ("top-5 error", "top5 error", "top-5 error rate", "top-5 test error", "top 5 error"),
     "perplexity": ("perplexity", "test perplexity", "validation perplexity", "word-level perplexity",
                    "perplexities"),
@@ -117,6 +118,19 @@ METRIC_VARIANTS = {
     "Inception Score": ("Inception Score", "inception scores"),
     "FID": ("FID", "Fréchet Inception Distance", "FID score", "Frechet Inception Distance"),
     "word error rate": ("word error rate", "WER"),
+}
+
+#: Names of one thing that no rule of spelling, initials or kind words can tell are one: a name
+#: -> the name it is short for or another spelling of. Only names used far beyond any one paper.
+KNOWN_ALIASES = {
+    "ResNet": "residual network", "ResNets": "residual network", "seq2seq": "sequence-to-sequence",
+    "MS-COCO": "COCO", "MS COCO": "COCO", "MSCOCO": "COCO", "ConvNet": "convolutional neural network",
+    "ConvNets": "convolutional neural network", "ReLU": "rectified linear unit", "BatchNorm": "batch normalization",
+    "LayerNorm": "layer normalization", "BiLSTM": "bidirectional LSTM", "Bi-LSTM": "bidirectional LSTM",
+    "BiGRU": "bidirectional GRU", "ConvLSTM": "convolutional LSTM", "kNN": "k-nearest neighbors",
+    "k-NN": "k-nearest neighbors", "VGGNet": "VGG", "BPTT": "backpropagation through time",
+    "backprop": "backpropagation", "MLP": "multilayer perceptron", "ILSVRC": "ImageNet",
+    "ILSVRC 2012": "ImageNet", "ILSVRC-2012": "ImageNet", "ILSVRC2012": "ImageNet", "ImageNet-1k": "ImageNet",
 }
 
 #: Measures reported as results. Matched case-insensitively as whole phrases.

@@ -26,6 +26,7 @@ shared papers, then more papers, never to the alphabet alone.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -66,6 +67,25 @@ def _echo(query: str, candidate: str) -> bool:
     shorter, longer = sorted((q, c), key=len)
     return len(longer) > len(shorter) and longer[: len(shorter)] == shorter \
         and all(w in _SAME_THING for w in longer[len(shorter):])
+
+
+def _words(name: str) -> list[str]:
+    """A name's words, hyphenated parts apart, each as its key: "3C-GANs" -> ["3c", "gan"]."""
+    return [resolution_key(w) for w in re.split(r"[\s\-/]+", name) if resolution_key(w)]
+
+
+def name_variant(query: str, candidate: str) -> bool:
+    """Whether a candidate's name is the query's with words added: a variant of its name
+    ("Wasserstein GAN", "3C-GAN" for GAN; "self-attention", "neural attention" for attention),
+    listed apart from related methods, since the name already says how it relates.
+
+    >>> name_variant("GAN", "Wasserstein GAN"), name_variant("GAN", "3C-GANs"), name_variant("LSTM", "S-RNN")
+    (True, True, False)
+    >>> name_variant("batch normalization", "layer normalization"), name_variant("dropout", "DropConnect")
+    (False, False)
+    """
+    q, c = _words(query), _words(candidate)
+    return len(c) > len(q) > 0 and any(c[i : i + len(q)] == q for i in range(len(c) - len(q) + 1))
 
 
 @dataclass
@@ -172,11 +192,22 @@ class RelatedIndex:
             return roles["addresses"]
         return roles["evaluatesOn"] | roles["introduces"]
 
+    def variants(self, name: str, *, k: int = 10, type: str = "Method") -> list[tuple[str, int]]:
+        """The ``k`` entities of ``type`` whose names are variants of the name of the one named
+        ``name`` (:func:`name_variant`), with their papers, most papers first."""
+        query = name if name in self.label else self.entities.find(name)
+        query_names = {self.label[query]} | self.names_of.get(query, set())
+        found = [(self.label[e], len(papers)) for e, papers in self.papers_of.items()
+                 if e != query and papers and (not type or self.type.get(e) == type)
+                 and any(name_variant(q, self.label[e]) and not _echo(q, self.label[e]) for q in query_names)]
+        return sorted(found, key=lambda x: (-x[1], x[0].casefold()))[:k]
+
     def related(self, name: str, *, k: int = 10, type: str = "Method", min_salience: float = SALIENCE_THRESHOLD,
                 vectors: Vectors | None = None) -> tuple[str, list[Related]]:
         """The ``k`` entities of ``type`` most related to the one named ``name`` (or with that IRI),
-        best first (see the module's documentation for the score). Returns the query entity's
-        label and the list."""
+        best first (see the module's documentation for the score), leaving out the query's
+        synonyms and the variants of its name (:meth:`variants` lists those). Returns the query
+        entity's label and the list."""
         query = name if name in self.label else self.entities.find(name)
         query_papers = self.papers_of.get(query)
         if not query_papers:  # no paper links it: it shares nothing
@@ -220,8 +251,9 @@ class RelatedIndex:
         for candidate in candidates:
             if candidate == query or not self.papers_of.get(candidate) or (type and self.type.get(candidate) != type):
                 continue
-            if any(_echo(name, self.label[candidate]) for name in query_names):
-                continue  # "attention network" for attention: the query again, not a related method
+            if any(_echo(name, self.label[candidate]) or name_variant(name, self.label[candidate])
+                   for name in query_names):
+                continue  # "attention network", "self-attention" for attention: its name already relates them
             if self.salience.get(candidate, 0.0) < min_salience:
                 continue
             found = self._score(query, candidate, profiles, similarity, below, above)

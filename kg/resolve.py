@@ -174,6 +174,10 @@ METRIC_NAMES = {resolution_key(name): resolution_key(metric) for metric, names i
 
 METRIC_LABELS = {resolution_key(metric): metric for metric in lexicon.METRIC_VARIANTS}
 
+#: Each known alias's key -> the key of the name it stands for (:data:`kg.lexicon.KNOWN_ALIASES`).
+ALIAS_NAMES = {resolution_key(alias): resolution_key(name) for alias, name in lexicon.KNOWN_ALIASES.items()
+               if resolution_key(alias) != resolution_key(name)}
+
 
 def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True,
                  reasons: dict[str, str] | None = None) -> dict[str, str]:
@@ -198,6 +202,7 @@ def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True,
     add(METRIC_NAMES, "metric")
     for key in METRIC_LABELS:  # a canonical metric is itself, however the corpus spells it most
         names.pop(key, None)
+    add({key: target for key, target in ALIAS_NAMES.items() if key not in names}, "known alias")
     add(head_variants(extractions, names), "kind word")
     definitions = acronym_definitions(extractions, names)
     senses = acronym_senses(definitions)
@@ -246,13 +251,21 @@ def _key_types(extractions: Iterable[PaperExtraction], names: dict[str, str]) ->
 
 
 def _spelt_in_capitals(text: str) -> bool:
-    """Whether a name opens with a word of capitals and no digit: "NMT", "KL divergence"; not "A3C"."""
+    """Whether a name opens with a word of capitals: "NMT", "KL divergence", "KL-divergence", "A3C"
+    (a digit after a letter repeats it: Asynchronous Advantage Actor-Critic); not "CIFAR-10"."""
     first = (text.split() or [""])[0]
-    return is_acronym_like(first) and first.isupper() and not any(c.isdigit() for c in first)
+    if "-" in first and first.split("-", 1)[1].islower():
+        first = first.split("-", 1)[0]  # "KL-divergence"
+    return is_acronym_like(first) and first.isupper() and re.fullmatch(r"(?:[A-Z][2-9]?)+", first) is not None
 
 
 def _initials(words: list[str]) -> str:
     return "".join(word[0] for word in words)
+
+
+def _spelling_of(acronym_key: str) -> str:
+    """The initials an acronym's key spells: "a3c" -> "aaac", "kl divergence" -> itself."""
+    return re.sub(r"([a-z])([2-9])", lambda m: m.group(1) * int(m.group(2)), acronym_key)
 
 
 def spelled_out(extractions: Iterable[PaperExtraction], names: dict[str, str]) -> dict[str, str]:
@@ -277,11 +290,12 @@ def spelled_out(extractions: Iterable[PaperExtraction], names: dict[str, str]) -
             continue
         spelling[_initials(words)].add(key)
         spelling[f"{_initials(words[:-1])} {words[-1]}"].add(key)  # "kl divergence"
+        spelling[f"{_initials(words[:-1])}{words[-1]}"].add(key)  # "KL-divergence", keyed "kldivergence"
         if words[-1] in lexicon.KIND_WORDS and len(words) > 2:
             spelling[_initials(words[:-1])].add(key)  # "SNLI" for the Stanford ... inference dataset
     found = {}
     for short in acronyms - set(names):
-        longs = {names.get(k, k) for k in spelling.get(short, ())}
+        longs = {names.get(k, k) for k in spelling.get(_spelling_of(short), ())}
         if len(longs) == 1:
             [long] = longs
             if types[long].most_common(1)[0][0] == types[short].most_common(1)[0][0]:

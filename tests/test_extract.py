@@ -38,6 +38,7 @@ def test_ordinary_hyphenated_words_still_split(nlp, text, pieces):
     ("PBR", "Physically-based rendering", "Physically-based rendering"),  # letters inside words
     ("XYZ", "large language models", None),  # no match
     ("GRPO", "GRPO", None),  # the long form must be longer than the short form
+    ("MS-COCO", "MPII Human Pose (MHP), and Common Objects in Context", None),  # a list is no long form
 ])
 def test_best_long_form(short, candidate, expected):
     assert best_long_form(short, candidate) == expected
@@ -164,3 +165,32 @@ def test_the_name_a_paper_gives_its_work_is_proposed_and_not_its_description():
     found = _role_by_text("We demonstrate that our proposed GAN, which we termed Spike-GAN, generates spike trains.")
     assert (found["Spike-GAN"], found["GAN"]) == ("proposes", "uses")
     assert _role_by_text("We train a model called ResNet on images.")["ResNet"] == "uses"
+
+
+def test_what_we_introduce_by_a_gerund_is_proposed():
+    found = _role_by_text("By introducing the concept of mixed tensor decompositions, we prove that dilated "
+                          "convolutional networks are efficient.")
+    assert found["mixed tensor decompositions"] == "proposes"
+    found = _role_by_text("We extend dropout by proposing zoneout, a regularizer for recurrent networks.")
+    assert (found["zoneout"], found["dropout"]) == ("proposes", "uses")
+
+
+def test_an_abstract_naming_no_proposal_proposes_its_description():
+    found = _role_by_text("We present a novel framework for generating pop music. It uses recurrent networks.")
+    assert found["framework for generating pop music"] == "proposes"
+    found = _role_by_text("This paper proposes a new model for the rating prediction task in recommender systems "
+                          "which outperforms previous models.")
+    assert found["model for the rating prediction task"] == "proposes"
+    found = _role_by_text("We introduce a new dataset of logical entailments for measuring models.")
+    assert found["dataset of logical entailments"] == "introduces"
+
+
+def test_a_description_says_more_than_a_kind_word_and_names_come_first():
+    # "a novel algorithm that ..." describes nothing but its kind; "a fast way" is no kind of contribution;
+    # where the abstract names its proposal, the name is proposed and no description is added.
+    assert not any(m.rule == "described-proposal" for m in _extract(
+        "We propose a novel algorithm that jointly learns and compresses a neural network.").mentions)
+    assert not any(m.rule == "described-proposal" for m in _extract(
+        "We propose a simple and fast way to train convolutional models.").mentions)
+    ex = _extract("We propose zoneout, a novel method for regularizing RNNs.")
+    assert [(m.text, m.role) for m in ex.mentions if m.role == "proposes"] == [("zoneout", "proposes")]

@@ -1,21 +1,39 @@
-"""kg.leaderboard.rank: which results a leaderboard lists, and in which order."""
-from kg.leaderboard import Entry, rank
+"""kg.leaderboard.board: which results a leaderboard ranks, in which order, and what it leaves out."""
+import pytest
+
+from kg.errors import KGError
+from kg.leaderboard import Entry, board
 
 
 def entry(value: float, metric: str, *, kind: str = "score", lower: bool | None = None, paper: str = "p") -> Entry:
     return Entry(value, "%", None, kind, metric, "", paper, paper, "", 0, 1, 0.8, lower)
 
 
-def test_results_of_no_named_metric_are_left_off_not_ranked():
+def test_results_of_no_named_metric_are_left_out_and_counted_not_ranked():
     # An error, an accuracy and a parameter increase, none with its metric named: nothing to compare.
-    board = rank([entry(2.89, ""), entry(94.3, ""), entry(0.0003, ""), entry(3.1, "error", lower=True),
-                  entry(1.2, "", kind="gain")])
-    assert [(e.value, e.metric) for e in board] == [(3.1, "error")]
+    ranked = board("CIFAR-10", [entry(2.89, ""), entry(94.3, ""), entry(0.0003, ""), entry(3.1, "error"),
+                                entry(1.2, "", kind="gain")])
+    assert (ranked.metric, [e.value for e in ranked.ranked]) == ("error", [3.1])
+    assert [e.value for e in ranked.unnamed] == [2.89, 94.3, 0.0003, 1.2]
 
 
-def test_scores_rank_best_first_within_a_metric_and_gains_follow():
-    # error has the most scores, so it comes first; lower error and higher accuracy are better.
-    board = rank([entry(3.0, "error", lower=True), entry(0.5, "accuracy", kind="gain"),
-                  entry(2.0, "error", lower=True), entry(80.2, "accuracy", lower=False),
-                  entry(1.5, "error", lower=True), entry(91.0, "accuracy", lower=False)])
-    assert [e.value for e in board] == [1.5, 2.0, 3.0, 91.0, 80.2, 0.5]
+def test_a_board_ranks_the_metric_with_most_scores_best_first_and_counts_the_others():
+    # error has three scores, accuracy two: error is ranked (lower first); accuracy and the gain are left out.
+    entries = [entry(3.0, "error"), entry(0.5, "accuracy", kind="gain"), entry(2.0, "error"),
+               entry(80.2, "accuracy"), entry(1.5, "error"), entry(91.0, "accuracy")]
+    ranked = board("CIFAR-10", entries)
+    assert (ranked.metric, ranked.lower_is_better) == ("error", True)
+    assert [e.value for e in ranked.ranked] == [1.5, 2.0, 3.0]
+    assert ranked.other_metrics == {"accuracy": 2}
+    assert [e.value for e in ranked.gains] == [0.5]
+
+
+def test_a_board_ranks_the_metric_asked_for_higher_accuracy_first():
+    entries = [entry(3.0, "error"), entry(80.2, "accuracy"), entry(2.0, "error"), entry(91.0, "accuracy")]
+    ranked = board("CIFAR-10", entries, metric="Accuracy")
+    assert [e.value for e in ranked.ranked] == [91.0, 80.2] and ranked.other_metrics == {"error": 2}
+
+
+def test_asking_for_a_metric_no_score_has_names_those_there_are():
+    with pytest.raises(KGError, match=r"No result on CIFAR-10 is of the metric 'BLEU'; its metrics: error \(1\)"):
+        board("CIFAR-10", [entry(3.0, "error")], metric="BLEU")

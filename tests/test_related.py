@@ -111,3 +111,26 @@ def test_similar_vectors_add_a_part_and_a_reason(store):
     assert found["E"].parts == {"variant": 0.75, "similar": 1.2}
     assert found["E"].reason() == "a kind or variant of A; similar: 0.80"
     assert "similar" not in found["C"].parts
+
+
+def test_variants_of_the_name_are_listed_apart_not_as_related_methods():
+    from kg.related import RelatedIndex
+
+    # p1 and p2 use GAN with VAE; p2 proposes Wasserstein GAN and p3 self-attention GAN: both are
+    # GAN with words added, so their names already say how they relate. (p4 and p5 use XNet alone.)
+    names = {"method/gan": "GAN", "method/wgan": "Wasserstein GAN", "method/sagan": "self-attention GAN",
+             "method/vae": "VAE", "method/x": "XNet"}
+    edges = [("p1", "uses", "method/gan"), ("p1", "uses", "method/vae"), ("p2", "uses", "method/gan"),
+             ("p2", "uses", "method/vae"), ("p2", "proposes", "method/wgan"), ("p3", "proposes", "method/sagan"),
+             ("p3", "uses", "method/gan"), ("p4", "uses", "method/x"), ("p5", "uses", "method/x")]
+    store = ox.Store()
+    quads = [ox.Quad(ox.NamedNode(ID + "paper/" + p), ox.NamedNode(KG + role), ox.NamedNode(ID + e))
+             for p, role, e in edges]
+    for node, label in names.items():
+        quads += [ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(RDF_TYPE), ox.NamedNode(KG + "Method")),
+                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SKOS_LABEL), ox.Literal(label)),
+                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SALIENCE), ox.Literal("2", datatype=ox.NamedNode(XSD_DECIMAL)))]
+    store.extend(quads)
+    index = RelatedIndex(store)
+    assert [r.label for r in index.related("GAN")[1]] == ["VAE"]
+    assert index.variants("GAN") == [("self-attention GAN", 1), ("Wasserstein GAN", 1)]  # most papers, then A-Z

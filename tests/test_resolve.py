@@ -140,21 +140,29 @@ def _stating_synonyms(pid: str, text: str, first: str, second: str, *, stated: b
 
 def test_names_two_papers_call_one_thing_become_one_entity_and_the_report_says_so():
     from kg.resolve import resolution_report
-    papers = [_stating_synonyms("a", "ResNet, also called residual networks, ...", "ResNet", "residual networks"),
-              _stating_synonyms("b", "residual networks (ResNet) ...", "residual networks", "ResNet"),
-              _stating_synonyms("c", "ResNet and residual networks", "ResNet", "residual networks", stated=False)]
+    papers = [_stating_synonyms("a", "DenseNet, also called densely connected networks, ...", "DenseNet", "densely connected networks"),
+              _stating_synonyms("b", "densely connected networks (DenseNet) ...", "densely connected networks", "DenseNet"),
+              _stating_synonyms("c", "DenseNet and densely connected networks", "DenseNet", "densely connected networks", stated=False)]
     [entity] = resolve(papers)
-    assert sorted(entity.aliases) == ["ResNet", "residual networks"] and len(entity.mentions) == 6
-    assert "- `residual network` = `resnet`: 2 papers — joined" in resolution_report([entity], papers)
+    assert sorted(entity.aliases) == ["DenseNet", "densely connected networks"] and len(entity.mentions) == 6
+    assert "- `densely connected network` = `densenet`: 2 papers — joined" in resolution_report([entity], papers)
 
 
 def test_one_paper_calling_two_names_one_thing_does_not_join_them_corpus_wide():
     from kg.resolve import resolution_report
-    papers = [_stating_synonyms("a", "ResNet, also called residual networks, ...", "ResNet", "residual networks"),
-              _stating_synonyms("b", "ResNet and residual networks", "ResNet", "residual networks", stated=False)]
+    papers = [_stating_synonyms("a", "DenseNet, also called densely connected networks, ...", "DenseNet", "densely connected networks"),
+              _stating_synonyms("b", "DenseNet and densely connected networks", "DenseNet", "densely connected networks", stated=False)]
     entities = resolve(papers)
-    assert sorted(e.label for e in entities) == ["ResNet", "residual networks"]
-    assert "- `residual network` = `resnet`: 1 paper — kept apart" in resolution_report(entities, papers)
+    assert sorted(e.label for e in entities) == ["DenseNet", "densely connected networks"]
+    assert "- `densely connected network` = `densenet`: 1 paper — kept apart" in resolution_report(entities, papers)
+
+
+def test_a_known_alias_joins_the_name_it_stands_for_without_any_paper_saying_so():
+    # ResNet and residual networks: no spelling, initials or kind word tells they are one.
+    papers = [_stating_synonyms("a", "ResNet and VGG", "ResNet", "VGG", stated=False),
+              _stating_synonyms("b", "residual networks and VGG", "residual networks", "VGG", stated=False)]
+    assert sorted((e.label, e.aliases) for e in resolve(papers)) == [("ResNet", ["ResNet", "residual networks"]),
+                                                                     ("VGG", ["VGG"])]
 
 
 def test_the_names_of_one_metric_are_one_entity_and_accuracy_is_one():
@@ -163,9 +171,9 @@ def test_the_names_of_one_metric_are_one_entity_and_accuracy_is_one():
         "BarNet reaches a classification error of 4.0% on CIFAR-10 and 95% accuracy on MNIST.",
         "BazNet lowers the top-1 error rate to 21% on ImageNet, with top-1 error of 22% for ResNet.")
     metrics = {e.label: e for e in entities if e.type == "Metric"}
-    assert set(metrics) == {"error", "accuracy", "top-1 error"}
-    assert metrics["error"].aliases == ["classification error", "test error rate"]
-    assert metrics["top-1 error"].aliases == ["top-1 error", "top-1 error rate"]
+    assert set(metrics) == {"error", "accuracy"}  # a classifier's error is its top-1 error
+    assert metrics["error"].aliases == ["classification error", "test error rate", "top-1 error",
+                                        "top-1 error rate"]
 
 
 def test_numeric_precision_is_no_metric():
@@ -222,3 +230,15 @@ def test_the_report_says_why_each_name_was_joined():
     assert "- `mcmc` → `markov chain monte carlo`: initials" in report
     assert "- `test error rate` → `error`: metric" in report
     assert "- `auto encoder` → `autoencoder`: spelling" in report
+
+
+def test_an_acronym_with_a_digit_or_a_hyphenated_head_is_spelled_out_by_the_name_it_abbreviates():
+    # "A3C" repeats its A three times; "KL-divergence" is KL plus the head word.
+    from kg.model import Mention, PaperExtraction
+
+    def paper(pid, text):
+        return PaperExtraction(Paper(pid, text), [(0, len(text))], [Mention(0, len(text), text, "Method", 0, 0.9, "t")], {})
+    papers = [paper("a", "A3C"), paper("b", "asynchronous advantage actor-critic"), paper("c", "KL-divergence"),
+              paper("d", "Kullback-Leibler divergence")]
+    assert sorted(sorted(e.aliases) for e in resolve(papers)) == [
+        ["A3C", "asynchronous advantage actor-critic"], ["KL-divergence", "Kullback-Leibler divergence"]]

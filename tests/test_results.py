@@ -167,7 +167,7 @@ def test_leaderboard_puts_the_lower_fid_first_and_leaves_off_values_of_no_metric
         ("TFM", 2.9, "FID"), ("BigSampler", 3.4, "FID"), ("flow matching", 5.1, "FID")]
     assert [r["value"] for r in board["unranked"]] == [81.2]
     table = CliRunner().invoke(main, ["leaderboard", "imagenet", "-g", graph])
-    assert "Not ranked: 1 result(s) whose sentence names no metric" in table.output
+    assert "Left out: 1 result(s) whose sentence names no metric" in table.output
 
 
 def test_a_leaderboard_ranks_the_names_of_one_metric_together(tmp_path):
@@ -193,7 +193,7 @@ def test_a_value_said_of_two_datasets_at_once_is_on_neither_leaderboard(sample):
 def test_leaderboard_table_names_the_model_value_and_sentence(sample):
     result = CliRunner().invoke(main, ["leaderboard", "AndroidWorld", "-g", str(sample)])
     assert result.exit_code == 0, result.output
-    assert "success rate, higher is better" in result.output
+    assert "Results on AndroidWorld, by success rate:" in result.output and "(higher is better)" in result.output
     assert "61.3%  PhoneRL-9B" in result.output and "reaches a success rate of 61.3% on AndroidWorld" in result.output
 
 
@@ -311,3 +311,64 @@ def test_a_second_x_to_y_keeps_its_value_before_and_its_own_dataset():
                  "50.0% to 79.2% on CIFAR-10.")
     assert [(value, previous, dataset) for value, _, previous, dataset, _, _ in found] == [
         ("94.3%", 93.2, "MNIST"), ("79.2%", 50.0, "CIFAR-10")]
+
+
+def test_bare_values_each_on_its_dataset_take_the_sentences_metric():
+    found = read("Our AWD-LSTM achieves state-of-the-art perplexities on two data sets: 57.3 on Penn Treebank and "
+                 "65.8 on WikiText-2. With a neural cache we reach a perplexity of 52.8 on Penn Treebank and 52.0 on "
+                 "WikiText-2.")
+    assert [(value, dataset, metric) for value, _, _, dataset, metric, _ in found] == [
+        ("57.3", "Penn Treebank", "perplexities"), ("65.8", "WikiText-2", "perplexities"),
+        ("52.8", "Penn Treebank", "perplexity"), ("52.0", "WikiText-2", "perplexity")]
+
+
+def test_respectively_pairs_with_the_nearest_list_of_datasets_as_long_as_the_values():
+    found = read("Dynamic evaluation improves the word-level perplexities on the Penn Treebank and WikiText-2 "
+                 "datasets to 51.1 and 44.3 respectively, and the cross-entropies on the text8 and Hutter Prize "
+                 "datasets to 1.19 and 1.08 respectively.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found][:2] == [
+        ("51.1", "Penn Treebank"), ("44.3", "WikiText-2")]
+
+
+def test_respectively_in_a_sentence_naming_no_dataset_pairs_with_the_last_list_named():
+    found = read("With coupled ensembles we obtain error rates of 2.92%, 15.68% and 1.50% respectively on CIFAR-10, "
+                 "CIFAR-100 and SVHN. For the same budget, DenseNet-BC has an error rate of 3.46%, 17.18%, and 1.8% "
+                 "respectively.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found][3:] == [
+        ("3.46%", "CIFAR-10"), ("17.18%", "CIFAR-100"), ("1.8%", "SVHN")]
+
+
+def test_a_value_when_transferred_to_a_dataset_is_on_it_not_on_the_sentences_other_dataset():
+    found = read("Our search obtains a top-1 error of 3.6% on CIFAR-10 and 20.3% when transferred to ImageNet.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [("3.6%", "CIFAR-10"), ("20.3%", "ImageNet")]
+
+
+def test_a_sentence_naming_a_second_dataset_has_no_only_dataset():
+    # The second value's dataset is not said; the sentence names two, so it is neither's.
+    found = read("Our search obtains a top-1 error of 3.6% on CIFAR-10, and we also report 20.3% error after "
+                 "pretraining the search on ImageNet.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [("3.6%", "CIFAR-10"), ("20.3%", None)]
+
+
+def test_a_dataset_named_with_a_known_prefix_is_that_dataset_not_the_shorter_one():
+    found = read("Our defense raises accuracy from 63% to 84% for Fashion MNIST and from 32% to 70% for CIFAR-10.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [("84%", "Fashion MNIST"), ("70%", "CIFAR-10")]
+
+
+def test_leaderboard_ranks_one_metric_and_counts_what_it_left_out(tmp_path):
+    corpus = tmp_path / "two.txt"
+    corpus.write_text("Two Metrics Workshop 2025 Papers\n\nWe propose FooNet. FooNet reaches a top-1 error of 3.1% on "
+                      "CIFAR-10.\n\nWe propose BarNet. BarNet reaches a test error of 2.5% on CIFAR-10.\n\nWe propose "
+                      "BazNet. BazNet reaches 96.0% accuracy on CIFAR-10.\n", encoding="utf-8")
+    graph = str(build(corpus, tmp_path))
+    table = CliRunner().invoke(main, ["leaderboard", "CIFAR-10", "-g", graph])
+    assert table.exit_code == 0, table.output
+    assert "Results on CIFAR-10, by error:" in table.output and "(lower is better)" in table.output
+    assert table.output.index("2.5%  BarNet") < table.output.index("3.1%  FooNet")  # top-1 error is error
+    assert "Left out: 1 score(s) under other metrics: accuracy 1 (rank them with --metric)" in table.output
+    board = json.loads(CliRunner().invoke(main, ["leaderboard", "CIFAR-10", "-g", graph, "--metric", "accuracy",
+                                                 "--format", "json"]).output)
+    assert (board["metric"], [r["subject"] for r in board["results"]], board["other_metrics"]) == (
+        "accuracy", ["BazNet"], {"error": 2})
+    missing = CliRunner().invoke(main, ["leaderboard", "CIFAR-10", "-g", graph, "--metric", "BLEU"])
+    assert missing.exit_code == 1 and "its metrics: error (2), accuracy (1)" in missing.output

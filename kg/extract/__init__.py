@@ -31,7 +31,7 @@ from .relation_model import load_relation_model, span_model_links, span_model_sy
 from .results import find_results
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "16"
+RULES_VERSION = "25"
 
 
 def extractor_name(nlp: Language) -> str:
@@ -84,6 +84,12 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
         if mention.rule == "abbreviation-short":
             acronyms[span.text] = mention.acronym_of
     roles.settle_proposals(mentions)
+    if "described-proposal" not in without:  # an abstract proposing nothing by name: its description
+        for mention in roles.described_proposals(doc, mentions):
+            span = mention.span
+            mention.start, mention.end = offsets.original_span(span.start_char, span.end_char)
+            mention.sentence, mention.extractor, mention.role_confidence = sentence_of[span.start], extractor, 0.6
+            mentions = sorted(mentions + [mention], key=lambda m: (m.span.start, m.span.end))
     for mention in mentions:
         if mention.role == "proposes" and mention.label == "Task":
             mention.label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task

@@ -9,6 +9,8 @@ directions ("long (SHORT)" and "SHORT (long)") and snaps results to tokens.
 """
 from __future__ import annotations
 
+import re
+
 from spacy.tokens import Doc, Span
 
 _INTRODUCERS = {"abbreviated", "abbr", "short", "termed", "called", "dubbed", "named", "i.e.", "or"}
@@ -24,6 +26,8 @@ def best_long_form(short: str, candidate: str) -> str | None:
     >>> best_long_form("LLMs", "Large Language Models") is not None
     True
     >>> best_long_form("XYZ", "large language models") is None
+    True
+    >>> best_long_form("MS-COCO", "MPII Human Pose (MHP), and Common Objects in Context") is None
     True
     """
     s = len(short) - 1
@@ -46,6 +50,8 @@ def best_long_form(short: str, candidate: str) -> str | None:
     long_form = candidate[start:].strip()
     if len(long_form) <= len(short) or short.lower() in long_form.lower().split():
         return None
+    if any(mark in long_form for mark in "()[];") or re.search(r", (?:and|or) ", long_form):
+        return None  # "MPII Human Pose (MHP), and Common Objects in Context": a list, not a name
     return long_form
 
 

@@ -295,9 +295,14 @@ def _bare(token: Token, mentions: list[Mention], members: list[int], names: _Men
     owned = token.i + 2 < len(doc) and doc[token.i + 1].lower_ == "for" and any(
         m.span.start == token.i + 2 and m.label in ACTOR_TYPES for m in mentions) and any(
         mentions[j].label == "Metric" for j in members)
+    # "57.3 on Penn Treebank and 65.8 on WikiText-2": a number on a dataset, in a sentence naming its metric.
+    start = token.i + 2 + (token.i + 2 < len(doc) and doc[token.i + 2].lower_ == "the")
+    on_dataset = token.i + 1 < len(doc) and doc[token.i + 1].lower_ in ("on", "in") and any(
+        m.span.start == start and m.label == "Dataset" for m in mentions) and any(
+        mentions[j].label == "Metric" for j in members)
     # "15.56 and 10.21 BLEU", "ratios of 51.25, 22.17 and 40.65": a bare number in a list of values.
     listed = bool(values) and values[-1].unit == "" and _listed(values[-1].span, doc[token.i : token.i + 1])
-    return owned or listed or _leads_list(token, names), None
+    return owned or on_dataset or listed or _leads_list(token, names), None
 
 
 def _read_values(sentence: Span, mentions: list[Mention], names: _Mentions, members: list[int]) -> list[_Value]:
@@ -447,7 +452,12 @@ def _dataset_after(value: Span, names: _Mentions) -> tuple[int | None, bool]:
         at = max(at, names.mentions[following].span.end)
     if at < sentence.end and doc[at].lower_ in _COMPARATIVES:
         at += 1
-    if at + 1 >= sentence.end or doc[at].lower_ not in _DATASET_PREPS:
+    # "20.3% when transferred to ImageNet", "75.2% when applied to SVHN": where the value was measured.
+    moved = at + 2 < sentence.end and doc[at].lower_ in ("when", "after", "once") and doc[at + 1].tag_ == "VBN" \
+        and doc[at + 2].lower_ in _DATASET_PREPS | {"to"}
+    if moved:
+        at += 2
+    if at + 1 >= sentence.end or doc[at].lower_ not in _DATASET_PREPS | ({"to"} if moved else set()):
         return None, False
     prep, at = doc[at].lower_, at + 1
     for token in doc[at : min(at + 4, sentence.end)]:
@@ -649,8 +659,11 @@ def _names_listed(found: int, labels, names: _Mentions) -> list[int | None] | No
             if j == (elements[-1][2] if forward else elements[0][1] - 1) or not sentence.start <= j < sentence.end:
                 break
             mention, start, end, root = name_at(j, forward)
-            if not _coordinated(root, first) and not (forward and root.pos_ == "NUM" and _unit(doc, root.i) is None):
-                break  # ("CIFAR-10 and 100" is a list, however the parser reads it)
+            # "CIFAR-10 and 100" is a list, however the parser reads it; "PTB and 52.0 on WikiText-2" is not.
+            bare_number = root.pos_ == "NUM" and _unit(doc, root.i) is None and not (
+                root.i + 1 < sentence.end and doc[root.i + 1].pos_ == "ADP")
+            if not _coordinated(root, first) and not (forward and bare_number):
+                break
             if mention is None and start + 1 == end and root.pos_ not in ("PROPN", "NUM") \
                     and names.by_token.get(root.i) is None:
                 return None  # "ImageNet, and models with ...": not a list of names
@@ -726,6 +739,30 @@ def _evaluated_on(span: Span) -> bool:
     return root.dep_ == "pobj" and root.head.lower_ in _DATASET_PREPS
 
 
+def _dataset_runs(datasets: list[int], mentions: list[Mention]) -> list[list[int]]:
+    """The datasets of a sentence grouped into the lists it writes: "on PTB and WikiText-2 to 51.1 and
+    44.3, and on the text8 and Hutter Prize datasets to 1.19 and 1.08" writes two lists of two."""
+    runs: list[list[int]] = []
+    for j in sorted(datasets, key=lambda j: mentions[j].span.start):
+        if runs:
+            last = mentions[runs[-1][-1]].span
+            between = last.doc[last.end : mentions[j].span.start]
+            if all(t.lower_ in _LIST_SEPARATORS or t.lower_ == "the" for t in between):
+                runs[-1].append(j)
+                continue
+        runs.append([j])
+    return runs
+
+
+def _paired_run(runs: list[list[int]], length: int, start: int, mentions: list[Mention]) -> list[int] | None:
+    """The list of datasets that a list of ``length`` values starting at token ``start`` pairs with
+    "respectively": the last list of that length before the values, else the first after them; None
+    when no list has that length, or the values stand alone."""
+    fitting = [run for run in runs if len(run) == length > 1]
+    before = [run for run in fitting if mentions[run[0]].span.start < start]
+    return before[-1] if before else next(iter(fitting), None)
+
+
 def find_results(doc: Doc, mentions: list[Mention]) -> list[Found]:
     """The results stated in ``doc``, linked to ``mentions`` through the sentence's parse.
 
@@ -741,6 +778,7 @@ def find_results(doc: Doc, mentions: list[Mention]) -> list[Found]:
     """
     main = main_proposal(mentions)
     found: list[Found] = []
+    earlier_runs: list[list[int]] = []  # the lists of datasets the last sentence naming some wrote
     for sentence in doc.sents:
         members = [j for j, m in enumerate(mentions) if sentence.start <= m.span.start < sentence.end]
         names = _Mentions(members, mentions)
@@ -757,6 +795,11 @@ def find_results(doc: Doc, mentions: list[Mention]) -> list[Found]:
             if mentions[j].label == "Dataset" and mentions[j].role != "introduces" and _evaluated_on(mentions[j].span):
                 named.setdefault(mentions[j].span.text, j)
         datasets = list(named.values())
+        # "3.6% on CIFAR-10 and 20.3% when transferred to ImageNet": a second dataset, however named,
+        # means the sentence has no only dataset.
+        distinct = {mentions[j].span.text for j in members if mentions[j].label == "Dataset"}
+        runs = _dataset_runs(datasets, mentions) or earlier_runs
+        earlier_runs = [run for run in _dataset_runs(datasets, mentions) if len(run) > 1] or earlier_runs
         for group in _lists(values):
             for index, n in enumerate(group):
                 value = values[n]
@@ -770,9 +813,10 @@ def find_results(doc: Doc, mentions: list[Mention]) -> list[Found]:
                 if dataset is None and reading.metric is None:
                     continue  # "reduces cost by 40%": a number with nothing to compare it on
                 told = dataset is not None
-                if respectively and len(group) == len(datasets) > 1 and (not told or dataset in datasets):
-                    dataset, told = datasets[index], True  # "respectively" pairs in the sentence's order
-                elif not told and len(datasets) == 1:
+                paired = _paired_run(runs, len(group), values[group[0]].span.start, mentions) if respectively else None
+                if paired is not None and (not told or any(dataset in run for run in runs if len(run) == len(paired))):
+                    dataset, told = paired[index], True  # "respectively" pairs in the order names are listed
+                elif not told and len(datasets) == 1 and len(distinct) == 1:
                     dataset = datasets[0]
                 subject = _element(reading.subject, ACTOR_TYPES, position, names) \
                     if reading.subject_listed else reading.subject

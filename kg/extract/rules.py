@@ -325,6 +325,9 @@ def known_dataset_names() -> list[str]:
                 names.append(name)
         elif words[0].lower() not in ("a", "an", "the"):
             names.append(name)
+    # "Fashion MNIST" is Fashion-MNIST, not MNIST: a hyphen between two capitalised words is often a space.
+    names += [name.replace("-", " ") for name in names
+              if re.fullmatch(r"[A-Z][A-Za-z]+-[A-Z][A-Za-z0-9]+", name)]
     return sorted(set(names))
 
 
@@ -354,10 +357,11 @@ def select(candidates: list[Mention]) -> list[Mention]:
     a name or a defined long form."""
     tier_of = {rule: n for n, rules in enumerate(TIERS) for rule in rules}
     last = len(TIERS)
-    families = [c.span for c in candidates if c.rule == "family"]
-    # "Diffusion-XL" inside "Stable Diffusion-XL" is part of one name.
-    candidates = [c for c in candidates if c.rule == "family" or not any(
-        f.start <= c.span.start and c.span.end <= f.end for f in families)]
+    # "Diffusion-XL" inside "Stable Diffusion-XL" is part of one name, and so is "MNIST" inside the
+    # known dataset "Fashion MNIST".
+    wholes = [c.span for c in candidates if c.rule == "family" or c.rule == "dataset-lexicon" and len(c.span) > 1]
+    candidates = [c for c in candidates if not any(
+        f.start <= c.span.start and c.span.end <= f.end and len(f) > len(c.span) for f in wholes)]
     # "accuracy" inside the known metric "top-1 accuracy" is part of it.
     metrics = [c.span for c in candidates if c.rule == "metric-lexicon"]
     candidates = [c for c in candidates if c.label != "Metric" or c.rule == "metric-lexicon" or not any(

@@ -361,9 +361,13 @@ class App:
         graph); each answer then takes tens of milliseconds, and is kept."""
         if node not in self._answers:
             index = self.index()
-            found = self.related_index().related(index.iri[node], k=5, vectors=index.vectors)[1]
+            related = self.related_index()
+            found = related.related(index.iri[node], k=5, vectors=index.vectors)[1]
             self._answers[node] = {"related": [{"id": index.by_label.get((r.type, r.label)), "label": r.label,
                                                 "type": r.type, "score": r.score, "reason": r.reason()} for r in found],
+                                   "variants": [{"id": index.by_label.get(("Method", label)), "label": label,
+                                                 "papers": papers}
+                                                for label, papers in related.variants(index.iri[node], k=8)],
                                    "related_note": ""}
         return self._answers[node]
 

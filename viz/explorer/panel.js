@@ -233,6 +233,15 @@ function relatedSection(id) {
     const note = info.related_note || (info.related.length ? "" : "None: nothing shares a task, dataset or paper with it.");
     box.replaceChildren(el("h3", "Related methods"), list);
     if (note) box.append(el("p", note, "kg-muted"));
+    if (info.variants && info.variants.length) { // "soft attention" for attention: its name says how they relate
+      const variants = el("ul", null, "kg-variants");
+      for (const item of info.variants) {
+        const row = el("li");
+        row.append(nodeButton(item.id, item.label), el("span", " · " + item.papers + " papers", "kg-muted"));
+        variants.append(row);
+      }
+      box.append(el("h3", "Variants of its name"), variants);
+    }
     box.dataset.loaded = "true";
   }).catch((error) => {
     box.replaceChildren(el("h3", "Related methods"), el("p", "Could not load them: " + error.message, "kg-error"));
