@@ -194,3 +194,10 @@ def test_a_description_says_more_than_a_kind_word_and_names_come_first():
         "We propose a simple and fast way to train convolutional models.").mentions)
     ex = _extract("We propose zoneout, a novel method for regularizing RNNs.")
     assert [(m.text, m.role) for m in ex.mentions if m.role == "proposes"] == [("zoneout", "proposes")]
+
+
+def test_the_name_a_contribution_is_referred_to_as_is_proposed():
+    found = _role_by_text("To address this problem, we develop a new technique for collective operations, "
+                          "referred to as Linear Pipelining (LP).")
+    assert (found["Linear Pipelining"], found["LP"]) == ("proposes", "proposes")
+    assert _role_by_text("We refer to prior work on GANs for details.")["GANs"] == "uses"

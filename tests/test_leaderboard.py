@@ -37,3 +37,10 @@ def test_a_board_ranks_the_metric_asked_for_higher_accuracy_first():
 def test_asking_for_a_metric_no_score_has_names_those_there_are():
     with pytest.raises(KGError, match=r"No result on CIFAR-10 is of the metric 'BLEU'; its metrics: error \(1\)"):
         board("CIFAR-10", [entry(3.0, "error")], metric="BLEU")
+
+
+def test_the_value_a_result_improved_on_is_ranked_as_a_score_of_its_own():
+    improved = Entry(94.3, "%", 93.2, "score", "accuracy", "AcmeNet", "p", "p", "", 0, 1, 0.8, False)
+    ranked = board("MNIST", [improved, entry(93.8, "accuracy", paper="q")])
+    assert [(e.value, e.subject, e.before, e.shown()) for e in ranked.ranked] == [
+        (94.3, "AcmeNet", False, "93.2% -> 94.3%"), (93.8, "", False, "93.8%"), (93.2, "", True, "93.2% (before)")]

@@ -134,3 +134,12 @@ def test_variants_of_the_name_are_listed_apart_not_as_related_methods():
     index = RelatedIndex(store)
     assert [r.label for r in index.related("GAN")[1]] == ["VAE"]
     assert index.variants("GAN") == [("self-attention GAN", 1), ("Wasserstein GAN", 1)]  # most papers, then A-Z
+
+
+def test_a_category_of_methods_is_no_related_method():
+    from kg.related import is_category
+
+    # Plain phrases ending in a word for a class of methods are categories; names and methods are not.
+    assert [is_category(label) for label in ("model-free algorithms", "value functions", "deep reinforcement learning agent",
+                                             "weight decay", "TRPO", "Prototypical Networks", "batch normalization")] == [
+        True, True, True, False, False, False, False]

@@ -372,3 +372,16 @@ def test_leaderboard_ranks_one_metric_and_counts_what_it_left_out(tmp_path):
         "accuracy", ["BazNet"], {"error": 2})
     missing = CliRunner().invoke(main, ["leaderboard", "CIFAR-10", "-g", graph, "--metric", "BLEU"])
     assert missing.exit_code == 1 and "its metrics: error (2), accuracy (1)" in missing.output
+
+
+def test_a_character_level_benchmark_is_not_the_word_level_one():
+    found = read("We improve the result to 1.189 bits-per-character (BPC) loss in the Character Level Penn Treebank "
+                 "(PTB) task. On Penn Treebank we reach a perplexity of 60.1.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [
+        ("1.189", "Character Level Penn Treebank"), ("60.1", "Penn Treebank")]
+
+
+def test_a_gain_for_one_model_and_another_for_the_next_are_both_gains():
+    found = read("Replacing ReLUs with Swish units improves top-1 accuracy on ImageNet by 0.9% for NASNet-A and "
+                 "0.6% for ResNet-50.")
+    assert [(value, kind) for value, kind, _, _, _, _ in found] == [("0.9%", "gain"), ("0.6%", "gain")]

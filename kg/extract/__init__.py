@@ -31,7 +31,7 @@ from .relation_model import load_relation_model, span_model_links, span_model_sy
 from .results import find_results
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "25"
+RULES_VERSION = "28"
 
 
 def extractor_name(nlp: Language) -> str:
@@ -52,7 +52,7 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
     """Mentions and roles of one parsed abstract. ``offsets`` maps clean to original characters.
     Mentions found by a rule named in ``without`` ("ner", "task-head", ...) are left out before the
     others are chosen: what evaluation does to measure what each rule brings."""
-    mentions = rules.select([m for m in find_mentions(doc, matchers) if m.rule not in without])
+    mentions = rules.with_levels(rules.select([m for m in find_mentions(doc, matchers) if m.rule not in without]))
     proposed = roles.proposed_tokens(doc)
     taken = {t.i for m in mentions for t in m.span}
     unnamed = [m for m in roles.unnamed_proposals(doc, proposed, taken) if m.rule not in without]

@@ -340,8 +340,9 @@ def _read_values(sentence: Span, mentions: list[Mention], names: _Mentions, memb
         gain = name == "x" or gain_phrase or _after_by(words) or _of_gain(span, words)
         if _is_share(span, names, gain):
             continue
-        if values and values[-1].kind == "gain" and _listed(values[-1].span, span):
-            gain = True  # "by 2.0% and 1.1%": a list of gains
+        if values and values[-1].kind == "gain" and (_listed(values[-1].span, span) or (
+                doc[token.i - 1].lower_ in ("and", "or") and not named and not words[-1:] == ["to"])):
+            gain = True  # "by 2.0% and 1.1%", "by 0.9% for NASNet-A and 0.6% for Inception": a list of gains
         values.append(_Value(span, number, name, _anchor(span), previous, "gain" if gain else "score", metric, named))
     return values
 

@@ -97,14 +97,20 @@ def proposed_tokens(doc: Doc) -> set[int]:
                 tokens |= _object_region(doc, token)
     tokens -= _foundations(doc, tokens)
     for verb in doc:
-        if verb.lemma_.lower() in ("call", "dub", "term", "name", "abbreviate") and verb.pos_ == "VERB":
+        if verb.lemma_.lower() in ("call", "dub", "term", "name", "abbreviate", "refer") and verb.pos_ == "VERB":
             # The name given to what the paper proposes: "an architecture called Hierarchical
             # Attentive Memory (HAM)", "our approach, called adaptive softmax", "we call it X"; not
             # "a method called dropout" at large.
             if not _names_our_work(verb, tokens, claims):
                 continue
-            for obj in verb.children:
-                if obj.dep_ in ("oprd", "attr", "dobj") and obj.pos_ != "PRON":
+            # "called X", and "termed as X", "referred to as X": the object of "as".
+            named = [c for c in verb.children if c.dep_ in ("oprd", "attr", "dobj")]
+            named += [g for c in verb.children if c.dep_ == "prep" and c.lower_ == "as" for g in c.children
+                      if g.dep_ == "pobj"]
+            if verb.lemma_.lower() == "refer" and not any(c.lower_ == "as" for c in verb.children):
+                continue  # "we refer to prior work"
+            for obj in named:
+                if obj.pos_ != "PRON":
                     # The name up to its head word, and an acronym bracketed after it.
                     tokens |= {t.i for t in doc[obj.left_edge.i : obj.i + 1] if t.pos_ not in ("DET", "PRON")}
                     if obj.i + 2 < len(doc) and doc[obj.i + 1].text == "(":

@@ -258,15 +258,19 @@ def is_numeric_precision(span: Span) -> bool:
     precision training"), not the share of right answers.
 
     >>> from kg.extract.pipeline import load_pipeline
-    >>> [is_numeric_precision(d[1:2]) for d in map(load_pipeline(), ("Low precision weights", "Higher precision and recall"))]
-    [True, False]
+    >>> [is_numeric_precision(d[1:2]) for d in map(load_pipeline(), ("Low precision weights", "Higher precision and recall",
+    ...                                                              "The precision of weights"))]
+    [True, False, True]
     """
     if span.text.lower() != "precision":
         return False
     doc = span.doc
     before = doc[span.start - 1].lower_ if span.start > 0 else ""
     after = doc[span.end].lower_ if span.end < len(doc) else ""
-    return before in _NUMERIC_BEFORE or before.endswith("-bit") or after in _NUMERIC_AFTER
+    # "reduce the precision of weights to ternary values"
+    of_numbers = after == "of" and span.end + 1 < len(doc) and doc[span.end + 1].lower_ in _NUMERIC_AFTER | {
+        "activations", "gradients", "parameters"}
+    return before in _NUMERIC_BEFORE or before.endswith("-bit") or after in _NUMERIC_AFTER or of_numbers
 
 
 def find_lexicon_mentions(doc: Doc, matchers: dict[str, "_Both"]) -> list[Mention]:
@@ -350,6 +354,28 @@ TIERS = (
     ("ner",),  # the span model, trained on kg's types
     ("family", "name", "name-shape", "metric-lexicon", "method-lexicon", "dataset-lexicon"),  # names by their spelling, known names
 )
+
+
+#: Words before a dataset's name that make it another benchmark: character-level Penn Treebank is
+#: scored in bits per character, Penn Treebank in word perplexity.
+_LEVELS = {("character", "level"), ("char", "level"), ("character", "-", "level"), ("char", "-", "level")}
+
+
+def with_levels(mentions: list[Mention]) -> list[Mention]:
+    """Dataset mentions grown over a "character-level" before them: "the Character Level Penn
+    Treebank (PTB) task" names the character-level benchmark, not Penn Treebank."""
+    out = []
+    for mention in mentions:
+        span = mention.span
+        if mention.label == "Dataset":
+            for n in (3, 2):
+                words = tuple(t.lower_ for t in span.doc[max(0, span.start - n) : span.start])
+                if len(words) == n and words in _LEVELS:
+                    mention = Mention.found(span.doc[span.start - n : span.end], "Dataset", mention.confidence,
+                                            mention.rule, role=mention.role)
+                    break
+        out.append(mention)
+    return out
 
 
 def select(candidates: list[Mention]) -> list[Mention]:
