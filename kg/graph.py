@@ -159,6 +159,12 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
                 data["confidence"] = max(data["confidence"], mention.role_confidence)
             else:
                 G.add_edge(node, target, key=role, role=role, confidence=mention.role_confidence, evidence=[evidence])
+        # A paper that proposes a method does not also merely use it: its other mentions ("zoneout
+        # stochastically preserves ...") are evidence of the proposal.
+        for _, target, role in list(G.out_edges(node, keys=True)):
+            if role == "uses" and G.has_edge(node, target, "proposes"):
+                G.edges[node, target, "proposes"]["evidence"] += G.edges[node, target, "uses"]["evidence"]
+                G.remove_edge(node, target, "uses")
 
     node_of = {e.key: entity_node(e.type, e.key) for e in entities}
     for relation in relations:

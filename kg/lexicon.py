@@ -54,9 +54,11 @@ application system pipeline strategy component
 """.split())
 
 #: Last words that describe what a name is, not which: "the dropout algorithm" is dropout,
-#: "the EM algorithm" is EM. ("model" and "network" are not here: a language model is not a language.)
+#: "the EM algorithm" is EM. ("model" and "network" are not here: a language model is not a language;
+#: nor "task" and "problem": an optimization problem is no optimization algorithm. A task written with
+#: its kind word joins the task where the types agree: :func:`kg.resolve.head_variants`.)
 NAME_DESCRIPTORS = frozenset("""
-algorithm method technique approach framework scheme strategy procedure task problem
+algorithm method technique approach framework scheme strategy procedure
 """.split())
 
 #: First words of idioms that are no names: "much attention", "considerable interest".

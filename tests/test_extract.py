@@ -201,3 +201,26 @@ def test_the_name_a_contribution_is_referred_to_as_is_proposed():
                           "referred to as Linear Pipelining (LP).")
     assert (found["Linear Pipelining"], found["LP"]) == ("proposes", "proposes")
     assert _role_by_text("We refer to prior work on GANs for details.")["GANs"] == "uses"
+
+
+def test_a_paper_proposing_a_method_does_not_also_merely_use_it():
+    from kg.graph import build_graph
+    from kg.resolve import resolve
+
+    ex = _extract("We propose zoneout, a novel method for regularizing RNNs. Zoneout randomly preserves hidden "
+                  "activations, and zoneout improves perplexity.")
+    G = build_graph([ex], resolve([ex]))
+    roles = {key for _, target, key in G.out_edges("paper/p", keys=True) if G.nodes[target]["label"].lower() == "zoneout"}
+    assert roles == {"proposes"}
+    assert len(G.edges["paper/p", next(t for _, t, k in G.out_edges("paper/p", keys=True) if k == "proposes"),
+                       "proposes"]["evidence"]) == 3
+
+
+def test_a_problem_is_not_the_algorithm_of_the_same_words():
+    from kg.resolve import resolve
+
+    papers = list(extract_papers([Paper("a", "We solve the optimization problem with a new optimization algorithm."),
+                                  Paper("b", "The optimization problem is convex, and the optimization algorithm is "
+                                             "fast.")]))
+    labels = {e.label: e.type for e in resolve(papers)}
+    assert "optimization problem" in labels and "optimization algorithm" in labels
