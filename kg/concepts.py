@@ -154,6 +154,8 @@ def _tails(key: str, names: Collection[str] = (), label: str = "") -> list[str]:
             continue
         if any(" ".join(words[j : i + 1]) in names for j in range(i) if (j, i + 1) != (0, len(words))):
             continue  # the tail opens inside a name: "(gradient) descent", "(neural) network classifier"
+        if before == ["model"]:
+            continue  # "model accuracy" is the accuracy of a model, "model PhaseCond" PhaseCond: no kind of it
         if (before[-1], tail[0]) in joined or before[-1].isdigit():
             continue  # or inside a hyphenated word: "discrete-(space representations)", "3-(bit quantization)"
         if not is_generic_key(" ".join(tail)):
@@ -410,10 +412,14 @@ def annotate(entities: list[Entity], links: list[Relation], extractions: list[Pa
             if mention.role in ("proposes", "introduces") and mention.rule != "described-proposal" \
                     and (ex.paper.id, index) in entity_of:
                 proposed.add(entity_of[(ex.paper.id, index)])
+    by_paper = {ex.paper.id: ex for ex in extractions}
     attributes = {}
     for entity in entities:
         reach = len(reached.get(entity.key, ()))
         data = {"reach": reach, "salience": salience(entity, reach, entity.key in proposed)}
+        if entity.mentions and all(by_paper[pid].mentions[i].rule == "described-proposal" for pid, i in entity.mentions
+                                   if pid in by_paper):
+            data["salience"] = round(math.log2(1 + reach), 3)  # a description, however it is capitalised
         name = pwc.match(entity.type, entity.key) if pwc is not None else None
         if name:
             data["pwc"] = name

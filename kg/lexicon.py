@@ -163,7 +163,7 @@ METHOD_NAMES = (
     "dropout", "zoneout", "DropConnect", "batchnorm", "BatchNorm", "LayerNorm", "Adam", "AdaGrad", "Adagrad",
     "Adadelta", "RMSProp", "RMSprop", "AMSGrad", "word2vec", "GloVe", "fastText", "doc2vec", "REINFORCE",
     "backpropagation", "Q-learning", "SARSA", "skip-gram", "CBOW", "beam search", "weight decay",
-    "early stopping", "label smoothing", "mixup", "Cutout", "teacher forcing", "gradient clipping",
+    "early stopping", "label smoothing", "mixup", "Cutout", "teacher forcing", "gradient clipping", "momentum",
     # Classes of method that SciER's annotators leave out, so the span model never learned them.
     "flow matching", "large language model", "large language models", "diffusion model", "diffusion models",
     "knowledge distillation", "contrastive learning", "graph neural network", "graph neural networks",

@@ -63,18 +63,26 @@ _SAME_THING = lexicon.KIND_WORDS | {"network", "networks", "net", "nets", "rnn",
 _CLASS_HEADS = lexicon.KIND_WORDS | {"network", "net", "agent", "function", "learning", "technique", "model"}
 
 
+_KNOWN_METHODS = {name.casefold() for name in lexicon.METHOD_NAMES}
+
+
 def is_category(label: str) -> bool:
-    """Whether a label names a class of methods: a plain phrase (no capital or digit past its first
-    letter) whose last word says what kind of thing it is.
+    """Whether a label names a class of methods or a part of one rather than a method: a plain
+    phrase (no capital or digit past its first letter) whose last word says what kind of thing it
+    is, or one plain word that is no known method ("discriminator", "sampler"; not "dropout").
 
     >>> is_category("model-free algorithms"), is_category("deep reinforcement learning agent"), is_category("weight decay")
     (True, True, False)
     >>> is_category("actor-critic methods"), is_category("DQN agent"), is_category("Prototypical Networks")
     (True, False, False)
+    >>> is_category("discriminator"), is_category("dropout")
+    (True, False)
     """
-    named = any(c.isupper() or c.isdigit() for c in label[1:])
+    named = any(c.isupper() or c.isdigit() for c in label[1:]) or label.isupper()  # "GAN", "B"
     words = re.split(r"[\s\-/]+", label.casefold().strip())
-    return not named and bool(words) and singular(words[-1]) in _CLASS_HEADS
+    if named or not words:
+        return False
+    return singular(words[-1]) in _CLASS_HEADS or (len(words) == 1 and label.casefold() not in _KNOWN_METHODS)
 
 
 def _echo(query: str, candidate: str) -> bool:

@@ -224,3 +224,16 @@ def test_a_problem_is_not_the_algorithm_of_the_same_words():
                                              "fast.")]))
     labels = {e.label: e.type for e in resolve(papers)}
     assert "optimization problem" in labels and "optimization algorithm" in labels
+
+
+def test_a_description_set_after_the_name_is_what_the_name_is_not_another_proposal():
+    found = _role_by_text("We propose Invariant Encoding Generative Adversarial Networks (IVE-GANs), a novel GAN "
+                          "framework that introduces such a mapping.")
+    assert (found["IVE-GANs"], found["GAN framework"]) == ("proposes", "uses")
+
+
+def test_the_name_given_later_to_the_kind_of_thing_proposed_is_the_proposal():
+    found = _role_by_text("This paper presents a novel model for multimodal learning based on gated neural networks. "
+                          "The Gated Multimodal Unit (GMU) model is intended to be used as an internal unit.")
+    assert (found["Gated Multimodal Unit"], found["GMU"]) == ("proposes", "proposes")
+    assert "model for multimodal learning" not in found

@@ -141,5 +141,6 @@ def test_a_category_of_methods_is_no_related_method():
 
     # Plain phrases ending in a word for a class of methods are categories; names and methods are not.
     assert [is_category(label) for label in ("model-free algorithms", "value functions", "deep reinforcement learning agent",
-                                             "weight decay", "TRPO", "Prototypical Networks", "batch normalization")] == [
-        True, True, True, False, False, False, False]
+                                             "weight decay", "TRPO", "Prototypical Networks", "batch normalization",
+                                             "discriminator", "dropout")] == [
+        True, True, True, False, False, False, False, True, False]

@@ -141,8 +141,8 @@ def _names_our_work(verb: Token, proposed: set[int], claims: list[Token]) -> boo
 def _foundations(doc: Doc, region: set[int]) -> set[int]:
     """The words of a proposed object that name what the new thing is built on, not the new thing:
     what an "of" governs ("a variant of GANs", "a generalization of dropout", "our understanding of
-    GANs"; but "the concept of a ∂NCM" is a ∂NCM) and a description set before the name ("a novel
-    GAN, PreImageGAN")."""
+    GANs"; but "the concept of a ∂NCM" is a ∂NCM) and a description set before or after the name
+    ("a novel GAN, PreImageGAN", "IVE-GANs, a novel GAN framework")."""
     found = set()
     for i in region:
         token = doc[i]
@@ -163,6 +163,15 @@ def _foundations(doc: Doc, region: set[int]) -> set[int]:
             start -= 1
         if doc[start].lower_ in ("a", "an"):  # "a novel GAN, PreImageGAN"; not "zoneout, a novel method"
             found |= set(range(start, i))
+    # And one set after it: "IVE-GANs, a novel GAN framework", "the routing network paradigm, a novel
+    # neural network and training algorithm": what the new thing is, not another new thing.
+    for i in sorted(region):
+        if doc[i].text != "," or i + 1 not in region or doc[i + 1].lower_ not in ("a", "an") or i - 1 not in region:
+            continue
+        end = i + 1
+        while end in region and doc[end].text not in (",", ";", ":"):
+            end += 1
+        found |= set(range(i + 1, end))
     return found
 
 
@@ -230,6 +239,11 @@ def described_proposals(doc: Doc, mentions: list[Mention]) -> list[Mention]:
         label = next((kind for kind, heads in _DESCRIBED_KINDS.items() if singular(head.lower_) in heads), None)
         if label is None:
             continue
+        named = _named_later(doc, mentions, head)
+        if named:  # "We present a novel model for ... The Gated Multimodal Unit (GMU) model is ...": its name
+            for mention in named:
+                mention.role = NEW_ROLE.get(mention.label, "proposes")
+            return []
         words = [t for t in head.lefts if t.dep_ in ("amod", "compound", "nmod") and t.i >= head.left_edge.i]
         start = min([t.left_edge.i for t in words] + [head.i])
         while start < head.i and (doc[start].lower_ in lexicon.EVALUATIVE or doc[start].lower_ in _EMPTY_WORDS
@@ -275,6 +289,18 @@ def described_proposals(doc: Doc, mentions: list[Mention]) -> list[Mention]:
         found = Mention.found(span, label, 0.6, "described-proposal")
         found.role = NEW_ROLE.get(label, "proposes")
         return [found]
+    return []
+
+
+def _named_later(doc: Doc, mentions: list[Mention], kind: Token) -> list[Mention]:
+    """The defined name an abstract gives the kind of thing it says it proposes, written with that
+    kind word: "a novel model ..." then "The Gated Multimodal Unit (GMU) model" -> the name and its
+    acronym; nothing when no such name follows the claim."""
+    for long in (m for m in mentions if m.rule == "abbreviation-long" and m.span.start > kind.i):
+        end = long.span.end
+        if end + 3 < len(doc) and doc[end].text == "(" and doc[end + 2].text == ")" \
+                and doc[end + 3].lemma_.lower() == kind.lemma_.lower():
+            return [long] + [m for m in mentions if m.rule == "abbreviation-short" and m.span.start == end + 1]
     return []
 
 
