@@ -220,7 +220,8 @@ def build_hierarchy(entities: list[Entity], extractions: list[PaperExtraction], 
 
     for entity in entities:
         decomposes = not is_acronym_like(entity.label) and not spelled_name(entity)  # a name's tails are part of it
-        candidates = [(t, _tail_form(entity.label, t)) for t in (_tails(entity.key, named, entity.label) if decomposes else [])]
+        written_as = " | ".join([entity.label, *entity.aliases])  # a hyphen in any form it is written in
+        candidates = [(t, _tail_form(entity.label, t)) for t in (_tails(entity.key, named, written_as) if decomposes else [])]
         candidates += [(c, c) for c in _conjuncts(entity.key)]
         if pwc is not None and entity.type == "Task":
             name = pwc.task(entity.key)
@@ -256,7 +257,7 @@ def build_hierarchy(entities: list[Entity], extractions: list[PaperExtraction], 
     # environment", nor are Recurrent Highway Networks highway networks.
     for item in [*entities, *concepts]:
         if not is_acronym_like(item.label):
-            for tail in _tails(item.key, named, item.label):
+            for tail in _tails(item.key, named, " | ".join([item.label, *item.aliases])):
                 if (broader := find(tail)) is not None:
                     if not spelled_name(item) or acronym_named(broader):
                         link(item.key, broader, "head")

@@ -191,3 +191,13 @@ def test_a_contribution_only_described_is_not_salient_however_capitalised():
     ex = PaperExtraction(Paper("p", text), [(0, len(text))], [described], {})
     entity = Entity("model for interactive question answering", "Method", described.text, [described.text], [("p", 0)])
     assert annotate([entity], [], [ex])[entity.key]["salience"] == 1.0 < SALIENCE_THRESHOLD
+
+
+def test_a_hyphen_in_any_form_an_entity_is_written_in_keeps_its_tail_whole():
+    from kg.concepts import _tails
+
+    # "large real world classifiers" is also written "large real-world classifiers": "world classifiers"
+    # is no concept above it, though without the hyphen it would be read as one.
+    assert "world classifier" in _tails("large real world classifier", label="large real world classifiers")
+    assert _tails("large real world classifier", label="large real world classifiers | large real-world classifiers") == [
+        "real world classifier", "classifier"]
