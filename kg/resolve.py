@@ -135,6 +135,10 @@ _ONE_WORD_NAMES = (lexicon.METHOD_HEADS | lexicon.TASK_HEADS) - lexicon.GENERIC_
     | {resolution_key(name) for name in lexicon.METHOD_NAMES}
 
 
+#: Languages a dataset's name may open with and still be that dataset ("English PTB").
+_LANGUAGES = frozenset("english chinese german french spanish japanese arabic russian".split())
+
+
 def head_variants(extractions: Iterable[PaperExtraction], names: dict[str, str]) -> dict[str, str]:
     """Keys that are another key of the corpus followed by a word saying what kind of thing it is,
     -> that key: "penn treebank dataset" is Penn Treebank, "batch normalization layer" batch
@@ -167,6 +171,27 @@ def head_variants(extractions: Iterable[PaperExtraction], names: dict[str, str])
     return found
 
 
+def language_variants(extractions: Iterable[PaperExtraction], names: dict[str, str]) -> dict[str, str]:
+    """Keys of datasets named with their language -> the dataset: "english ptb" is PTB, "english
+    wikipedia" Wikipedia; only where the rest is a dataset of the corpus.
+
+    >>> from kg.model import Paper, Mention, PaperExtraction
+    >>> text = "PTB and the English PTB"
+    >>> ms = [Mention(0, 3, "PTB", "Dataset", 0, 0.9, "t"), Mention(12, 23, "English PTB", "Dataset", 0, 0.9, "t")]
+    >>> language_variants([PaperExtraction(Paper("p", text), [(0, 23)], ms, {})], {})
+    {'english ptb': 'ptb'}
+    """
+    types, _ = _key_types(extractions, names)
+    found = {}
+    for key, counts in types.items():
+        words = key.split()
+        rest = names.get(" ".join(words[1:]), " ".join(words[1:]))
+        if len(words) > 1 and words[0] in _LANGUAGES and counts.most_common(1)[0][0] == "Dataset" \
+                and rest in types and types[rest].most_common(1)[0][0] == "Dataset":
+            found[key] = rest
+    return found
+
+
 #: Each name of a metric -> its canonical metric's key (:data:`kg.lexicon.METRIC_VARIANTS`).
 METRIC_NAMES = {resolution_key(name): resolution_key(metric) for metric, names in lexicon.METRIC_VARIANTS.items()
                 for name in names if resolution_key(name) != resolution_key(metric)}
@@ -183,7 +208,8 @@ def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True,
                  reasons: dict[str, str] | None = None) -> dict[str, str]:
     """Each key -> the key of the entity the corpus means by it: a spelling variant its most
     written spelling (:func:`spelling_variants`), a metric's name its canonical metric, a name
-    with a word for its kind the name (:func:`head_variants`), a long form of an acronym the most
+    with a word for its kind the name (:func:`head_variants`), a dataset named with its language
+    the dataset (:func:`language_variants`), a long form of an acronym the most
     used long form of its sense (:func:`acronym_senses`), an acronym the long form the corpus
     agrees on (none when papers disagree) or, where no paper defines it, the one name it spells
     (:func:`spelled_out`), and, with ``synonyms``, names enough papers call one thing
@@ -215,6 +241,7 @@ def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True,
         if meaning is not None:
             add({short: meaning}, "acronym defined")
     add(spelled_out(extractions, names), "initials", keep=True)
+    add(language_variants(extractions, _followed(names)), "language", keep=True)  # after acronyms: "English PTB"
     names = _followed(names)  # "gan model" -> "gan" -> "generative adversarial network"
     if not synonyms:
         return names

@@ -242,3 +242,16 @@ def test_an_acronym_with_a_digit_or_a_hyphenated_head_is_spelled_out_by_the_name
               paper("d", "Kullback-Leibler divergence")]
     assert sorted(sorted(e.aliases) for e in resolve(papers)) == [
         ["A3C", "asynchronous advantage actor-critic"], ["KL-divergence", "Kullback-Leibler divergence"]]
+
+
+def test_a_dataset_named_with_its_language_is_the_dataset_its_acronym_names():
+    from kg.model import Mention, PaperExtraction
+
+    a = "the Penn Treebank (PTB)"
+    b = "the English PTB dataset"
+    papers = [PaperExtraction(Paper("a", a), [(0, len(a))], [Mention(4, 17, "Penn Treebank", "Dataset", 0, 0.9, "t"),
+                                                             Mention(19, 22, "PTB", "Method", 0, 0.9, "t")],
+                              {"PTB": "Penn Treebank"}),
+              PaperExtraction(Paper("b", b), [(0, len(b))], [Mention(4, 15, "English PTB", "Dataset", 0, 0.9, "t")], {})]
+    [entity] = resolve(papers)
+    assert entity.aliases == ["English PTB", "PTB", "Penn Treebank"]  # one entity, whichever label it takes

@@ -385,3 +385,10 @@ def test_a_gain_for_one_model_and_another_for_the_next_are_both_gains():
     found = read("Replacing ReLUs with Swish units improves top-1 accuracy on ImageNet by 0.9% for NASNet-A and "
                  "0.6% for ResNet-50.")
     assert [(value, kind) for value, kind, _, _, _, _ in found] == [("0.9%", "gain"), ("0.6%", "gain")]
+
+
+def test_a_sentence_pointing_back_to_this_benchmark_takes_the_dataset_before():
+    found = read("Our parser achieves 95.7% UAS on the Penn Treebank dataset. This makes it the best graph-based "
+                 "parser on this benchmark, close to the transition-based parser, which achieves 95.8% UAS.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [("95.7%", "Penn Treebank"),
+                                                                         ("95.8%", "Penn Treebank")]

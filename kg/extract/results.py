@@ -740,6 +740,12 @@ def _evaluated_on(span: Span) -> bool:
     return root.dep_ == "pobj" and root.head.lower_ in _DATASET_PREPS
 
 
+def _names_the_one_before(sentence: Span) -> bool:
+    """Whether a sentence points back to a dataset: "on this benchmark", "on the same dataset"."""
+    return any(t.lemma_.lower() in ("benchmark", "dataset", "corpus") and any(
+        c.lower_ in ("this", "that", "same") for c in t.children) for t in sentence)
+
+
 def _dataset_runs(datasets: list[int], mentions: list[Mention]) -> list[list[int]]:
     """The datasets of a sentence grouped into the lists it writes: "on PTB and WikiText-2 to 51.1 and
     44.3, and on the text8 and Hutter Prize datasets to 1.19 and 1.08" writes two lists of two."""
@@ -780,6 +786,7 @@ def find_results(doc: Doc, mentions: list[Mention]) -> list[Found]:
     main = main_proposal(mentions)
     found: list[Found] = []
     earlier_runs: list[list[int]] = []  # the lists of datasets the last sentence naming some wrote
+    earlier_only: int | None = None  # the one dataset the last sentence naming any named
     for sentence in doc.sents:
         members = [j for j, m in enumerate(mentions) if sentence.start <= m.span.start < sentence.end]
         names = _Mentions(members, mentions)
@@ -801,6 +808,11 @@ def find_results(doc: Doc, mentions: list[Mention]) -> list[Found]:
         distinct = {mentions[j].span.text for j in members if mentions[j].label == "Dataset"}
         runs = _dataset_runs(datasets, mentions) or earlier_runs
         earlier_runs = [run for run in _dataset_runs(datasets, mentions) if len(run) > 1] or earlier_runs
+        # "... on the English PTB dataset. ... the highest-performing parser on this benchmark": the one before.
+        if not distinct and earlier_only is not None and _names_the_one_before(sentence):
+            datasets = [earlier_only]
+            distinct = {mentions[earlier_only].span.text}
+        earlier_only = datasets[0] if len(datasets) == 1 else (None if distinct else earlier_only)
         for group in _lists(values):
             for index, n in enumerate(group):
                 value = values[n]
