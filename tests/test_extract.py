@@ -237,3 +237,16 @@ def test_the_name_given_later_to_the_kind_of_thing_proposed_is_the_proposal():
                           "The Gated Multimodal Unit (GMU) model is intended to be used as an internal unit.")
     assert (found["Gated Multimodal Unit"], found["GMU"]) == ("proposes", "proposes")
     assert "model for multimodal learning" not in found
+
+
+def test_a_name_defined_under_of_that_runs_past_the_description_is_the_new_thing():
+    found = _role_by_text("Finally, we propose a version of Adam with warm restarts (AdamWR) that has strong "
+                          "anytime performance.")
+    assert (found["Adam with warm restarts"], found["AdamWR"]) == ("proposes", "proposes")
+    found = _role_by_text("We propose a variant of generative adversarial networks (GANs) for text.")
+    assert (found["generative adversarial networks"], found["GANs"]) == ("uses", "uses")
+
+
+def test_a_quoted_name_the_paper_gives_its_method_is_proposed():
+    found = _role_by_text('In this work, we develop a new method termed as "WAGE" to discretize training and inference.')
+    assert found["WAGE"] == "proposes"

@@ -15,6 +15,7 @@ from .. import lexicon
 from ..keys import is_generic_key, resolution_key, singular
 from ..model import Mention
 from ..vocab import ACTOR_TYPES, DEFAULT_ROLE, NEW_ROLE
+from .abbreviations import find_abbreviations
 from .rules import described_as_dataset, looks_like_name, type_of_name
 
 
@@ -95,7 +96,16 @@ def proposed_tokens(doc: Doc) -> set[int]:
                 tokens |= _object_region(doc, token)
             elif token.lower_ == "with" and doc[token.i - 1].lower_ in ("together", "along"):
                 tokens |= _object_region(doc, token)
-    tokens -= _foundations(doc, tokens)
+    foundations = _foundations(doc, tokens)
+    # "we propose a version of Adam with warm restarts (AdamWR)": where nothing else in the object
+    # is a name, a name it defines under its "of", running on past the object's words, is the new
+    # thing, not what it builds on ("a variant of generative adversarial nets (GANs)" stays GANs').
+    if not any(looks_like_name(doc[i]) or doc[i].pos_ == "PROPN" for i in tokens - foundations):
+        for short, long in find_abbreviations(doc):
+            if any(t.i in foundations for t in long) and long.end < short.start and long.end - 1 not in tokens:
+                foundations -= {t.i for t in long}
+                tokens |= {t.i for t in long} | {t.i for t in short}
+    tokens -= foundations
     for verb in doc:
         if verb.lemma_.lower() in ("call", "dub", "term", "name", "abbreviate", "refer") and verb.pos_ == "VERB":
             # The name given to what the paper proposes: "an architecture called Hierarchical
@@ -178,8 +188,8 @@ def _foundations(doc: Doc, region: set[int]) -> set[int]:
 def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Mention]:
     """Capitalised words in a proposed object that no rule found ("we propose Nüwa, a ... framework").
 
-    The tagger often calls a new name an adjective ("Earth-Agent"), so a
-    capitalised word right before a comma, colon or bracket counts too.
+    The tagger often calls a new name an adjective ("Earth-Agent") or a noun ('termed as "WAGE"'),
+    so a capitalised word right before a comma, colon, bracket or closing quote counts too.
     """
     found = []
     for i in sorted(proposed):
@@ -187,7 +197,7 @@ def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Men
         following = doc[i + 1].text if i + 1 < len(doc) else ""
         if (i in taken or not token.text[:1].isupper() or token.i == token.sent.start
                 or token.dep_ == "compound" or token.lower_ in lexicon.EVALUATIVE
-                or not (token.pos_ == "PROPN" or following in (",", ":", "("))):
+                or not (token.pos_ == "PROPN" or following in (",", ":", "(", "\"", "''"))):
             continue
         start = i
         while start - 1 in proposed and doc[start - 1].pos_ == "PROPN" and doc[start - 1].dep_ == "compound" \
