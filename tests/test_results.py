@@ -247,8 +247,8 @@ def test_respectively_pairs_the_values_with_the_datasets_they_hang_on_not_others
 
 
 def test_a_list_of_values_as_long_as_no_list_of_datasets_pairs_with_none():
-    # Four values, three datasets: no value can be said to be on any of them.
-    found = read("We also test on MNIST, SVHN and CIFAR-10, with accuracies of 99.5%, 96.1% and 91.0% / 90.2% "
+    # Four values, three datasets, and no "/" to say two of them share a place: none can be placed.
+    found = read("We also test on MNIST, SVHN and CIFAR-10, with accuracies of 99.5%, 96.1%, 91.0% and 90.2% "
                  "respectively.")
     assert [dataset for _, _, _, dataset, _, _ in found] == [None] * len(found)
 
@@ -392,3 +392,10 @@ def test_a_sentence_pointing_back_to_this_benchmark_takes_the_dataset_before():
                  "parser on this benchmark, close to the transition-based parser, which achieves 95.8% UAS.")
     assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [("95.7%", "Penn Treebank"),
                                                                          ("95.8%", "Penn Treebank")]
+
+
+def test_a_pair_written_with_a_slash_takes_one_place_in_a_respectively_list():
+    found = read("For CIFAR-10, CIFAR-100 and ImageNet, we achieve error rates of 3.9%, 18.5% and 26.0% / 8.5% "
+                 "(Top-1 / Top-5) respectively.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [
+        ("3.9%", "CIFAR-10"), ("18.5%", "CIFAR-100"), ("26.0%", None), ("8.5%", None)]

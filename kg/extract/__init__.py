@@ -31,7 +31,7 @@ from .relation_model import load_relation_model, span_model_links, span_model_sy
 from .results import find_results
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "33"
+RULES_VERSION = "34"
 
 
 def extractor_name(nlp: Language) -> str:

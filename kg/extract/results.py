@@ -740,6 +740,16 @@ def _evaluated_on(span: Span) -> bool:
     return root.dep_ == "pobj" and root.head.lower_ in _DATASET_PREPS
 
 
+def _slots(values: list[_Value]) -> list[int]:
+    """The place of each value of a list, values written with "/" between them sharing one:
+    "3.9%, 18.5% and 26.0% / 8.5%" -> [0, 1, 2, 2]."""
+    slots: list[int] = []
+    for n, value in enumerate(values):
+        joined = n > 0 and any(t.text == "/" for t in value.span.doc[values[n - 1].span.end : value.span.start])
+        slots.append(slots[-1] if joined else (slots[-1] + 1 if slots else 0))
+    return slots
+
+
 def _names_the_one_before(sentence: Span) -> bool:
     """Whether a sentence points back to a dataset: "on this benchmark", "on the same dataset"."""
     return any(t.lemma_.lower() in ("benchmark", "dataset", "corpus") and any(
@@ -814,6 +824,7 @@ def find_results(doc: Doc, mentions: list[Mention]) -> list[Found]:
             distinct = {mentions[earlier_only].span.text}
         earlier_only = datasets[0] if len(datasets) == 1 else (None if distinct else earlier_only)
         for group in _lists(values):
+            slots = _slots([values[n] for n in group])
             for index, n in enumerate(group):
                 value = values[n]
                 if _is_condition(paths[n]):
@@ -827,6 +838,12 @@ def find_results(doc: Doc, mentions: list[Mention]) -> list[Found]:
                     continue  # "reduces cost by 40%": a number with nothing to compare it on
                 told = dataset is not None
                 paired = _paired_run(runs, len(group), values[group[0]].span.start, mentions) if respectively else None
+                if paired is None and respectively and len(set(slots)) < len(group):
+                    # "3.9%, 18.5% and 26.0% / 8.5% (Top-1 / Top-5) respectively" on three datasets: a
+                    # pair written with "/" takes one place; its values (of two measures) take none.
+                    slotted = _paired_run(runs, len(set(slots)), values[group[0]].span.start, mentions)
+                    if slotted is not None and slots.count(slots[index]) == 1:
+                        dataset, told = slotted[slots[index]], True
                 if paired is not None and (not told or any(dataset in run for run in runs if len(run) == len(paired))):
                     dataset, told = paired[index], True  # "respectively" pairs in the order names are listed
                 elif not told and len(datasets) == 1 and len(distinct) == 1:
