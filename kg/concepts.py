@@ -123,6 +123,11 @@ def _is_title_name(label: str) -> bool:
     return len(words) > 1 and all(w[:1].isupper() for w in words if w.isalpha() and len(w) > 3)
 
 
+def _forms(entity: Entity) -> str:
+    """Every form an entity is written in, as one text: a hyphen in any of them counts."""
+    return " | ".join([entity.label, *entity.aliases])
+
+
 def _tails(key: str, names: Collection[str] = (), label: str = "") -> list[str]:
     """The concepts a key could be narrower than, most specific first: the key without a
     trailing generic word ("imitation learning domain" -> "imitation learning"), then that
@@ -211,17 +216,13 @@ def build_hierarchy(entities: list[Entity], extractions: list[PaperExtraction], 
     reach: dict[str, set[str]] = defaultdict(set)
     types: dict[str, Counter] = defaultdict(Counter)
     written: dict[str, Counter] = defaultdict(Counter)  # how papers write each new concept
-    def spelled_name(item: Entity) -> bool:  # "Arcade Learning Environment", not "batch normalization (BN)"
-        return _is_title_name(item.label)
-
     def acronym_named(key: str) -> bool:
         entity = by_key.get(key)
         return entity is not None and (is_acronym_like(entity.label) or any(is_acronym_like(a) for a in entity.aliases))
 
     for entity in entities:
-        decomposes = not is_acronym_like(entity.label) and not spelled_name(entity)  # a name's tails are part of it
-        written_as = " | ".join([entity.label, *entity.aliases])  # a hyphen in any form it is written in
-        candidates = [(t, _tail_form(entity.label, t)) for t in (_tails(entity.key, named, written_as) if decomposes else [])]
+        decomposes = not is_acronym_like(entity.label) and not _is_title_name(entity.label)  # a name's tails are its own
+        candidates = [(t, _tail_form(entity.label, t)) for t in (_tails(entity.key, named, _forms(entity)) if decomposes else [])]
         candidates += [(c, c) for c in _conjuncts(entity.key)]
         if pwc is not None and entity.type == "Task":
             name = pwc.task(entity.key)
@@ -257,9 +258,9 @@ def build_hierarchy(entities: list[Entity], extractions: list[PaperExtraction], 
     # environment", nor are Recurrent Highway Networks highway networks.
     for item in [*entities, *concepts]:
         if not is_acronym_like(item.label):
-            for tail in _tails(item.key, named, " | ".join([item.label, *item.aliases])):
+            for tail in _tails(item.key, named, _forms(item)):
                 if (broader := find(tail)) is not None:
-                    if not spelled_name(item) or acronym_named(broader):
+                    if not _is_title_name(item.label) or acronym_named(broader):
                         link(item.key, broader, "head")
                     break
     for entity in entities:
@@ -418,8 +419,7 @@ def annotate(entities: list[Entity], links: list[Relation], extractions: list[Pa
     for entity in entities:
         reach = len(reached.get(entity.key, ()))
         data = {"reach": reach, "salience": salience(entity, reach, entity.key in proposed)}
-        if entity.mentions and all(by_paper[pid].mentions[i].rule == "described-proposal" for pid, i in entity.mentions
-                                   if pid in by_paper):
+        if entity.mentions and all(by_paper[pid].mentions[i].rule == "described-proposal" for pid, i in entity.mentions):
             data["salience"] = round(math.log2(1 + reach), 3)  # a description, however it is capitalised
         name = pwc.match(entity.type, entity.key) if pwc is not None else None
         if name:

@@ -25,6 +25,7 @@ shared papers, then more papers, never to the alphabet alone.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter, defaultdict
@@ -60,7 +61,7 @@ _SAME_THING = lexicon.KIND_WORDS | {"network", "networks", "net", "nets", "rnn",
 #: Last words of a class of methods rather than one: "model-free algorithms", "deep reinforcement
 #: learning agent", "value functions". A plain phrase ending in one is a category, not a method one
 #: can compare with (on the judged ICLR 2017/18 lists, 4 of 57 such answers were genuine).
-_CLASS_HEADS = lexicon.KIND_WORDS | {"network", "net", "agent", "function", "learning", "technique", "model"}
+_CLASS_HEADS = lexicon.KIND_WORDS | {"network", "net", "agent", "function", "learning"}
 
 
 _KNOWN_METHODS = {name.casefold() for name in lexicon.METHOD_NAMES}
@@ -97,9 +98,10 @@ def _echo(query: str, candidate: str) -> bool:
         and all(w in _SAME_THING for w in longer[len(shorter):])
 
 
-def _words(name: str) -> list[str]:
-    """A name's words, hyphenated parts apart, each as its key: "3C-GANs" -> ["3c", "gan"]."""
-    return [resolution_key(w) for w in re.split(r"[\s\-/]+", name) if resolution_key(w)]
+@functools.lru_cache(maxsize=1 << 16)
+def _words(name: str) -> tuple[str, ...]:
+    """A name's words, hyphenated parts apart, each as its key: "3C-GANs" -> ("3c", "gan")."""
+    return tuple(key for key in map(resolution_key, re.split(r"[\s\-/]+", name)) if key)
 
 
 def name_variant(query: str, candidate: str) -> bool:
@@ -220,11 +222,15 @@ class RelatedIndex:
             return roles["addresses"]
         return roles["evaluatesOn"] | roles["introduces"]
 
+    def _query(self, name: str) -> tuple[str, set[str]]:
+        """The entity named ``name`` (or with that IRI), and every name it goes by."""
+        query = name if name in self.label else self.entities.find(name)
+        return query, {self.label[query]} | self.names_of.get(query, set())
+
     def variants(self, name: str, *, k: int = 10, type: str = "Method") -> list[tuple[str, int]]:
         """The ``k`` entities of ``type`` whose names are variants of the name of the one named
         ``name`` (:func:`name_variant`), with their papers, most papers first."""
-        query = name if name in self.label else self.entities.find(name)
-        query_names = {self.label[query]} | self.names_of.get(query, set())
+        query, query_names = self._query(name)
         found = [(self.label[e], len(papers)) for e, papers in self.papers_of.items()
                  if e != query and papers and (not type or self.type.get(e) == type)
                  and any(name_variant(q, self.label[e]) and not _echo(q, self.label[e]) for q in query_names)]
@@ -236,7 +242,7 @@ class RelatedIndex:
         best first (see the module's documentation for the score), leaving out the query's
         synonyms and the variants of its name (:meth:`variants` lists those). Returns the query
         entity's label and the list."""
-        query = name if name in self.label else self.entities.find(name)
+        query, query_names = self._query(name)
         query_papers = self.papers_of.get(query)
         if not query_papers:  # no paper links it: it shares nothing
             return self.label[query], []
@@ -274,7 +280,6 @@ class RelatedIndex:
             floor = np.sort(first[others])[-k] - 1e-6 if k > 0 else math.inf
             others = [i for i in others if first[i] >= floor]
         candidates = {self.rows[i] for i in others} | {e for e in exact if e in self.row}
-        query_names = {self.label[query]} | self.names_of.get(query, set())
         results = []
         for candidate in candidates:
             if candidate == query or not self.papers_of.get(candidate) or (type and self.type.get(candidate) != type):

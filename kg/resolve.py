@@ -228,7 +228,7 @@ def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True,
     add(METRIC_NAMES, "metric")
     for key in METRIC_LABELS:  # a canonical metric is itself, however the corpus spells it most
         names.pop(key, None)
-    add({key: target for key, target in ALIAS_NAMES.items() if key not in names}, "known alias")
+    add(ALIAS_NAMES, "known alias", keep=True)
     add(head_variants(extractions, names), "kind word")
     definitions = acronym_definitions(extractions, names)
     senses = acronym_senses(definitions)
@@ -570,7 +570,8 @@ def resolution_report(entities: list[Entity], extractions: list[PaperExtraction]
               "Each key of a name resolution joined to another's: `spelling` (written with or without "
               "spaces and hyphens), `metric` (a name of a canonical metric), `kind word` (the name with a "
               "word for its kind), `acronym sense`, `acronym defined` (by the corpus's papers), `initials` "
-              "(an acronym no paper defines, spelling the corpus's one name), `stated synonym`.", ""]
+              "(an acronym no paper defines, spelling the corpus's one name), `known alias` "
+              "(`kg.lexicon.KNOWN_ALIASES`), `language` (a dataset named with its language), `stated synonym`.", ""]
     reasons: dict[str, str] = {}
     names = corpus_names(extractions, reasons=reasons)
     for key in sorted(reasons, key=lambda k: (names.get(k, k), k)):

@@ -816,8 +816,9 @@ def find_results(doc: Doc, mentions: list[Mention]) -> list[Found]:
         # "3.6% on CIFAR-10 and 20.3% when transferred to ImageNet": a second dataset, however named,
         # means the sentence has no only dataset.
         distinct = {mentions[j].span.text for j in members if mentions[j].label == "Dataset"}
-        runs = _dataset_runs(datasets, mentions) or earlier_runs
-        earlier_runs = [run for run in _dataset_runs(datasets, mentions) if len(run) > 1] or earlier_runs
+        own_runs = _dataset_runs(datasets, mentions)
+        runs = own_runs or earlier_runs
+        earlier_runs = [run for run in own_runs if len(run) > 1] or earlier_runs
         # "... on the English PTB dataset. ... the highest-performing parser on this benchmark": the one before.
         if not distinct and earlier_only is not None and _names_the_one_before(sentence):
             datasets = [earlier_only]

@@ -20,8 +20,10 @@ from .rules import described_as_dataset, looks_like_name, type_of_name
 
 
 _PROPOSE_FORMS = {form for verb in lexicon.PROPOSE_VERBS
-                  for form in (verb, verb + "s", verb + "es", verb + "d", verb + "ed", verb + "ing",
-                               verb[:-1] + "ing" if verb.endswith("e") else verb + "ing")}  # "introducing"
+                  for form in (verb, verb + "s", verb + "es", verb + "d", verb + "ed",
+                               (verb[:-1] if verb.endswith("e") else verb) + "ing")}  # "introducing"
+#: The roles of a paper towards what it puts forward.
+_NEW_ROLES = set(NEW_ROLE.values()) | {"proposes"}
 # Where the description of a proposed thing ends: a clause, a purpose, a preposition.
 _REGION_STOP = {"that", "which", "who", "whose", "where", "to", "for", "with", "by", "in", "on", "via", "between",
                 "using", "through", "from", "into", "towards", "toward", "across", "under", "while"}
@@ -239,8 +241,7 @@ def described_proposals(doc: Doc, mentions: list[Mention]) -> list[Mention]:
     first claim with a description that says more than a kind word ("a novel algorithm that ..."
     says only "algorithm", "a principled method" no more: nothing).
     """
-    new_roles = set(NEW_ROLE.values()) | {"proposes"}
-    if any(m.role in new_roles for m in mentions):
+    if any(m.role in _NEW_ROLES for m in mentions):
         return []
     for verb in _self_claim_verbs(doc):
         head = next((c for c in verb.children if c.dep_ in ("dobj", "attr") and c.pos_ in ("NOUN", "PROPN")), None)
@@ -344,10 +345,9 @@ def settle_proposals(mentions: list[Mention]) -> None:
     description ("a recursive mini-batch algorithm"). And an acronym takes the role of the long form
     it defines: "Mixture of Experts Networks (MoEN)".
     """
-    new_roles = set(NEW_ROLE.values()) | {"proposes"}
-    if any(m.role in new_roles and is_name(m) for m in mentions):
+    if any(m.role in _NEW_ROLES and is_name(m) for m in mentions):
         for mention in mentions:
-            if mention.role in new_roles and not is_name(mention):
+            if mention.role in _NEW_ROLES and not is_name(mention):
                 mention.role = DEFAULT_ROLE.get(mention.label, "uses")
     long_forms = {m.span.end + 1: m for m in mentions if m.rule == "abbreviation-long"}  # "X (" -> X
     for mention in mentions:
