@@ -29,7 +29,8 @@ from .concepts import annotate, build_hierarchy
 from .extract import ExtractionFailure, extract_all, extractor_name, in_processes
 from .extract.pipeline import load_pipeline
 from .graph import KnowledgeGraph, build_graph
-from .ingest import read_papers
+from .ingest import FileSetting, read_papers
+from .similar import similar_papers
 from .model import Entity, Paper, PaperExtraction
 from .propagate import propagate
 from .relations import sentence_relations, variant_relations
@@ -117,7 +118,7 @@ def unique_papers(papers: Iterable[Paper], *, strict: bool = False,
             kept[paper.id] = paper
         elif normalize_for_id(first.abstract) == normalize_for_id(paper.abstract):
             merged.append(paper.id)
-            for name in ("title", "venue", "year", "url"):
+            for name in ("title", "venue", "year", "url", "decision"):
                 if not getattr(first, name) and getattr(paper, name):
                     setattr(first, name, getattr(paper, name))
         else:
@@ -149,6 +150,7 @@ def build(
     progress: Callable[[int, int], None] | None = None,
     formats: Iterable[str] = FORMATS,
     cluster: str | None = None,
+    settings: Iterable[FileSetting] = (),
 ) -> BuildResult:
     """Build the graph of ``inputs`` and write ``output``.ttl/.nt/.jsonld/.html (those of
     ``formats``), its SPARQL store ``output``.oxigraph and its entities' vectors.
@@ -158,13 +160,15 @@ def build(
     Extraction runs on ``processes`` processes (default: every core) and reuses the
     extraction cache at ``cache`` (default: ``.kg-cache/`` beside the output; None: no cache).
     With ``cluster`` (a Dask scheduler address, or ``local:N``: :mod:`kg.cluster`), extraction
-    runs on that cluster's workers instead; the rest of the build runs here.
+    runs on that cluster's workers instead; the rest of the build runs here. ``settings`` give
+    the records of the files they name a venue, year, decision or URL (:class:`kg.ingest.FileSetting`).
     Raises ``InputError`` for unreadable input (every bad record, with ``strict``).
     """
     started = time.perf_counter()
     skipped: list[InputError] = []
     warnings: list[InputError] = []
-    papers, duplicates = unique_papers(read_papers(inputs, format=format, strict=strict, on_skip=skipped.append),
+    papers, duplicates = unique_papers(read_papers(inputs, format=format, strict=strict, on_skip=skipped.append,
+                                                   settings=settings),
                                        strict=strict, on_warning=warnings.append)
     if not papers:
         raise KGError("\n".join(["No abstracts found in the input" + (f"; skipped {len(skipped)} records:" if skipped else ".")]
@@ -204,6 +208,8 @@ def build(
         # Each entity's reach, salience and Papers with Code name, written on its node.
         annotations = annotate(entities, hierarchy.links, extractions, taxonomy)
         graph = build_graph(extractions, entities, relations + hierarchy.links, annotations)
+        for paper, similar in similar_papers(graph).items():  # for the index and the explorer's paper pages
+            graph.nodes[paper]["similar"] = similar
         vectors = entity_vectors(entities, extractions)
         extra = {"report.md": resolution_report(entities, extractions)} if report else {}
         written = write_outputs(graph, output, base=base, title=title or output.name, extra=extra, vectors=vectors,

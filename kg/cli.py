@@ -104,14 +104,20 @@ def _formats(value: str) -> tuple[str, ...]:
               help="Extract on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N worker "
                    "processes on this machine. Needs the cluster extra: pip install 'kg[cluster]'. The rest of "
                    "the build, and the cache, stay on this machine.")
+@click.option("--set", "settings", type=(str, str), multiple=True, metavar="FILE KEY=VALUE",
+              help="Give every record of the input FILE (a path, a name or a glob; '*' for all) a field, over "
+                   "what the record says (repeatable; a later one of the same key wins). KEY is venue, year, "
+                   "decision, url (a template with {id}) or decisions (what codes mean: "
+                   "'1=Accept (Oral);0=Reject'; codes not named stay as written).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def build(inputs, output, input_format, base, strict, report, jobs, no_cache, formats, cluster, quiet):
+def build(inputs, output, input_format, base, strict, report, jobs, no_cache, formats, cluster, settings, quiet):
     """Build a graph from abstracts in INPUTS (files, folders or globs).
 
     \b
     Formats: the corpus text format (.txt: a header line naming the collection,
     then one abstract per blank-line-separated block); CSV with an 'abstract'
-    column (and optionally title, id, keywords, authors, year, venue, url);
+    column (and optionally title, id, keywords, authors, year, venue, url,
+    decision);
     JSON Lines with at least 'abstract' (arXiv metadata snapshot and OpenReview
     notes included); OpenReview API notes JSON (.json, v1 or v2); BibTeX (.bib)
     entries with an 'abstract' field. Unreadable records are skipped and
@@ -124,8 +130,19 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, fo
       kg build corpus/*.txt papers.csv -o graphs/iclr --base https://example.org/kg/
       kg build iclr2026.csv -o graphs/iclr2026 --formats nt
       kg build arxiv-cs.jsonl -o graphs/arxiv --cluster tcp://scheduler:8786
+      kg build ICLR17.csv ICLR18.csv -o graphs/iclr --set ICLR17.csv year=2017 \\
+        --set ICLR18.csv year=2018 --set '*' venue=ICLR \\
+        --set '*' url='https://openreview.net/forum?id={id}'
     """
     from .build import build as run_build
+    from .ingest import FileSetting
+
+    parsed = []
+    for pattern, assignment in settings:
+        try:
+            parsed.append(FileSetting.parse(pattern, assignment))
+        except ValueError as error:
+            raise click.BadParameter(f"{pattern} {assignment}: {error}", param_hint="--set") from None
 
     bar = None
 
@@ -141,7 +158,7 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, fo
     try:
         result = run_build(inputs, output, base=base, format=input_format, strict=strict, report=report,
                            processes=jobs, cache=None if no_cache else "default", progress=progress,
-                           formats=formats, cluster=cluster)
+                           formats=formats, cluster=cluster, settings=parsed)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -598,6 +615,7 @@ def fetch_openreview_command(venue, output, invitation, api, page_size, retries)
 def explain(name, other, graph):
     """The sentences behind NAME (a label or alias), or behind the links between NAME and OTHER.
 
+    First comes what a paper says each is (its definition), where one does.
     Each line gives the paper, the role or relation, the sentence with the
     mention marked, and the mention's character offsets in the stored abstract.
 
@@ -606,10 +624,17 @@ def explain(name, other, graph):
       kg explain GRPO -g graphs/sample
       kg explain C-GRPO GRPO -g graphs/sample
     """
-    from .explain import explain as run_explain
+    from .explain import definition_of, explain as run_explain
+    from .lookup import find_entity
     from .store import open_graph
 
-    labels, evidence = run_explain(open_graph(graph), name, other)
+    store = open_graph(graph)
+    labels, evidence = run_explain(store, name, other)
+    for named in [name] + ([other] if other else []):  # what each is, first, where a paper says
+        iri = find_entity(store, named)
+        definition = definition_of(store, iri)
+        if definition:
+            click.echo(f"{labels.get(iri, named)}: {definition.text}\n  (from {definition.paper_label}  <{definition.paper}>)")
     tty = sys.stdout.isatty()
     mark = (lambda text: click.style(text, bold=True, underline=True)) if tty else (lambda text: f"«{text}»")
     if not evidence:
@@ -691,6 +716,150 @@ def publish(graph, engine, url, name, base, isql, user, password, load_dir):
                f"({done.rate:,.0f} triples/s), in the named graph <{done.build}>, now the current build of "
                f"<{done.graph}>" + (f"; dropped {len(done.dropped)} older build(s)." if done.dropped else "."))
     click.echo(f"Query it: kg serve -g {graph} --sparql {target.query_url}")
+
+
+@main.command()
+@click.argument("paper")
+@graph_option
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def similar(paper, graph, fmt):
+    """The papers most similar to PAPER (its id, or its title), each with why.
+
+    A paper's similarity to another is the cosine of one vector of three
+    parts: the words of title and abstract (TF-IDF), the entities it names
+    weighted by rarity (0.2), and its abstract's static-model vector (0.2).
+    Each answer lists the entities both papers name, rarest first. The same
+    list as the paper's panel in the explorer and its page in kg serve.
+
+    \b
+    Examples:
+      kg similar HkwZSG-CZ -g graphs/iclr
+      kg similar "Breaking the Softmax Bottleneck" -g graphs/iclr --format json
+    """
+    from .index import load_index
+    from .store import open_graph
+    from .tables import graph_tables
+    from .views import Tables
+
+    G = load_index(open_graph(graph), texts=True).graph
+    node = _paper_node(G, paper)
+    view = Tables(graph_tables(G)).view(node)
+    if fmt == "json":
+        click.echo(json.dumps({"paper": node, "title": view["title"], "similar": view["similar"]}, indent=2,
+                              ensure_ascii=False))
+        return
+    click.echo(f"Papers similar to {view['title']}  <{node}>:")
+    if not view["similar"]:
+        click.echo("  (none: it shares no word, entity or meaning with another paper)")
+    for rank, item in enumerate(view["similar"], 1):
+        click.echo(f"  {rank:2}. {item['title']}  <{item['id']}>")
+        shared = ", ".join(e["label"] for e in item["shared"])
+        click.echo(f"      score {item['score']:.2f}: words {item['words']:.2f}, entities {item['entities']:.2f}, "
+                   f"meaning {item['meaning']:.2f}" + (f"; both name {shared}" if shared else ""))
+
+
+def _paper_node(G, paper: str) -> str:
+    """The node of the paper whose id, node id or title (in any case) is ``paper``."""
+    from .vocab import paper_node
+
+    for node in (paper, paper_node(paper)):
+        if node in G and G.nodes[node].get("kind") == "Paper":
+            return node
+    wanted = " ".join(paper.split()).casefold()
+    found = sorted(n for n, d in G.nodes(data=True) if d.get("kind") == "Paper"
+                   and " ".join(str(d.get("title") or "").split()).casefold() == wanted)
+    if not found:
+        raise KGError(f"No paper has the id or the title {paper!r}.")
+    return found[0]
+
+
+@main.command()
+@click.argument("task")
+@graph_option
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def compare(task, graph, fmt):
+    """The papers on TASK (a label or alias) side by side: what each proposes, the
+    datasets and metrics it uses, and the results it reports; then the task's
+    datasets and the methods proposed for it. The same table as the task's panel
+    in the explorer and its page in kg serve (--format json: that view whole).
+
+    \b
+    Examples:
+      kg compare "mathematical reasoning" -g graphs/sample
+      kg compare "language modeling" -g graphs/iclr --format json
+    """
+    from .index import load_index
+    from .lookup import find_entity
+    from .store import open_graph
+    from .tables import graph_tables
+    from .views import Tables
+    from .vocab import node_of_iri
+
+    store = open_graph(graph)
+    iri = find_entity(store, task, type="Task")
+    view = Tables(graph_tables(load_index(store, texts=True).graph)).view(node_of_iri(iri))
+    if fmt == "json":
+        click.echo(json.dumps(view, indent=2, ensure_ascii=False))
+        return
+    names = lambda entries: ", ".join(e["label"] for e in entries) or "-"  # noqa: E731
+    click.echo(f"{view['label']}: {view['paper_count']} paper{'s' * (view['paper_count'] != 1)}" + (f", the first {len(view['comparison'])} below"
+                                                                  if len(view["comparison"]) < view["paper_count"] else ""))
+    for row in view["comparison"]:
+        click.echo(f"\n  {row['title']}" + (f" ({row['year']})" if row["year"] else "") + f"  <{row['paper']}>")
+        click.echo(f"    proposes: {names(row['proposes'])}\n    datasets: {names(row['datasets'])}"
+                   f"\n    metrics:  {names(row['metrics'])}")
+        for r in row["results"]:
+            words = [r["text"] + (" gain" if r["kind"] == "gain" else ""), r["metric"],
+                     r["dataset"] and f"on {r['dataset']}", r["subject"] and f"by {r['subject']}"]
+            click.echo("    result:   " + " ".join(w for w in words if w))
+    for key, title in (("datasets", "Datasets"), ("methods", "Methods proposed for it")):
+        click.echo(f"\n{title}: " + (", ".join(f"{e['label']} ({e['papers']})" for e in view[key]) or "-"))
+
+
+@main.command()
+@graph_option
+@click.option("--by", type=click.Choice(["year", "venue"]), default="year", show_default=True,
+              help="What a period is: the papers' year or their venue.")
+@click.option("--type", "types", multiple=True, type=click.Choice(ENTITY_TYPES),
+              help="Only entities of this type (repeatable). Default: every type.")
+@click.option("--from", "earlier", metavar="PERIOD", help="The period to compare from. Default: the first.")
+@click.option("--to", "later", metavar="PERIOD", help="The period to compare to. Default: the last.")
+@click.option("-k", "top", default=15, show_default=True, type=click.IntRange(min=1),
+              help="How many rising and how many falling entities to list.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def trends(graph, by, types, earlier, later, top, fmt):
+    """The entities whose share of papers rises or falls the most between two periods.
+
+    Each is listed with its papers per period. They are ranked by the z-score
+    of the log-odds ratio of their shares, with an informative prior of 20
+    papers at the entity's pooled share, so a name seen in one paper does
+    not rank first. Papers get a year or venue from their records or
+    from 'kg build --set FILE year=2017'.
+
+    \b
+    Examples:
+      kg trends -g graphs/iclr --by year --type Method
+      kg trends -g graphs/iclr --by venue --from "ICLR 2017" --to "ICLR 2018" --format json
+    """
+    from .store import open_graph
+    from .trends import trends as run_trends
+
+    found = run_trends(open_graph(graph), by=by, types=list(types), earlier=earlier, later=later, top=top)
+    if fmt == "json":
+        click.echo(json.dumps(found.as_json(), indent=2))
+        return
+    periods = list(found.periods)
+    what = " and ".join(f"{t}s" for t in types) if types else "Entities"
+    click.echo(f"{what} by share of papers, {found.earlier} ({found.periods[found.earlier]:,} papers) -> "
+               f"{found.later} ({found.periods[found.later]:,} papers); z: log-odds z-score.")
+    width = max(len(p) for p in periods) + 8
+    for title, listed in (("Rising", found.rising), ("Falling", found.falling)):
+        click.echo(f"\n{title}:\n  {'z':>6}  " + "".join(f"{p:>{width}}" for p in periods) + "  entity")
+        if not listed:
+            click.echo("  (none)")
+        for t in listed:
+            cells = "".join(f"{f'{t.counts[p]} ({100 * t.counts[p] / found.periods[p]:.1f}%)':>{width}}" for p in periods)
+            click.echo(f"  {t.z:+6.2f}  {cells}  {t.label} [{t.type}]")
 
 
 @main.command()

@@ -54,6 +54,25 @@ def evidence_of(store: ox.Store, entity: str) -> list[Evidence]:
     return sorted(found, key=lambda e: (e.paper_label, e.start))
 
 
+@dataclass
+class Definition:
+    """What a paper says an entity is (``skos:definition``), and the sentence it says it in."""
+
+    text: str
+    sentence: str
+    paper: str  # IRI
+    paper_label: str
+
+
+def definition_of(store: ox.Store, entity: str) -> Definition | None:
+    """The definition of the entity with IRI ``entity`` (:mod:`kg.definitions`), or None."""
+    rows = store.query(with_values(view("entity-definition"), "entity", ox.NamedNode(entity)), prefixes=PREFIXES)
+    row = next(iter(rows), None)
+    if row is None:
+        return None
+    return Definition(row["text"].value, row["sentence"].value, row["paper"].value, row["label"].value)
+
+
 def explain(store: ox.Store, name: str, other: str | None = None) -> tuple[dict[str, str], list[Evidence]]:
     """The evidence behind the entity named ``name`` or, with ``other``, behind the links between them.
 

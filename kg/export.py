@@ -5,8 +5,8 @@ Nodes are the graph's papers and entities, edges its paper -> entity roles, its 
 entity relations and its concept hierarchy (``broader``), read from the store as ``kg serve``
 reads them (:func:`kg.index.load_index`): a tool shows what the explorer shows. Every
 attribute is a typed column: ``kind``, ``label``, ``aliases`` (joined by `` | ``), ``papers``,
-``reach`` and ``salience`` for entities; ``kind``, ``label``, ``title``, ``venue`` and ``year``
-for papers; ``role`` and ``support`` (papers stating it; 1 for a paper's own role) for edges.
+``reach`` and ``salience`` for entities; ``kind``, ``label``, ``title``, ``venue``, ``year``,
+``decision`` and ``url`` for papers; ``role`` and ``support`` (papers stating it; 1 for a paper's own role) for edges.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from .store import open_graph
 
 #: The formats ``kg export --to`` writes, by name: the file's extension and networkx's writer.
 FORMATS = {"graphml": (".graphml", nx.write_graphml), "gexf": (".gexf", nx.write_gexf)}
-_FIELDS = ("kind", "label", "aliases", "papers", "reach", "salience", "title", "venue", "year")
+_FIELDS = ("kind", "label", "aliases", "papers", "reach", "salience", "title", "venue", "year", "decision", "url")
 
 
 def tool_graph(graph: str | Path) -> nx.MultiDiGraph:
@@ -59,7 +59,8 @@ def export(graph: str | Path, target: str | Path, to: str) -> tuple[Path, int, i
 
 #: Neo4j column types of the node attributes (``neo4j-admin database import`` headers).
 _NEO4J_TYPES = {"kind": "string", "label": "string", "aliases": "string[]", "papers": "int", "reach": "int",
-                "salience": "float", "title": "string", "venue": "string", "year": "int"}
+                "salience": "float", "title": "string", "venue": "string", "year": "int",
+                "decision": "string", "url": "string"}
 
 
 def neo4j_type(role: str) -> str:

@@ -2,7 +2,7 @@
 
 Nodes
     ``paper/<paper id>`` (:func:`kg.vocab.paper_node`) with ``kind="Paper"``, ``label``, ``title``,
-    ``abstract``, ``venue``, ``year``, ``authors``, ``keywords``, ``url``,
+    ``abstract``, ``venue``, ``year``, ``authors``, ``keywords``, ``url``, ``decision``,
     ``source_file`` (see :func:`published_path`), ``source_line``, ``paper_id``, ``sentences``
     (the (start, end) of each sentence of the abstract).
 
@@ -38,6 +38,7 @@ from typing import TypedDict
 
 import networkx as nx
 
+from .definitions import find_definitions
 from .model import Entity, PaperExtraction, Relation
 from .text import plain_label
 from .vocab import ACTOR_TYPES, entity_node, paper_node, role_towards
@@ -143,7 +144,7 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
         node = paper_node(paper.id)
         G.add_node(node, kind="Paper", label=_paper_label(ex), title=paper.title, abstract=paper.abstract,
                    venue=paper.venue, year=paper.year, authors=list(paper.authors),
-                   keywords=list(paper.keywords), url=paper.url, paper_id=paper.id,
+                   keywords=list(paper.keywords), url=paper.url, decision=paper.decision, paper_id=paper.id,
                    source_file=published_path(paper.source.file) if paper.source else "",
                    source_line=paper.source.line if paper.source else 0, sentences=list(ex.sentences))
         for index, mention in enumerate(ex.mentions):
@@ -167,6 +168,9 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
                 G.remove_edge(node, target, "uses")
 
     node_of = {e.key: entity_node(e.type, e.key) for e in entities}
+    for key, definition in find_definitions(extractions, mention_entity).items():
+        abstract = by_paper[definition["paper"]].paper.abstract
+        G.nodes[node_of[key]]["definition"] = {**definition, "sentence": abstract[definition["start"]:definition["end"]]}
     for relation in relations:
         paper_id, index = relation.evidence
         ex = by_paper[paper_id]

@@ -95,8 +95,8 @@ def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool =
             G.nodes[node]["aliases"].append(row["alias"].value)
     for row in ordered(store.query(view("index-papers"), prefixes=PREFIXES), "p"):
         add(row["p"].value, kind="Paper", label=row["label"].value, title=value(row["title"]),
-            venue=value(row["venue"]), year=int(row["date"].value) if row["date"] else None,
-            abstract="", url="", authors=[])
+            venue=value(row["venue"]), year=int(row["year"].value) if row["year"] else None,
+            decision=value(row["decision"]), url=value(row["url"]), abstract="", authors=[])
     for row in ordered(store.query(view_with("index-roles", property=kg_terms(vocab.ROLES)), prefixes=PREFIXES),
                        "p", "e", "property"):
         paper, entity = vocab.node_of_iri(row["p"].value), vocab.node_of_iri(row["e"].value)
@@ -139,6 +139,18 @@ def _load_texts(store: ox.Store, G: KnowledgeGraph) -> None:
         if key in vocab.LINKS:  # a relation's evidence names its paper; a role's is its paper's own
             item["paper"] = G.nodes[paper]["paper_id"]
         G.edges[subject, other, key].setdefault("evidence", []).append(item)
+    for row in ordered(store.query(view("index-definitions"), prefixes=PREFIXES), "e"):
+        entity, paper = vocab.node_of_iri(row["e"].value), vocab.node_of_iri(row["paper"].value)
+        if entity in G and paper in G:
+            G.nodes[entity]["definition"] = {"text": row["text"].value, "paper": G.nodes[paper]["paper_id"],
+                                             "start": int(row["start"].value), "end": int(row["end"].value),
+                                             "sentence": row["sentence"].value}
+    rows = store.query(view("index-similar"), prefixes=PREFIXES)
+    for row in sorted(rows, key=lambda row: (row["p"].value, int(row["rank"].value.rsplit("#s", 1)[-1]))):
+        paper, other = vocab.node_of_iri(row["p"].value), vocab.node_of_iri(row["other"].value)
+        if paper in G and other in G:
+            G.nodes[paper].setdefault("similar", []).append(
+                (other, *(float(row[part].value) if row[part] else 0.0 for part in ("score", "words", "entities", "meaning"))))
     results = G.results = []
     for row in ordered(store.query(view("index-results"), prefixes=PREFIXES), "paper", "start"):
         paper = vocab.node_of_iri(row["paper"].value)

@@ -6,13 +6,16 @@ Formats, chosen by extension (``--format`` overrides):
   ("ICLR 2026 Papers"), then one abstract per blank-line-separated block;
 - ``.csv``: a header row with an ``abstract`` column and optionally ``title``,
   ``id``/``pid``, ``keywords``/``keyword``, ``authors``, ``year``, ``venue``,
-  ``url`` (names matched case-insensitively);
+  ``url``, ``decision`` (names matched case-insensitively);
 - ``.jsonl``/``.ndjson``: one JSON object per line with at least ``abstract``; the
   arXiv metadata snapshot (``id``, ``title``, ``abstract``, ``authors``,
   ``categories``, ``update_date``) and OpenReview notes are understood;
 - ``.json``: OpenReview API notes, v2 (``content.title.value``) or v1
   (``content.title``), as an API response ``{"notes": [...]}`` or a list;
 - ``.bib``: BibTeX entries with an ``abstract`` field.
+
+What a file's records lack, the command line can give them (:class:`FileSetting`, ``kg build
+--set FILE KEY=VALUE``): a venue, a year, a decision, a URL template, a mapping of decision codes.
 
 A record that cannot be read is reported as an ``InputError`` naming its file
 and line; ``read_papers`` passes it to ``on_skip`` and goes on, unless
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import fnmatch
 import glob
 import hashlib
 import io
@@ -31,7 +35,9 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from .errors import InputError
 from .model import Paper, Source
@@ -75,22 +81,105 @@ def detect_format(path: Path) -> str:
                          f"{', '.join(sorted(_EXTENSIONS))}, or name the format with --format") from None
 
 
+#: What ``--set FILE KEY=VALUE`` can give a file's records, and what the value is.
+SETTABLE = {
+    "venue": "the venue, e.g. 'ICLR 2017'",
+    "year": "the year of publication, e.g. 2017",
+    "decision": "the decision on every paper of the file, as you would write it, e.g. 'Accept'",
+    "decisions": "what the file's decision codes mean, e.g. '1=Accept (Oral);2=Accept (Poster);0=Reject'",
+    "url": "a URL template where {id} is the record's id, e.g. 'https://openreview.net/forum?id={id}'",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FileSetting:
+    """A value given to every record of the input files ``pattern`` names (a path or a glob,
+    matched against each input's path and its name), over what the record says itself.
+
+    >>> setting = FileSetting.parse("ICLR17*.csv", "year=2017")
+    >>> paper = Paper("p1", "We propose X.", year=None)
+    >>> setting.applies_to(Path("data/ICLR17_submissions.csv")), setting.apply(paper).year
+    (True, 2017)
+    >>> FileSetting.parse("*", "decisions=1=Accept;0=Reject").apply(Paper("p1", "X.", decision="0")).decision
+    'Reject'
+    """
+
+    pattern: str
+    key: str
+    value: str
+
+    @classmethod
+    def parse(cls, pattern: str, assignment: str) -> "FileSetting":
+        """``pattern`` and ``KEY=VALUE``, checked; raises ``ValueError`` with a one-line reason."""
+        key, equals, value = assignment.partition("=")
+        key, value = key.strip().lower(), value.strip()
+        if not equals or key not in SETTABLE:
+            raise ValueError(f"{assignment!r} is not KEY=VALUE with KEY one of {', '.join(SETTABLE)}")
+        if not value:
+            raise ValueError(f"{key} is given no value")
+        if key == "year" and not (value.isdigit() and 1000 <= int(value) <= 2999):
+            raise ValueError(f"year {value!r} is not a year such as 2017")
+        if key == "url" and "{id}" not in value:
+            raise ValueError(f"the url template {value!r} has no {{id}} to put each record's id in")
+        if key == "decisions":
+            cls._codes(value)
+        return cls(pattern, key, value)
+
+    @staticmethod
+    def _codes(value: str) -> dict[str, str]:
+        codes = {}
+        for item in value.split(";"):
+            code, equals, meaning = item.partition("=")
+            if not equals or not code.strip() or not meaning.strip():
+                raise ValueError(f"decisions {value!r}: {item!r} is not CODE=DECISION (items are separated by ';')")
+            codes[code.strip()] = meaning.strip()
+        return codes
+
+    def applies_to(self, path: Path) -> bool:
+        """Whether the input file ``path`` is one the pattern names."""
+        return (fnmatch.fnmatchcase(str(path), self.pattern) or fnmatch.fnmatchcase(path.name, self.pattern)
+                or Path(self.pattern).resolve() == path.resolve())
+
+    def apply(self, paper: Paper) -> Paper:
+        """``paper`` with this setting's field set (a code mapping changes only codes it knows)."""
+        if self.key == "year":
+            paper.year = int(self.value)
+        elif self.key == "url":
+            paper.url = self.value.replace("{id}", quote(paper.id, safe=""))
+        elif self.key == "decisions":
+            paper.decision = self._codes(self.value).get(paper.decision.strip(), paper.decision)
+        else:
+            setattr(paper, self.key, self.value)
+        return paper
+
+
 def read_papers(
     inputs: Iterable[str | Path],
     *,
     format: str | None = None,
     strict: bool = False,
     on_skip: Callable[[InputError], None] | None = None,
+    settings: Iterable[FileSetting] = (),
 ) -> Iterator[Paper]:
-    """Every paper in ``inputs``, in file order.
+    """Every paper in ``inputs``, in file order, with the ``settings`` that name its file applied
+    in the order given (a later one of the same key wins; a code mapping applies last).
 
     Unreadable records raise ``InputError`` when ``strict``; otherwise they are
-    handed to ``on_skip`` and left out.
+    handed to ``on_skip`` and left out. A setting that names none of the inputs raises ``InputError``.
     """
-    for path in expand_inputs(inputs):
+    paths = expand_inputs(inputs)
+    settings = sorted(settings, key=lambda setting: setting.key == "decisions")  # stable: codes mapped last
+    for setting in settings:
+        if not any(setting.applies_to(path) for path in paths):
+            raise InputError(setting.pattern, None, f"--set {setting.key}: names none of the input files")
+    for path in paths:
         reader = _READERS[format or detect_format(path)]
+        ours = [setting for setting in settings if setting.applies_to(path)]
         try:
             for record in reader(path):
+                if isinstance(record, Paper):
+                    for setting in ours:
+                        setting.apply(record)
                 if isinstance(record, Paper) and len(record.abstract) > MAX_ABSTRACT_CHARS:
                     record = InputError(record.source.file, record.source.line,
                                         f"abstract of {len(record.abstract):,} characters is over the "
@@ -112,7 +201,8 @@ def read_papers(
 
 def _text_of(paper: Paper) -> str:
     """Every text a paper keeps, joined."""
-    return "\n".join([paper.id, paper.abstract, paper.title, paper.venue, paper.url, *paper.authors, *paper.keywords])
+    return "\n".join([paper.id, paper.abstract, paper.title, paper.venue, paper.url, paper.decision,
+                      *paper.authors, *paper.keywords])
 
 
 def paper_id(abstract: str) -> str:
@@ -249,6 +339,7 @@ def _paper_from_record(record: dict, source: Source) -> Paper | InputError:
         authors=_authors(fields.get("authors")),
         keywords=_keywords(fields.get("keywords", fields.get("keyword"))),
         url=str(fields.get("url") or "").strip(),
+        decision=plain_label(str(fields.get("decision") or "")),
         source=source,
     )
 

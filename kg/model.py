@@ -42,6 +42,9 @@ class Paper:
     authors: list[str] = field(default_factory=list)
     keywords: list[str] = field(default_factory=list)
     url: str = ""
+    #: The decision on the paper as its source writes it ("Accept (Poster)", "Reject"), or a code
+    #: the user mapped with ``--set FILE decisions=...``; kg never guesses what a code means.
+    decision: str = ""
     source: Source | None = None
 
 

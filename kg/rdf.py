@@ -29,7 +29,7 @@ from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 from . import vocab
 from .vocab import KG, OA, SCHEMA
 
-__all__ = ["export_blocks", "node_iri", "Term", "Block", "typed_literal", "pair_key", "sorted_pairs"]
+__all__ = ["export_blocks", "node_iri", "Term", "Block", "typed_literal", "decimal_literal", "pair_key", "sorted_pairs"]
 
 # The mapping yields *blocks*: a subject and its (predicate, object) pairs, in
 # plain Python values. An IRI is a str (a blank node, which only rdflib input
@@ -42,10 +42,10 @@ Term = str | tuple[str, str | None, str | None]
 Block = tuple[str, list[tuple[str, Term]]]
 
 _TYPE, _LABEL = str(RDF.type), str(RDFS.label)
-_IDENTIFIER, _ABSTRACT, _TITLE, _DATE, _CREATOR = map(str, (
-    DCTERMS.identifier, DCTERMS.abstract, DCTERMS.title, DCTERMS.date, DCTERMS.creator))
+_IDENTIFIER, _ABSTRACT, _TITLE, _ISSUED, _CREATOR = map(str, (
+    DCTERMS.identifier, DCTERMS.abstract, DCTERMS.title, DCTERMS.issued, DCTERMS.creator))
 _KEYWORDS, _URL = str(SCHEMA.keywords), str(SCHEMA.url)
-_VENUE, _SOURCE_FILE, _SOURCE_LINE = str(KG.venue), str(KG.sourceFile), str(KG.sourceLine)
+_VENUE, _DECISION, _SOURCE_FILE, _SOURCE_LINE = str(KG.venue), str(KG.decision), str(KG.sourceFile), str(KG.sourceLine)
 _PREF_LABEL, _ALT_LABEL, _PAPER_COUNT = str(SKOS.prefLabel), str(SKOS.altLabel), str(KG.paperCount)
 _SUBJECT, _PREDICATE, _OBJECT = str(RDF.subject), str(RDF.predicate), str(RDF.object)
 _CONFIDENCE, _VERSION, _LOOKUP_KEY = str(KG.confidence), str(KG.version), str(KG.lookupKey)
@@ -57,6 +57,7 @@ _POSITION_SELECTOR = str(OA.TextPositionSelector)
 _CLASSES = {kind: str(vocab.class_iri(kind)) for kind in vocab.ENTITY_TYPES}
 _ROLES = {role: str(vocab.role_iri(role)) for role in vocab.ROLES}
 _RELATIONS = {link: str(vocab.link_iri(link)) for link in vocab.LINKS}
+_DEFINITION, _DEFINITION_SOURCE = str(SKOS.definition), str(KG.definitionSource)
 _REACH, _SALIENCE, _AREA, _EXACT_MATCH = str(KG.paperCountWithNarrower), str(KG.salience), str(KG.researchArea), str(SKOS.exactMatch)
 _RESULT, _REPORTS, _VALUE, _PREVIOUS, _UNIT, _KIND = map(str, (
     KG.Result, KG.reports, KG.value, KG.previousValue, KG.unit, KG.resultKind))
@@ -155,6 +156,8 @@ def export_blocks(G: nx.MultiDiGraph, base: str) -> Iterator[Block]:
                 vocab.role_iri(role)  # raises ValueError for an unknown role
         else:
             entities[iris[node]].append(node)
+            if data.get("definition"):  # its sentence is written with its paper
+                cited[vocab.paper_node(data["definition"]["paper"])].add(data["definition"]["sentence_index"])
             for _, target, relation, edge in G.out_edges(node, keys=True, data=True):
                 if relation not in _RELATIONS or G.nodes[target]["kind"] == "Paper":
                     raise ValueError(f"Edge {node!r} -> {target!r} ({relation}) starts at an entity; only "
@@ -172,6 +175,7 @@ def export_blocks(G: nx.MultiDiGraph, base: str) -> Iterator[Block]:
     for iri in sorted(entities):
         nodes = entities[iri]
         yield iri, sorted_pairs([pair for node in nodes for pair in _entity_pairs(G.nodes[node])]
+                                + [pair for node in nodes for pair in _definition_pairs(G.nodes[node], base)]
                                 + [(_RELATIONS[relation], iris[target]) for node in nodes
                                    for _, target, relation in G.out_edges(node, keys=True)])
         yield from _relation_statements(G, nodes, iri, iris, base, extractors)
@@ -239,7 +243,7 @@ def _sentence_block(iri: str, paper: str, abstract: str, span: tuple[int, int]) 
                               (_START, typed_literal(str(int(start)), _NON_NEGATIVE))])
 
 
-def _decimal(value: float) -> tuple[str, str, None]:
+def decimal_literal(value: float) -> tuple[str, str, None]:
     text = f"{value:.6f}".rstrip("0").rstrip(".")  # xsd:decimal has no exponent: never "1e-05"
     return typed_literal(text if text not in ("", "-0") else "0", _DECIMAL)
 
@@ -251,13 +255,13 @@ def _result_blocks(results: list[dict], paper: str, iris: dict[str, str], base: 
     for result in results:
         iri = str(vocab.result_iri(base, result["paper_id"], result["start"]))
         extractor, sentence = _provenance(result, result["paper_id"], base, extractors)
-        pairs = [(_TYPE, _RESULT), (_VALUE, _decimal(result["value"])), (_KIND, _plain(result["kind"])),
+        pairs = [(_TYPE, _RESULT), (_VALUE, decimal_literal(result["value"])), (_KIND, _plain(result["kind"])),
                  (_DERIVED_FROM, sentence), (_ATTRIBUTED_TO, extractor),
                  (_CONFIDENCE, typed_literal(f"{result['confidence']:.3f}", _DECIMAL))]
         if result["unit"]:
             pairs.append((_UNIT, _plain(result["unit"])))
         if result["previous"] is not None:
-            pairs.append((_PREVIOUS, _decimal(result["previous"])))
+            pairs.append((_PREVIOUS, decimal_literal(result["previous"])))
         for prop, part in ((_ON_DATASET, "dataset"), (_OF_METRIC, "metric"), (_ACHIEVED_BY, "subject")):
             if result[part] is not None:
                 pairs.append((prop, iris[result[part]]))
@@ -287,13 +291,13 @@ def _paper_pairs(data: dict) -> list[tuple[str, Term]]:
     pairs = [(_TYPE, _PAPER), (_IDENTIFIER, _plain(data["paper_id"])), (_ABSTRACT, _plain(data["abstract"])),
              (_LABEL, _plain(data["label"]))]
     for prop, value in ((_TITLE, data.get("title")), (_VENUE, data.get("venue")),
-                        (_SOURCE_FILE, data.get("source_file"))):
+                        (_DECISION, data.get("decision")), (_SOURCE_FILE, data.get("source_file"))):
         if value:
             pairs.append((prop, _plain(value)))
     if data.get("source_file"):
         pairs.append((_SOURCE_LINE, typed_literal(str(int(data.get("source_line") or 0)), _INTEGER)))
     if data.get("year") is not None:
-        pairs.append((_DATE, typed_literal(f"{int(data['year']):04d}", _GYEAR)))
+        pairs.append((_ISSUED, typed_literal(f"{int(data['year']):04d}", _GYEAR)))
     pairs += [(_CREATOR, _plain(author)) for author in data.get("authors") or ()]
     pairs += [(_KEYWORDS, _plain(keyword)) for keyword in data.get("keywords") or ()]
     url = _url_iri(data.get("url") or "")
@@ -322,12 +326,21 @@ def _entity_pairs(data: dict) -> list[tuple[str, Term]]:
              *((_LOOKUP_KEY, _plain(key)) for key in dict.fromkeys(map(vocab.lookup_key, names))),
              (_PAPER_COUNT, typed_literal(str(int(data["papers"])), _INTEGER)),
              (_REACH, typed_literal(str(int(data.get("reach", data["papers"]))), _INTEGER)),
-             (_SALIENCE, _decimal(data.get("salience", 0.0)))]
+             (_SALIENCE, decimal_literal(data.get("salience", 0.0)))]
     if data.get("pwc"):
         pairs.append((_EXACT_MATCH, vocab.lpwc_iri(data["kind"].lower(), data["pwc"])))
     if data.get("area"):
         pairs.append((_AREA, _plain(data["area"])))
     return pairs
+
+
+def _definition_pairs(data: dict, base: str) -> list[tuple[str, Term]]:
+    """An entity's ``skos:definition`` and the sentence it is read from (kg.definitions)."""
+    found = data.get("definition")
+    if not found:
+        return []
+    return [(_DEFINITION, _plain(found["text"])),
+            (_DEFINITION_SOURCE, str(vocab.sentence_iri(base, found["paper"], found["sentence_index"])))]
 
 
 def _provenance(item: dict, paper_id: str, base: str, extractors: dict[str, str]) -> tuple[str, str]:

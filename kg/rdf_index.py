@@ -17,13 +17,16 @@ from rdflib.namespace import XSD
 
 from . import vocab
 from .concepts import SALIENCE_THRESHOLD
-from .rdf import Block, node_iri, sorted_pairs, typed_literal
+from .rdf import Block, decimal_literal, node_iri, sorted_pairs, typed_literal
 from .vocab import KG
 
 __all__ = ["index_blocks", "cooccurrences", "task_neighbours", "APPLIES", "COOCCURS", "TASK_NEIGHBOURS"]
 
 _COOCCURRENCE, _COOCCURS_WITH, _PAPER_COUNT = str(KG.cooccurrence), str(KG.cooccursWith), str(KG.paperCount)
 _TASK_NEIGHBOUR, _NEIGHBOUR, _SHARED_TASKS = str(KG.taskNeighbour), str(KG.neighbour), str(KG.sharedTaskCount)
+_SIMILAR_PAPER, _SIMILAR_TO, _SIMILARITY = str(KG.similarPaper), str(KG.similarTo), str(KG.similarity)
+_WORD_SIMILARITY, _ENTITY_SIMILARITY, _MEANING_SIMILARITY = map(str, (KG.wordSimilarity, KG.entitySimilarity,
+                                                                     KG.meaningSimilarity))
 _INTEGER = str(XSD.integer)
 
 #: The roles by which a paper applies a method or model, and those by which it addresses a task
@@ -70,6 +73,7 @@ def index_blocks(G: nx.MultiDiGraph, base: str) -> Iterator[Block]:
     iris = {node: node_iri(node, data, base) for node, data in G.nodes(data=True) if data["kind"] != "Paper"}
     counts = cooccurrences(G)
     neighbours = task_neighbours(G, counts)
+    yield from _similar_blocks(G, base)
     for node in sorted(set(counts) | set(neighbours), key=lambda n: iris[n]):
         iri = iris[node]
         shared = sorted((iris[other], n) for other, n in counts.get(node, {}).items())
@@ -82,6 +86,25 @@ def index_blocks(G: nx.MultiDiGraph, base: str) -> Iterator[Block]:
             yield link, [(_COOCCURS_WITH, other), (_PAPER_COUNT, typed_literal(str(n), _INTEGER))]
         for link, other, n in near:
             yield link, [(_NEIGHBOUR, other), (_SHARED_TASKS, typed_literal(str(n), _INTEGER))]
+
+
+def _similar_blocks(G: nx.MultiDiGraph, base: str) -> Iterator[Block]:
+    """Each paper's similar papers (the ``similar`` the build wrote on its node, :mod:`kg.similar`),
+    as ``kg:SimilarPaper`` nodes: the paper, the score and its three parts."""
+    if not any(data.get("similar") for _, data in G.nodes(data=True)):
+        return
+    iri_of = {node: node_iri(node, data, base) for node, data in G.nodes(data=True) if data["kind"] == "Paper"}
+    papers = {iri_of[node]: G.nodes[node] for node in iri_of}
+    for iri in sorted(papers):
+        similar = [item for item in papers[iri].get("similar") or () if item[0] in iri_of]
+        if not similar:
+            continue
+        links = [str(vocab.similar_iri(iri, rank)) for rank in range(len(similar))]
+        yield iri, sorted_pairs([(_SIMILAR_PAPER, link) for link in links])
+        for link, (other, score, words, entities, meaning) in zip(links, similar):
+            yield link, sorted_pairs([(_SIMILAR_TO, iri_of[other]), (_SIMILARITY, decimal_literal(score)),
+                                      (_WORD_SIMILARITY, decimal_literal(words)), (_ENTITY_SIMILARITY, decimal_literal(entities)),
+                                      (_MEANING_SIMILARITY, decimal_literal(meaning))])
 
 
 def cooccurrences(G: nx.MultiDiGraph) -> dict[str, dict[str, int]]:

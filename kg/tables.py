@@ -13,6 +13,7 @@ from collections import defaultdict
 
 import networkx as nx
 
+from .lexicon import lower_is_better
 from .text import clean
 from .vocab import ENTITY_TYPES, RELATIONS, ROLES, entity_node
 
@@ -115,11 +116,15 @@ def _core_tables(G: nx.MultiDiGraph, entities: list, papers: list, *, whole: boo
     tables = {"roles": roles, **_node_columns(G, order), "first_paper": len(entities),
               "relations": _relation_rows(G, relations, index, role_code, spans),
               "results": _result_rows(G, index, spans)}
+    tables.update(_entity_columns(G, entities, index, spans))
     by_paper = defaultdict(list)
     for paper, entity, role, data in links:
         by_paper[paper].append((index[entity], role_code[role], data))
     columns, texts = _paper_columns(G, papers, by_paper, spans)
     tables.update(columns)
+    # Each paper's similar papers held here (kg.similar), flat: other, score, words, entities, meaning.
+    tables["paper_similar"] = [[x for other, *scores in G.nodes[p].get("similar") or () if other in index
+                                for x in (index[other], *scores)] for p in papers]
     if not whole:  # so that a panel can say how many of a node's links the page leaves out
         tables["links_total"] = [len(set(G.predecessors(n)) | set(G.successors(n))) for n in order]
     tables["holds"] = {"nodes": len(order), "of_nodes": G.number_of_nodes(), "papers": len(papers),
@@ -149,6 +154,26 @@ def _node_columns(G: nx.MultiDiGraph, order: list) -> dict:
         columns["reach"].append(0 if reach == columns["papers"][-1] else reach)
         columns["aliases"].append([str(a) for a in data.get("aliases") or []] or 0)
     return columns
+
+
+def _entity_columns(G: nx.MultiDiGraph, entities: list, index: dict, spans: dict) -> dict:
+    """Each entity's definition, ``[text, paper, start, length]`` (paper -1 where not held; its
+    sentence goes into ``spans``) or 0, and the metrics whose lower or higher values are better."""
+    paper_of = {G.nodes[n].get("paper_id"): n for n in index if node_kind(G.nodes[n]) == PAPER}
+    definitions, lower, higher = [], [], []
+    for i, node in enumerate(entities):
+        data = G.nodes[node]
+        found = data.get("definition")
+        paper = paper_of.get(found.get("paper")) if found else None
+        if found and paper is not None:
+            spans[paper].append((found.get("sentence"), found["start"], found["end"]))
+            definitions.append([found["text"], index[paper], found["start"], found["end"] - found["start"]])
+        else:
+            definitions.append([found["text"], -1, 0, 0] if found else 0)
+        if node_kind(data) == "Metric":
+            better = lower_is_better(str(data.get("label", "")))
+            (lower if better else higher if better is False else []).append(i)
+    return {"definition": definitions, "lower_is_better": lower, "higher_is_better": higher}
 
 
 def _relation_rows(G: nx.MultiDiGraph, relations: list, index: dict, role_code: dict, spans: dict) -> list[int]:
@@ -185,20 +210,23 @@ def _result_rows(G: nx.MultiDiGraph, index: dict, spans: dict) -> list[list]:
 
 
 def _paper_columns(G: nx.MultiDiGraph, papers: list, by_paper: dict, spans: dict) -> tuple[dict, list]:
-    """The papers' own columns (venue, year, authors, url, links; abstracts empty for now) and the
-    function giving each paper's texts. Venues and authors repeat: ``strings`` holds each once."""
+    """The papers' own columns (venue, year, decision, authors, url, links; abstracts empty for now)
+    and the function giving each paper's texts. Venues, decisions and authors repeat: ``strings``
+    holds each once."""
     strings: dict[str, int] = {}
 
     def shared(text) -> int:
         return strings.setdefault(str(text), len(strings)) if text else -1
 
-    columns = {name: [] for name in ("paper_venue", "paper_year", "paper_authors", "paper_url", "paper_links")}
+    columns = {name: [] for name in ("paper_venue", "paper_year", "paper_decision", "paper_authors", "paper_url",
+                                     "paper_links")}
     texts = []
     for p in papers:
         data = G.nodes[p]
         edges = sorted(by_paper[p], key=lambda edge: edge[:2])
         columns["paper_venue"].append(shared(data.get("venue")))
         columns["paper_year"].append(data.get("year") or 0)
+        columns["paper_decision"].append(shared(data.get("decision")))
         columns["paper_authors"].append([shared(a) for a in data.get("authors") or []])
         columns["paper_url"].append(str(data.get("url") or ""))
         columns["paper_links"].append([n for entity, role, _ in edges for n in (entity, role)])

@@ -14,12 +14,19 @@ The limits are defined here once; the page is handed them in its ``meta``
 """
 from __future__ import annotations
 
-from .vocab import entity_node
+from .vocab import ACTOR_TYPES, entity_node
 
 SEARCH_LIMIT = 20  # suggestions a search gives, offline and in kg serve's /search.json
 NEIGHBOURHOOD_LIMIT = 250  # nodes a focused view draws at most
 EVIDENCE_LIMIT = 200  # pieces of evidence an entity's panel lists
 PAPERS_LIMIT = 300  # papers an entity's panel lists
+LIST_LIMIT = 15  # methods, datasets or tasks a dataset's or a task's panel lists
+LEADERBOARD_LIMIT = 10  # results a dataset's panel ranks per metric
+COMPARISON_LIMIT = 100  # papers a task's comparison table lists
+ACTORS = tuple(sorted(ACTOR_TYPES))  # what papers propose and what reaches results
+PROPOSING = ("proposes", "introduces")
+#: The types whose panels say more: a benchmark's leaderboard, a task's comparison; and the metrics' type.
+PAGE_KINDS = {"benchmark": "Dataset", "task": "Task", "metric": "Metric"}
 
 #: The fields of one relation in the tables' ``relations`` (flat, this many numbers each): the
 #: first piece of evidence is a mention in a paper's abstract (-1: none held).
@@ -27,6 +34,9 @@ RELATION_FIELDS = ("subject", "object", "relation", "support", "paper", "start",
 #: The fields of one row of the tables' ``results``: node indices (-1: none), the value as written
 #: and as a number.
 RESULT_FIELDS = ("paper", "text", "kind", "metric", "dataset", "subject", "start", "value", "unit", "previous")
+#: The fields of one similar paper in the tables' ``paper_similar`` (flat, this many numbers each).
+SIMILAR_FIELDS = ("paper", "score", "words", "entities", "meaning")
+SHARED_LIMIT = 5  # of the entities two similar papers share, the rarest this many are given as the reason
 
 
 def limits() -> dict:
@@ -36,7 +46,10 @@ def limits() -> dict:
     7
     """
     return {"search_limit": SEARCH_LIMIT, "neighbourhood_limit": NEIGHBOURHOOD_LIMIT,
-            "evidence_limit": EVIDENCE_LIMIT, "papers_limit": PAPERS_LIMIT, "relation_width": len(RELATION_FIELDS)}
+            "evidence_limit": EVIDENCE_LIMIT, "papers_limit": PAPERS_LIMIT, "relation_width": len(RELATION_FIELDS),
+            "list_limit": LIST_LIMIT, "leaderboard_limit": LEADERBOARD_LIMIT, "comparison_limit": COMPARISON_LIMIT,
+            "actors": list(ACTORS), "proposing": list(PROPOSING), "page_kinds": PAGE_KINDS,
+            "similar_width": len(SIMILAR_FIELDS), "shared_limit": SHARED_LIMIT}
 
 
 def _text(value: str) -> bytes:
@@ -80,10 +93,13 @@ class Tables:
             self.relations_of[subject].append(r)
             if other != subject:
                 self.relations_of[other].append(r)
+        self.results_in = [[] for _ in t["paper_links"]]  # paper row -> rows of t["results"]
         for row, result in enumerate(t["results"]):
+            self.results_in[result[0] - first].append(row)
             for end in dict.fromkeys(result[3:6]):
                 if end >= 0:
                     self.results_of[end].append(row)
+        self.lower, self.higher = set(t["lower_is_better"]), set(t["higher_is_better"])
         self._chars: dict[int, list[str]] = {}
 
     def view(self, node: str) -> dict | None:
@@ -184,11 +200,109 @@ class Tables:
                             "text": written, "metric": self._name(metric), "dataset": self._name(dataset),
                             "subject": self._name(subject), "sentence": found["sentence"] if found else ""})
         results.sort(key=lambda r: (_text(r["dataset"]), _text(r["metric"]), -r["value"]))
-        return {"id": ids[i], "type": self._kind(i), "label": t["label"][i], "aliases": t["aliases"][i] or [],
+        view = {"id": ids[i], "type": self._kind(i), "label": t["label"][i], "aliases": t["aliases"][i] or [],
+                "definition": self._definition(i), "years": self._years(i),
                 "paper_count": t["papers"][i], "reach": t["reach"][i] or t["papers"][i],
                 "papers": listed[:PAPERS_LIMIT], "papers_not_listed": max(0, len(listed) - PAPERS_LIMIT),
                 "relations": relations, "results": results, "evidence": evidence[:EVIDENCE_LIMIT],
                 "evidence_not_listed": max(0, len(evidence) - EVIDENCE_LIMIT), "links_left_out": self._links_left_out(i)}
+        papers_of = list(dict.fromkeys(p for p, _ in papers))
+        if view["type"] == PAGE_KINDS["benchmark"]:  # a benchmark's page: its leaderboard, the methods run on it, its tasks
+            methods = self._linked(papers_of, PROPOSING, ACTORS)
+            for row in self.results_of[i]:
+                paper, _, _, _, dataset, subject = t["results"][row][:6]
+                if dataset == i and subject >= 0 and self._kind(subject) in ACTORS:
+                    methods.setdefault(subject, set()).add(paper)
+            view.update({"leaderboard": self._leaderboard(i), "methods": self._counted(methods),
+                         "tasks": self._counted(self._linked(papers_of, None, (PAGE_KINDS["task"],)))})
+        elif view["type"] == PAGE_KINDS["task"]:  # a task's page: its datasets, the methods proposed for it, a comparison
+            view.update({"datasets": self._counted(self._linked(papers_of, None, (PAGE_KINDS["benchmark"],))),
+                         "methods": self._counted(self._linked(papers_of, PROPOSING, ACTORS)),
+                         "comparison": self._comparison(papers_of)})
+        return view
+
+    def _definition(self, i: int) -> dict | None:
+        """What a paper says the entity is, with the sentence it says it in where the tables hold it."""
+        found = self.t["definition"][i]
+        if not found:
+            return None
+        text, paper, start, length = found
+        where = self._evidence_at(paper - self.first, start, length) if paper >= 0 else None
+        return {"text": text, "paper": self.ids[paper] if paper >= 0 else "",
+                "title": self.t["label"][paper] if paper >= 0 else "", "sentence": where["sentence"] if where else ""}
+
+    def _years(self, i: int) -> list[list[int]]:
+        """``[[year, papers], ...]``: the entity's papers per year, earliest first (papers of no year left out)."""
+        counts: dict[int, int] = {}
+        for p in dict.fromkeys(p for p, _ in self.papers_of[i]):
+            year = self.t["paper_year"][p - self.first]
+            if year:
+                counts[year] = counts.get(year, 0) + 1
+        return [[year, counts[year]] for year in sorted(counts)]
+
+    def _linked(self, papers: list[int], roles, kinds) -> dict[int, set[int]]:
+        """The entities of ``kinds`` that ``papers`` link to in one of ``roles`` (any, if None), each with those papers."""
+        t, found = self.t, {}
+        for p in papers:
+            links = t["paper_links"][p - self.first]
+            for k in range(0, len(links), 2):
+                if self._kind(links[k]) in kinds and (roles is None or t["roles"][links[k + 1]] in roles):
+                    found.setdefault(links[k], set()).add(p)
+        return found
+
+    def _counted(self, found: dict[int, set[int]]) -> list[dict]:
+        """``found`` (entity -> papers) as a list, most papers first: the first :data:`LIST_LIMIT`."""
+        t, ids = self.t, self.ids
+        ranked = sorted(found.items(), key=lambda item: (-len(item[1]), _text(t["label"][item[0]]), _text(ids[item[0]])))
+        return [{"id": ids[e], "label": t["label"][e], "type": self._kind(e), "papers": len(papers)}
+                for e, papers in ranked[:LIST_LIMIT]]
+
+    def _leaderboard(self, i: int) -> list[dict]:
+        """The scores reported on dataset ``i``, by metric (most scores first), best first where
+        the metric's direction is known, else in the papers' order: the first :data:`LEADERBOARD_LIMIT` each."""
+        t, ids, boards = self.t, self.ids, {}
+        for row in self.results_of[i]:
+            paper, written, kind, metric, dataset, subject, start, value, unit, previous = t["results"][row]
+            if dataset == i and kind == "score" and metric >= 0:
+                boards.setdefault(metric, []).append({
+                    "value": value, "unit": unit, "previous": previous, "text": written, "subject": self._name(subject),
+                    "paper": ids[paper], "title": t["label"][paper], "order": [paper, start]})
+        listed = []
+        for metric, entries in boards.items():
+            better = "lower" if metric in self.lower else "higher" if metric in self.higher else ""
+            sign = {"lower": 1, "higher": -1}.get(better, 0)
+            entries.sort(key=lambda e: (sign * e["value"], e["order"][0], e["order"][1]))
+            for entry in entries:
+                del entry["order"]
+            listed.append({"metric": t["label"][metric], "metric_id": ids[metric], "better": better,
+                           "results": entries[:LEADERBOARD_LIMIT], "not_listed": max(0, len(entries) - LEADERBOARD_LIMIT)})
+        listed.sort(key=lambda board: (-(len(board["results"]) + board["not_listed"]), _text(board["metric"])))
+        return listed
+
+    def _comparison(self, papers: list[int]) -> list[dict]:
+        """A task's papers as a table: each paper's proposed methods, datasets, metrics and results;
+        papers with results first, then the latest, then by title: the first :data:`COMPARISON_LIMIT`."""
+        t, ids, rows = self.t, self.ids, []
+        for p in papers:
+            row = p - self.first
+            links = t["paper_links"][row]
+            cells: dict[str, list] = {"proposes": [], "datasets": [], "metrics": []}
+            for k in range(0, len(links), 2):
+                e, role, kind = links[k], t["roles"][links[k + 1]], self._kind(links[k])
+                column = ("proposes" if role in PROPOSING and kind in ACTORS else
+                          "datasets" if kind == PAGE_KINDS["benchmark"] else "metrics" if kind == PAGE_KINDS["metric"] else None)
+                entry = {"id": ids[e], "label": t["label"][e]}
+                if column and entry not in cells[column]:
+                    cells[column].append(entry)
+            results = []
+            for r in self.results_in[row]:
+                _, written, kind, metric, dataset, subject, *_ = t["results"][r]
+                results.append({"text": written, "kind": kind, "metric": self._name(metric),
+                                "dataset": self._name(dataset), "subject": self._name(subject)})
+            rows.append({"paper": ids[p], "title": t["label"][p], "year": t["paper_year"][row] or "", **cells,
+                         "results": results})
+        rows.sort(key=lambda r: (-len(r["results"]), -(r["year"] or 0), _text(r["title"]), _text(r["paper"])))
+        return rows[:COMPARISON_LIMIT]
 
     def paper_view(self, i: int) -> dict:
         """A paper's panel: its fields, its abstract (None where the tables do not hold it) with
@@ -207,8 +321,24 @@ class Tables:
                              "end": spans[m + 1] + spans[m + 2]})
         return {"id": ids[i], "type": "Paper", "label": t["label"][i], "title": t["label"][i],
                 "venue": self._string(t["paper_venue"][row]), "year": t["paper_year"][row] or "",
+                "decision": self._string(t["paper_decision"][row]),
                 "url": t["paper_url"][row], "authors": [self._string(code) for code in t["paper_authors"][row]],
                 "abstract": t["paper_abstract"][row], "mentions": mentions,
                 "entities": [{"id": ids[e], "label": t["label"][e], "type": self._kind(e),
                               "roles": [t["roles"][code] for code in roles]} for e, roles in entities],
-                "links_left_out": self._links_left_out(i)}
+                "similar": self._similar(row), "links_left_out": self._links_left_out(i)}
+
+    def _similar(self, row: int) -> list[dict]:
+        """Paper ``row``'s similar papers (kg.similar), each with its scores and the entities both
+        name, rarest first: the reason."""
+        t, ids, first = self.t, self.ids, self.first
+        mine = set(t["paper_links"][row][::2])
+        found, flat = [], t["paper_similar"][row]
+        for k in range(0, len(flat), len(SIMILAR_FIELDS)):
+            other, score, words, entities, meaning = flat[k:k + len(SIMILAR_FIELDS)]
+            shared = sorted(mine & set(t["paper_links"][other - first][::2]),
+                            key=lambda e: (t["papers"][e], _text(t["label"][e]), _text(ids[e])))
+            found.append({"id": ids[other], "title": t["label"][other], "score": score, "words": words,
+                          "entities": entities, "meaning": meaning,
+                          "shared": [{"id": ids[e], "label": t["label"][e]} for e in shared[:SHARED_LIMIT]]})
+        return found

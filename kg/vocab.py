@@ -49,6 +49,7 @@ class KG(DefinedNamespace):
     Sentence: URIRef  # a sentence of an abstract: the evidence statements and results point to
     Cooccurrence: URIRef  # the papers an entity shares with a task or dataset, counted
     TaskNeighbour: URIRef  # one of the methods sharing the most tasks with a method, and how many
+    SimilarPaper: URIRef  # one of the papers most similar to a paper, with its scores
     Result: URIRef  # a score a paper reports, with its metric, dataset and subject
     Extractor: URIRef  # the software that made a statement
 
@@ -86,6 +87,8 @@ class KG(DefinedNamespace):
 
     # Data properties
     venue: URIRef
+    definitionSource: URIRef
+    decision: URIRef
     sourceFile: URIRef
     sourceLine: URIRef
     paperCount: URIRef
@@ -95,6 +98,12 @@ class KG(DefinedNamespace):
     cooccursWith: URIRef
     taskNeighbour: URIRef
     neighbour: URIRef
+    similarPaper: URIRef
+    similarTo: URIRef
+    similarity: URIRef
+    wordSimilarity: URIRef
+    entitySimilarity: URIRef
+    meaningSimilarity: URIRef
     sharedTaskCount: URIRef
     version: URIRef
     salience: URIRef
@@ -386,6 +395,15 @@ def cooccurrence_iri(entity: URIRef | str, other_node: str) -> URIRef:
     rdflib.term.URIRef('https://example.org/kg/method/grpo#c-813305e0b7')
     """
     return URIRef(f"{entity}#c-{hashlib.sha1(other_node.encode()).hexdigest()[:10]}")
+
+
+def similar_iri(paper: URIRef | str, rank: int) -> URIRef:
+    """The IRI of the ``rank``-th (from 0) of the papers most similar to ``paper``: a fragment of its IRI.
+
+    >>> similar_iri("https://example.org/kg/paper/p1", 0)
+    rdflib.term.URIRef('https://example.org/kg/paper/p1#s0')
+    """
+    return URIRef(f"{paper}#s{rank}")
 
 
 def neighbour_iri(method: URIRef | str, rank: int) -> URIRef:

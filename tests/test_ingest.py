@@ -123,3 +123,16 @@ def test_titles_authors_and_keywords_lose_bidi_overrides_and_zero_width_characte
     assert (paper.title, paper.authors, paper.keywords) == ("LTR override here", ["Ada Lovelace"], ["zero-shot"])
     assert paper.abstract == "We propose Z\u200bero\u200dNet."  # kept as written: evidence offsets point into it
     assert clean(paper.abstract).text == "We propose ZeroNet."
+
+
+def test_a_csv_decision_column_is_kept_as_written_unless_its_codes_are_mapped(tmp_path):
+    from kg.ingest import FileSetting
+
+    path = tmp_path / "iclr.csv"
+    path.write_text("PID,Decision,Abstract\np1,1,We propose X.\np2,Accept (Poster),We propose Y.\np3,7,We study Z.\n",
+                    encoding="utf-8")
+    assert [p.decision for p in read_papers([path])] == ["1", "Accept (Poster)", "7"]
+    codes = FileSetting.parse("iclr.csv", "decisions=1=Accept (Oral);0=Reject")
+    assert [p.decision for p in read_papers([path], settings=[codes])] == ["Accept (Oral)", "Accept (Poster)", "7"]
+    year, venue = FileSetting.parse(str(path), "year=2017"), FileSetting.parse("*.csv", "venue=ICLR 2017")
+    assert {(p.year, p.venue) for p in read_papers([path], settings=[year, venue])} == {(2017, "ICLR 2017")}

@@ -80,7 +80,7 @@ def test_export_by_hand(exported):
         (KG.measures, vocab.entity_iri(BASE, "Metric", "accuracy")),
         (DCTERMS.identifier, Literal("p1")), (DCTERMS.abstract, Literal(ABSTRACT)),
         (DCTERMS.title, Literal("GRPO")), (KG.venue, Literal("arXiv")),
-        (DCTERMS.date, Literal("2024", datatype=XSD.gYear)),
+        (DCTERMS.issued, Literal("2024", datatype=XSD.gYear)),
         (DCTERMS.creator, Literal("Ada")), (DCTERMS.creator, Literal("Alan")),
         (SCHEMA.keywords, Literal("RL")), (SCHEMA.url, URIRef("https://example.org/p1")),
         (KG.sourceFile, Literal("in.jsonl")), (KG.sourceLine, Literal(3)), (RDFS.label, Literal("GRPO")),
@@ -363,7 +363,7 @@ def test_jsonld_is_compacted_with_our_prefixes(tmp_path):
     paper = nodes[str(vocab.paper_iri(BASE, "p1"))]
     assert paper["@type"] == "kg:Paper"
     assert paper["kg:proposes"] == {"@id": str(vocab.entity_iri(BASE, "Method", "GRPO"))}
-    assert paper["dcterms:date"] == {"@value": "2024", "@type": "xsd:gYear"}
+    assert paper["dcterms:issued"] == {"@value": "2024", "@type": "xsd:gYear"}
     assert paper["dcterms:creator"] == ["Ada", "Alan"]
 
 

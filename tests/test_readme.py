@@ -39,7 +39,7 @@ def _shell_commands() -> list[list[str]]:
     included), as argv without ``kg``."""
     found = []
     for block in _fenced("bash"):
-        for line in block.splitlines():
+        for line in block.replace("\\\n", " ").splitlines():  # a line continued with "\" is one command
             line = line.strip()
             if not line.startswith("kg "):
                 continue

@@ -22,7 +22,7 @@ from kg.viz import render
 from kg.viz.network import KIND_COLOURS, PAPER_SIZE
 from kg.viz.overview import select_overview
 from kg.viz.render import LAYOUT_ABOVE, render_html
-from support import RECORD_DIALOGS
+from support import LABEL_BOXES, RECORD_DIALOGS, overlapping
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(1)>'
@@ -268,17 +268,17 @@ def concept_graph():
 
 def test_a_large_graph_with_a_hierarchy_opens_on_its_top_concepts_labelled_with_their_papers(tmp_path):
     """m1..m59 each have one broader concept, c(i mod 5): the overview draws the five top concepts, each
-    with its three narrower ones that reach the most papers, and no paper; labels end with the papers reached."""
+    beside the narrower one that reaches the most papers, and no paper; labels end with the papers reached."""
     G = concept_graph()
     html = render_html(G, tmp_path / "kg.html", max_nodes=350).read_text(encoding="utf-8")
     data = embedded_data(html)
     labels = {node["id"]: node["label"] for node in data["nodes"]}
-    # Roots: c0..c4 and m0 (nothing is broader than it); under c1, m1 (400 papers), m6 and m11.
-    assert {"method/c1", "method/m1", "method/m6", "method/m11"} <= set(labels) and "method/m16" not in labels
-    assert len(labels) == 6 + 5 * 3 and not any(node.startswith("paper/") for node in labels)
-    assert labels["method/c1"] == "c1 · 399" and labels["method/m6"] == "m6 · 58"
+    # Roots: c0..c4 and m0 (nothing is broader than it); under c1, m1 (200 papers) before m6 and m11.
+    assert {"method/c1", "method/m1", "method/c2", "method/m2"} <= set(labels) and "method/m6" not in labels
+    assert len(labels) == 6 + 5 * 1 and not any(node.startswith("paper/") for node in labels)
+    assert labels["method/c1"] == "c1 · 399" and labels["method/m2"] == "m2 · 134"
     assert ("The top concepts of 465 nodes, each labelled with the papers it reaches (its own and its narrower "
-            "concepts') and shown with its largest narrower concepts") in html
+            "concepts') and shown beside its largest narrower concept") in html
 
 
 LAYOUT_SCRIPT = """
@@ -625,4 +625,43 @@ def test_a_concepts_tooltip_tells_its_papers_from_its_reach(offline, tmp_path):
     page.mouse.move(at["x"], at["y"])
     page.wait_for_selector("div.vis-tooltip strong")
     assert page.text_content("div.vis-tooltip .kg-muted") == "Method · 0 papers · 399 with narrower concepts"
+    offline.assert_clean()
+
+
+def synthetic_conference(papers: int = 20_000, roots: int = 80) -> KnowledgeGraph:
+    """A conference-sized graph: ``roots`` top concepts with long labels, each with six narrower
+    concepts, and ``papers`` papers naming two narrower concepts each."""
+    G = KnowledgeGraph()
+    words = ["representation", "learning", "graph", "neural", "adversarial", "reinforcement", "language",
+             "generative", "optimization", "robust", "contrastive", "diffusion", "federated", "causal"]
+    for r in range(roots):
+        label = " ".join(words[(r * k + 3) % len(words)] for k in (1, 2, 5)) + f" models {r}"
+        G.add_node(f"method/r{r}", kind="Method", label=label, aliases=[], papers=0, reach=0)
+        for c in range(6):
+            G.add_node(f"method/r{r}c{c}", kind="Method", label=f"{label} variant {c}", aliases=[], papers=0, reach=0)
+            G.add_edge(f"method/r{r}c{c}", f"method/r{r}", key="broader", role="broader", evidence=[], papers=2)
+    for p in range(papers):
+        G.add_node(f"paper/{p}", kind="Paper", label=f"Paper {p}", title=f"Paper {p}", abstract="", venue="V")
+        for r, c in (((p * 7) % roots, p % 6), ((p * 13 + 1) % roots, (p // 6) % 6)):
+            node = f"method/r{r}c{c}"
+            G.add_edge(f"paper/{p}", node, key="uses", role="uses", evidence=[])
+            G.nodes[node]["papers"] += 1
+    for node, data in G.nodes(data=True):
+        if data["kind"] != "Paper":
+            data["reach"] = data["papers"] or sum(G.nodes[s]["papers"] for s, _, k in G.in_edges(node, keys=True) if k == "broader")
+    return G
+
+
+@pytest.mark.parametrize("graph", ["concepts", "conference"])
+def test_every_label_of_the_first_view_is_legible_and_none_overlaps_another(offline, tmp_path, graph):
+    """At the zoom the page opens on (1280 x 800), each label of the overview is at least 11 px high,
+    inside the canvas, and clear of every other label and dot: on a small concept graph and on a
+    synthetic 20,000-paper one whose top concepts have long labels."""
+    G = concept_graph() if graph == "concepts" else synthetic_conference()
+    page = offline.open(render_html(G, tmp_path / "kg.html"))
+    boxes = page.evaluate(LABEL_BOXES)
+    assert 5 <= len(boxes) <= 60
+    assert min(box["px"] for box in boxes) >= 11, sorted(boxes, key=lambda box: box["px"])[:3]
+    assert all(box["inside"] for box in boxes)
+    assert overlapping(boxes) == []
     offline.assert_clean()

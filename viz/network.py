@@ -25,6 +25,10 @@ PAPER_SIZE = 6  # pixels
 #: big entities are named.
 ENTITY_SCALING = {"min": 8, "max": 36, "label": {"enabled": True, "min": 12, "max": 30, "drawThreshold": 5}}
 LABEL_LIMIT = 40  # characters of an entity's label drawn on the canvas
+#: The overview's labels and dots, sized by the papers each concept reaches: the smallest label is
+#: OVERVIEW_FONT[0] pixels, legible at a fitted zoom down to 11 / 14 (the browser test measures it).
+OVERVIEW_FONT = (14, 22)
+OVERVIEW_DOT = (7, 22)
 
 
 def kinds_of(G: nx.MultiDiGraph) -> list[str]:
@@ -32,11 +36,32 @@ def kinds_of(G: nx.MultiDiGraph) -> list[str]:
     return kinds_in({node_kind(data) for _, data in G.nodes(data=True)})
 
 
+def _label(data: dict, node: str) -> str:
+    label = str(data.get("label", node))
+    return label if len(label) <= LABEL_LIMIT else label[: LABEL_LIMIT - 1] + "…"
+
+
+def overview_style(H: nx.MultiDiGraph) -> dict[str, tuple[str, int, int]]:
+    """Each entity of the overview ``H`` as drawn: its label ending with the papers it reaches
+    ("reinforcement learning · 153"), its font size and dot radius, both growing with the square root
+    of those papers (:data:`OVERVIEW_FONT`, :data:`OVERVIEW_DOT`)."""
+    reach = {n: papers_reached(d) for n, d in H.nodes(data=True) if node_kind(d) != PAPER}
+    if not reach:
+        return {}
+    low, high = math.sqrt(min(reach.values())), math.sqrt(max(reach.values()))
+
+    def scaled(n: str, bounds: tuple[int, int]) -> int:
+        share = (math.sqrt(reach[n]) - low) / (high - low) if high > low else 0.0
+        return round(bounds[0] + share * (bounds[1] - bounds[0]))
+
+    return {n: (f"{_label(H.nodes[n], n)} · {r}", scaled(n, OVERVIEW_FONT), scaled(n, OVERVIEW_DOT)) for n, r in reach.items()}
+
+
 def vis_network(H: nx.MultiDiGraph, positions: dict | None, title: str, *, kinds: list[str],
-                counts: bool = False) -> Network:
+                style: dict | None = None) -> Network:
     """The pyvis network of ``H``: node and edge lists built directly (``add_node`` is quadratic),
-    with a colour for each of ``kinds`` (the page may later draw kinds ``H`` lacks). With ``counts``,
-    entity labels end with the papers each reaches ("reinforcement learning · 153")."""
+    with a colour for each of ``kinds`` (the page may later draw kinds ``H`` lacks). With ``style``
+    (the overview's, :func:`overview_style`), each entity gets that label, font size and dot size."""
     net = Network(height="100%", width="100%", directed=True, heading=title, cdn_resources="in_line")
     nodes = []
     for node, data in H.nodes(data=True):
@@ -44,11 +69,11 @@ def vis_network(H: nx.MultiDiGraph, positions: dict | None, title: str, *, kinds
         item = {"id": node, "kind": kind, "group": kind, "shape": "dot"}
         if kind == PAPER:
             item["size"] = PAPER_SIZE  # unlabelled: a paper's title shows in its tooltip
+        elif style:
+            item["label"], font, item["size"] = style[node]
+            item["font"] = {"size": font}
         else:
-            label = str(data.get("label", node))
-            item["label"] = label if len(label) <= LABEL_LIMIT else label[: LABEL_LIMIT - 1] + "…"
-            if counts:
-                item["label"] += f" · {papers_reached(data)}"
+            item["label"] = _label(data, node)
             item["value"] = round(math.sqrt(max(int(data.get("papers", 0)), 0)), 3)
         if positions:
             item["x"], item["y"] = positions[node]

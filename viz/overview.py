@@ -12,8 +12,9 @@ from kg.vocab import BROADER
 
 #: A large graph with a concept hierarchy opens on its top concepts (the roots that reach the most
 #: papers), each with its largest narrower ones: labelled nodes a person can read, not a hairball.
-OVERVIEW_CONCEPTS = 40
-OVERVIEW_NARROWER = 3  # narrower concepts shown under each top concept
+OVERVIEW_CONCEPTS = 30
+OVERVIEW_NARROWER = 1  # narrower concepts shown beside each top concept
+OVERVIEW_NODES = 50  # at most: each label legible at the fitted zoom of a laptop's screen
 #: Papers a top concept needs of its own: "NARX", named by one paper, comes after every root three
 #: papers name, however many papers its narrower names reach. A concept no paper names alone counts
 #: the papers reaching it.
@@ -24,8 +25,9 @@ def _support(node: dict) -> int:
     return node.get("papers") or papers_reached(node)
 
 
-def select_concepts(G: nx.MultiDiGraph, max_nodes: int) -> set | None:
-    """The top concepts of ``G`` and their largest narrower ones, at most ``max_nodes`` nodes; None
+def select_concepts(G: nx.MultiDiGraph, max_nodes: int) -> list | None:
+    """The top concepts of ``G`` and their largest narrower ones, at most ``max_nodes`` (and
+    :data:`OVERVIEW_NODES`) nodes, the largest first, each followed by its narrower ones; None
     when ``G`` has no concept hierarchy (no ``broader`` link).
 
     Top concepts are the entities nothing is broader than, those :data:`MIN_ROOT_PAPERS` papers
@@ -58,13 +60,13 @@ def select_concepts(G: nx.MultiDiGraph, max_nodes: int) -> set | None:
     # roots, a conference's never on a one-paper one.
     roots = sorted((n for n, kind in G.nodes(data="kind") if kind != PAPER and n not in below),
                    key=lambda n: (_support(G.nodes[n]) < MIN_ROOT_PAPERS, *order(n)))
-    keep: set = set()
+    keep: dict = {}  # in order: each top concept, then its narrower ones
     for root in roots[:OVERVIEW_CONCEPTS]:
         largest = [n for n in sorted(narrower.get(root, ()), key=order) if papers_reached(G.nodes[n]) >= 2]  # a one-paper name says little
         for node in [root] + largest[:OVERVIEW_NARROWER]:
-            if len(keep) < max_nodes:
-                keep.add(node)
-    return keep
+            if len(keep) < min(max_nodes, OVERVIEW_NODES):
+                keep[node] = None
+    return list(keep)
 
 
 

@@ -38,8 +38,11 @@ from kg.files import replacing
 from kg.tables import escaped_json, graph_tables, json_size
 from kg.views import limits
 
-from .layout import induced, layout
-from .network import drawing_meta, kinds_of, vis_network
+from kg.tables import papers_reached
+from kg.vocab import BROADER
+
+from .layout import LABEL_GAP, induced, label_box, layout, packed
+from .network import drawing_meta, kinds_of, overview_style, vis_network
 from .overview import select_concepts, select_overview
 
 ASSETS = Path(__file__).parent
@@ -142,9 +145,12 @@ def render_page(G: nx.MultiDiGraph, *, title: str = "kg", max_nodes: int = 400, 
     if max_nodes < 1:
         raise ValueError(f"max_nodes must be at least 1, got {max_nodes}.")
     concepts = select_concepts(G, max_nodes) if G.number_of_nodes() > max_nodes else None
+    if concepts:
+        concepts = fitting(G, concepts)
     H = induced(G, concepts or select_overview(G, max_nodes))
-    positions = layout(H) if len(H) > LAYOUT_ABOVE or concepts else None
-    net = vis_network(H, positions, title, kinds=kinds_of(G), counts=bool(concepts))
+    style = overview_style(H) if concepts else None
+    positions = overview_layout(H, style) if concepts else layout(H) if len(H) > LAYOUT_ABOVE else None
+    net = vis_network(H, positions, title, kinds=kinds_of(G), style=style)
     env = _environment()
     env.globals.update(total_nodes=G.number_of_nodes(), hidden_nodes=G.number_of_nodes() - H.number_of_nodes(),
                        concepts=len(concepts or ()), **_assets(served=served))
@@ -161,6 +167,40 @@ def render_page(G: nx.MultiDiGraph, *, title: str = "kg", max_nodes: int = 400, 
     empty = graph_tables(G, nodes=())  # the page around its tables, measured once
     around = len(page(empty).encode("utf-8")) - json_size(empty)
     return page(graph_tables(G, first=H, budget=max_bytes - around))
+
+
+#: The room the overview's labelled boxes may take (layout pixels squared, gaps included): what
+#: a laptop's canvas (about 900 x 650 pixels beside the panel) shows fitted at a zoom of 0.8 or
+#: more, where the smallest label (14 px) is still 11 px high.
+OVERVIEW_AREA = 440_000
+
+
+def fitting(G: nx.MultiDiGraph, concepts: list) -> list:
+    """The first of ``concepts`` (in their order) whose labelled boxes fit in :data:`OVERVIEW_AREA`:
+    fifty short labels, or fewer long ones."""
+    style = overview_style(induced(G, concepts))
+    kept, area = [], 0.0
+    for node in concepts:
+        width, height, _ = label_box(*style[node])
+        area += (width + LABEL_GAP) * (height + LABEL_GAP)
+        if area > OVERVIEW_AREA and kept:
+            break
+        kept.append(node)
+    return kept
+
+
+def overview_layout(H: nx.MultiDiGraph, style: dict) -> dict:
+    """The overview's positions: its concepts packed so that no two labels overlap, the largest in
+    the middle, each narrower concept beside its broader one (:func:`kg.viz.layout.packed`)."""
+    largest = lambda n: (-papers_reached(H.nodes[n]), str(n))  # noqa: E731
+    below = {source for source, target, key in H.edges(keys=True) if key == BROADER and target in style}
+    roots = sorted((n for n in style if n not in below), key=largest)
+    narrower = {root: sorted((s for s, _, key in H.in_edges(root, keys=True) if key == BROADER and s in below), key=largest)
+                for root in roots}
+    order = [n for root in roots for n in [root, *narrower[root]]]
+    order += sorted(set(style) - set(order), key=largest)  # narrower than a narrower concept shown
+    anchors = {n: root for root in roots for n in narrower[root]}
+    return packed({n: label_box(*style[n]) for n in dict.fromkeys(order)}, anchors)
 
 
 def subgraph_data(G: nx.MultiDiGraph, nodes, *, title: str = "kg") -> dict:

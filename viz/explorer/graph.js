@@ -69,6 +69,23 @@ function visEdges(list) {
   return list.map((edge, i) => Object.assign({ id: "e" + i }, edge, { title: el("div", edge.roles.join(", "), "kg-tooltip") }));
 }
 
+/** Zoom and centre so that every drawn node is in view, its label included: vis-network's fit()
+ * frames the dots, and the label of a node at the edge runs out of the canvas. */
+function fitAll() {
+  network.fit();
+  const ids = nodes.getIds({ filter: (node) => !node.hidden });
+  if (!ids.length) return;
+  let left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
+  for (const id of ids) {
+    const box = network.getBoundingBox(id);
+    left = Math.min(left, box.left); top = Math.min(top, box.top);
+    right = Math.max(right, box.right); bottom = Math.max(bottom, box.bottom);
+  }
+  const frame = container.getBoundingClientRect();
+  const scale = 0.97 * Math.min(frame.width / Math.max(right - left, 1), frame.height / Math.max(bottom - top, 1));
+  network.moveTo({ position: { x: (left + right) / 2, y: (top + bottom) / 2 }, scale: scale });
+}
+
 /** Select node `id` (drawn now), bring it into view (unless `zoom` is false) and show it in the panel. */
 function select(id, zoom = true) {
   if (indexOf(id) === undefined || nodes.get(id) === null) return false;

@@ -57,6 +57,7 @@ showEmptyPanel();
 network.on("afterDrawing", function onFirstSettledDraw() {
   if (!settled) return;
   network.off("afterDrawing", onFirstSettledDraw);
+  fitAll(); // now that labels are measured
   api.ready = true;
   document.body.dataset.state = "ready";
   const wanted = new URLSearchParams(location.search).get("node"); // a link from /query or a node's page

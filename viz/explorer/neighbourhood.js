@@ -69,7 +69,7 @@ function draw(nodeList, edgeList, layOut) {
     network.stabilize(meta.physics.stabilization.iterations);
   } else {
     network.setOptions({ physics: { enabled: false } });
-    network.fit();
+    fitAll();
   }
 }
 

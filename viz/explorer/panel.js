@@ -50,6 +50,7 @@ function showServedPanel(id) {
 
 function entityPanel(view) {
   panel.append(corpus("h2", view.label, "kg-label"));
+  if (view.definition) panel.append(definitionBox(view.definition));
   const facts = el("dl", null, "kg-facts");
   facts.append(el("dt", "Papers"), el("dd", String(view.paper_count), "kg-paper-count"));
   if (view.reach !== view.paper_count) { // a concept: the papers of its narrower names too, said so
@@ -66,7 +67,24 @@ function entityPanel(view) {
   }
   facts.append(aliases);
   panel.append(facts);
+  if (view.years.length > 1) panel.append(yearChart(view.years));
   panel.append(focusButtons(view.id));
+  if (view.leaderboard && view.leaderboard.length) {
+    panel.append(el("h3", "Leaderboard"));
+    for (const board of view.leaderboard) panel.append(leaderboardBox(board));
+  }
+  if (view.comparison && view.comparison.length) {
+    panel.append(el("h3", "Comparison (" + view.comparison.length + " papers)"));
+    const box = el("div", null, "kg-table-box"); // wider than the panel: it scrolls sideways
+    box.append(comparisonTable(view.comparison));
+    panel.append(box);
+  }
+  for (const [key, title] of [["methods", view.comparison ? "Methods proposed for it" : "Methods evaluated on it"],
+                              ["datasets", "Datasets"], ["tasks", "Tasks"]]) {
+    if (!view[key] || !view[key].length) continue;
+    panel.append(el("h3", title));
+    panel.append(linkList(view[key].map((e) => ({ id: e.id, name: e.label, kind: e.type, roles: [plural(e.papers, "paper")] }))));
+  }
   panel.append(el("h3", "Linked papers (" + (view.papers.length + view.papers_not_listed) + ")"));
   panel.append(linkList(view.papers.map((p) => ({ id: p.id, name: p.title, roles: p.roles, evidence: p.evidence }))));
   if (view.papers_not_listed) panel.append(el("p", view.papers_not_listed + " more not listed.", "kg-muted"));
@@ -85,6 +103,89 @@ function entityPanel(view) {
     if (view.evidence_not_listed) panel.append(el("p", view.evidence_not_listed + " more not listed.", "kg-muted"));
   }
   leftOutNote(view.links_left_out, "link", "links");
+}
+
+/** What a paper says the entity is, with the paper it says it in. */
+function definitionBox(definition) {
+  const box = corpus("p", definition.text, "kg-definition");
+  if (definition.paper) {
+    box.append(el("span", " — ", "kg-muted"), nodeButton(definition.paper, truncate(definition.title, 60)));
+  }
+  if (definition.sentence) box.title = definition.sentence;
+  return box;
+}
+
+/** Papers per year as a small bar chart: inline SVG, nothing fetched. */
+function yearChart(years) {
+  const ns = "http://www.w3.org/2000/svg";
+  const width = 260, height = 64, bar = Math.min(36, Math.floor(width / years.length) - 4);
+  const most = Math.max(...years.map(([, n]) => n));
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("class", "kg-years");
+  svg.setAttribute("viewBox", "0 0 " + width + " " + (height + 28));
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", "Papers per year: " + years.map(([y, n]) => y + ": " + n).join(", "));
+  years.forEach(([year, count], k) => {
+    const x = k * (bar + 4), h = Math.max(1, Math.round(height * count / most));
+    const rect = document.createElementNS(ns, "rect");
+    for (const [name, value] of [["x", x], ["y", height - h + 12], ["width", bar], ["height", h]]) rect.setAttribute(name, value);
+    const tip = document.createElementNS(ns, "title");
+    tip.textContent = year + ": " + plural(count, "paper");
+    rect.append(tip);
+    const value = document.createElementNS(ns, "text");
+    value.setAttribute("x", x + bar / 2);
+    value.setAttribute("y", height - h + 9);
+    value.textContent = String(count);
+    const label = document.createElementNS(ns, "text");
+    label.setAttribute("x", x + bar / 2);
+    label.setAttribute("y", height + 26);
+    label.textContent = String(year);
+    svg.append(rect, value, label);
+  });
+  return svg;
+}
+
+/** One metric's ranked scores on a dataset: value, who reached it, the paper. */
+function leaderboardBox(board) {
+  const box = el("div", null, "kg-board");
+  const head = el("h4");
+  head.append(bdi(board.metric), el("span", board.better ? " · " + board.better + " is better" : " · papers' order", "kg-muted"));
+  const list = el("ol", null, "kg-leaderboard");
+  for (const entry of board.results) {
+    const row = el("li");
+    row.append(el("span", entry.text, "kg-value"), " ", corpus("span", entry.subject || "(not named)", "kg-subject"), " ",
+               nodeButton(entry.paper, truncate(entry.title, 50)));
+    list.append(row);
+  }
+  box.append(head, list);
+  if (board.not_listed) box.append(el("p", board.not_listed + " more not listed.", "kg-muted"));
+  return box;
+}
+
+/** A task's papers side by side: what each proposes, where it is evaluated, with what, and its results. */
+function comparisonTable(rows) {
+  const table = el("table", null, "kg-comparison");
+  const head = el("tr");
+  for (const title of ["Paper", "Proposes", "Datasets", "Metrics", "Results"]) head.append(el("th", title));
+  table.append(head);
+  for (const row of rows) {
+    const line = el("tr");
+    const paper = el("td");
+    paper.append(nodeButton(row.paper, truncate(row.title, 60)));
+    if (row.year) paper.append(el("span", " " + row.year, "kg-muted"));
+    line.append(paper);
+    for (const key of ["proposes", "datasets", "metrics"]) {
+      const cell = el("td");
+      row[key].forEach((entry, k) => cell.append(k ? ", " : "", nodeButton(entry.id, entry.label)));
+      line.append(cell);
+    }
+    const results = el("td");
+    row.results.forEach((r, k) => results.append(k ? "; " : "", bdi(r.text + (r.kind === "gain" ? " gain" : "")
+      + [r.metric, r.dataset && "on " + r.dataset, r.subject && "by " + r.subject].filter(Boolean).map((w) => " " + w).join(""))));
+    line.append(results);
+    table.append(line);
+  }
+  return table;
 }
 
 /** An entity's relations as links to the entity at the other end, with the relation's direction
@@ -107,7 +208,7 @@ function relationLinks(view) {
 
 function paperPanel(view) {
   panel.append(corpus("h2", view.title || view.label, "kg-label"));
-  const where = venueAndYear(view.venue, view.year);
+  const where = [venueAndYear(view.venue, view.year), view.decision].filter(Boolean).join(" · ");
   if (where) panel.append(corpus("p", where, "kg-venue"));
   if (view.authors.length) panel.append(authorList(view.authors));
   if (/^https?:\/\//i.test(view.url)) {
@@ -127,7 +228,31 @@ function paperPanel(view) {
   }
   panel.append(el("h3", "Entities (" + view.entities.length + ")"));
   panel.append(linkList(view.entities.map((e) => ({ id: e.id, name: e.label, roles: e.roles, kind: e.type }))));
+  if (view.similar.length) {
+    panel.append(el("h3", "Similar papers (" + view.similar.length + ")"));
+    panel.append(similarList(view.similar));
+  }
   leftOutNote(view.links_left_out, "entity", "entities");
+}
+
+/** Similar papers, each with why: the entities both name (rarest first) and the parts of its score. */
+function similarList(items) {
+  const list = el("ol", null, "kg-similar");
+  for (const item of items) {
+    const row = el("li");
+    row.append(nodeButton(item.id, truncate(item.title, 80)));
+    const why = el("div", null, "kg-muted");
+    if (item.shared.length) {
+      why.append("both name ");
+      item.shared.forEach((e, k) => why.append(k ? ", " : "", nodeButton(e.id, e.label)));
+      why.append(" · ");
+    }
+    why.append("score " + item.score.toFixed(2) + " (words " + item.words.toFixed(2) + ", entities "
+               + item.entities.toFixed(2) + ", meaning " + item.meaning.toFixed(2) + ")");
+    row.append(why);
+    list.append(row);
+  }
+  return list;
 }
 
 function authorList(authors) {

@@ -26,9 +26,13 @@ function readTables(t) {
     relationsOf[t.relations[r]].push(r);
     if (t.relations[r + 1] !== t.relations[r]) relationsOf[t.relations[r + 1]].push(r);
   }
+  const resultsIn = t.paper_links.map(() => []); // paper row -> rows of t.results
   t.results.forEach((result, row) => {
+    resultsIn[result[0] - first].push(row);
     for (const end of new Set(result.slice(3, 6))) if (end >= 0) resultsOf[end].push(row);
   });
+  const lower = new Set(t.lower_is_better);
+  const higher = new Set(t.higher_is_better);
 
   const isPaper = (i) => i >= first;
   const kindOf = (i) => t.kinds[t.kind[i]];
@@ -77,7 +81,7 @@ function readTables(t) {
   }
 
   return { t: t, first: first, count: count, ids: ids, indexOf: indexOf, holds: t.holds, papersOf: papersOf,
-           relationsOf: relationsOf, resultsOf: resultsOf, isPaper: isPaper, kindOf: kindOf, text: text, nameOf: nameOf,
+           relationsOf: relationsOf, resultsOf: resultsOf, resultsIn: resultsIn, lower: lower, higher: higher, isPaper: isPaper, kindOf: kindOf, text: text, nameOf: nameOf,
            evidenceAt: evidenceAt, neighbours: neighbours, linksLeftOut: linksLeftOut, rolesByNode: rolesByNode };
 }
 
