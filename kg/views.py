@@ -37,6 +37,7 @@ RESULT_FIELDS = ("paper", "text", "kind", "metric", "dataset", "subject", "start
 #: The fields of one similar paper in the tables' ``paper_similar`` (flat, this many numbers each).
 SIMILAR_FIELDS = ("paper", "score", "words", "entities", "meaning")
 SHARED_LIMIT = 5  # of the entities two similar papers share, the rarest this many are given as the reason
+COLLAPSE_PAPERS = 12  # a dataset's or task's neighbourhood draws this many linked papers or more as one node
 
 
 def limits() -> dict:
@@ -49,7 +50,7 @@ def limits() -> dict:
             "evidence_limit": EVIDENCE_LIMIT, "papers_limit": PAPERS_LIMIT, "relation_width": len(RELATION_FIELDS),
             "list_limit": LIST_LIMIT, "leaderboard_limit": LEADERBOARD_LIMIT, "comparison_limit": COMPARISON_LIMIT,
             "actors": list(ACTORS), "proposing": list(PROPOSING), "page_kinds": PAGE_KINDS,
-            "similar_width": len(SIMILAR_FIELDS), "shared_limit": SHARED_LIMIT}
+            "similar_width": len(SIMILAR_FIELDS), "shared_limit": SHARED_LIMIT, "collapse_papers": COLLAPSE_PAPERS}
 
 
 def _text(value: str) -> bytes:

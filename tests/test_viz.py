@@ -665,3 +665,29 @@ def test_every_label_of_the_first_view_is_legible_and_none_overlaps_another(offl
     assert all(box["inside"] for box in boxes)
     assert overlapping(boxes) == []
     offline.assert_clean()
+
+
+def test_a_datasets_neighbourhood_draws_its_papers_as_one_node_a_click_expands(offline, tmp_path):
+    """CIFAR-like: 15 papers evaluate on a dataset that the hierarchy links to a task. Its neighbourhood
+    draws the dataset, the task and one node for the 15 papers; clicking that node draws them all. A
+    method's neighbourhood keeps its papers."""
+    G = KnowledgeGraph()
+    G.add_node("dataset/d", kind="Dataset", label="D", aliases=[], papers=15)
+    G.add_node("task/t", kind="Task", label="T", aliases=[], papers=0)
+    G.add_node("method/m", kind="Method", label="M", aliases=[], papers=15)
+    G.add_edge("dataset/d", "task/t", key="benchmarkFor", role="benchmarkFor", evidence=[], papers=1)
+    for p in range(15):
+        G.add_node(f"paper/{p}", kind="Paper", label=f"P{p}", title=f"P{p}", abstract="", venue="V", paper_id=str(p))
+        G.add_edge(f"paper/{p}", "dataset/d", key="evaluatesOn", role="evaluatesOn", evidence=[])
+        G.add_edge(f"paper/{p}", "method/m", key="uses", role="uses", evidence=[])
+    page = offline.open(render_html(G, tmp_path / "kg.html", max_nodes=3))
+    page.evaluate("() => kgExplorer.focus('dataset/d', 1)")
+    page.wait_for_selector("body[data-view=focus]", state="attached")
+    drawn = page.evaluate("() => kgExplorer.nodes.get().map((n) => [n.id, n.label || ''])")
+    assert sorted(drawn) == [["dataset/d", "D"], ["kg-papers-of:dataset/d", "15 papers"], ["task/t", "T"]]
+    assert page.text_content("#kg-overview").endswith("its papers are one node: click it to draw them.")
+    page.evaluate("() => kgExplorer.network.body.emitter.emit('click', {nodes: ['kg-papers-of:dataset/d'], edges: []})")
+    assert page.evaluate("() => kgExplorer.nodes.length") == 17
+    page.evaluate("() => kgExplorer.focus('method/m', 1)")
+    assert page.evaluate("() => kgExplorer.nodes.get().filter((n) => n.id.startsWith('paper/')).length") == 15
+    offline.assert_clean()

@@ -62,7 +62,8 @@ function tooltipFor(id) {
 }
 
 function visNodes(list) {
-  return list.map((node) => Object.assign({}, node, { title: tooltipFor(node.id) }));
+  return list.map((node) => Object.assign({}, node, {
+    title: node.tooltip ? el("div", node.tooltip, "kg-tooltip") : tooltipFor(node.id) }));
 }
 
 function visEdges(list) {

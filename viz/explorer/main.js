@@ -42,7 +42,7 @@ network.on("stabilizationIterationsDone", function () {
 });
 
 network.on("click", function (params) {
-  if (params.nodes.length) showPanel(params.nodes[0]);
+  if (params.nodes.length && !expandPapers(params.nodes[0])) showPanel(params.nodes[0]);
   else if (!params.edges.length) showEmptyPanel();
 });
 

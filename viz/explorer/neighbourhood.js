@@ -88,12 +88,59 @@ async function focus(id, hops) {
     searchStatus.textContent = error.message;
     return false;
   }
-  draw(sub.nodes, sub.edges, Boolean(sub.layOut));
+  const shown = collapsePapers(sub);
+  draw(shown.nodes, shown.edges, Boolean(shown.layOut));
   overviewText.replaceChildren("Within " + plural(hops, "link") + " of ", bdi(nameOf(sub.center)),
-    ": " + plural(sub.nodes.length, "node") + (sub.left_out ? ", " + sub.left_out + " more not shown." : "."));
+    ": " + plural(shown.nodes.length, "node") + (sub.left_out ? ", " + sub.left_out + " more not shown" : "")
+    + (collapsed ? "; its papers are one node: click it to draw them." : "."));
   backButton.hidden = false;
   document.body.dataset.view = "focus";
   return select(sub.center, false); // the whole neighbourhood stays in view
+}
+
+const COLLAPSED = "kg-papers-of:"; // the id of the node that stands for a dataset's or task's papers
+let collapsed = null; // the neighbourhood as it is with its papers, while they are drawn as one node
+
+/** A dataset's or task's neighbourhood with the papers linked to it drawn as one node labelled
+ * with their count, so that its entities can be read; a click on that node draws them all. */
+function collapsePapers(sub) {
+  collapsed = null;
+  const centre = indexOf(sub.center);
+  const kind = centre === undefined ? null : tables.kindOf(centre);
+  if (kind !== meta.page_kinds.benchmark && kind !== meta.page_kinds.task) return sub;
+  const linked = new Set();
+  for (const edge of sub.edges) {
+    if (edge.from === sub.center) linked.add(edge.to);
+    if (edge.to === sub.center) linked.add(edge.from);
+  }
+  const papers = new Set(sub.nodes.filter((node) => node.kind === "Paper" && linked.has(node.id)).map((node) => node.id));
+  if (papers.size < meta.collapse_papers) return sub;
+  const id = COLLAPSED + sub.center;
+  const nodes = sub.nodes.filter((node) => !papers.has(node.id)).map((node) => {
+    const { x, y, ...rest } = node; // laid out again: fewer nodes
+    return rest;
+  });
+  nodes.push({ id: id, kind: "Paper", group: "Paper", shape: "dot", size: 16, label: plural(papers.size, "paper"),
+               tooltip: plural(papers.size, "paper") + " linked to it: click to draw them" });
+  const seen = new Set(), edges = [];
+  for (const edge of sub.edges) {
+    const from = papers.has(edge.from) ? id : edge.from, to = papers.has(edge.to) ? id : edge.to;
+    if (from === to || seen.has(from + " " + to)) continue;
+    seen.add(from + " " + to);
+    edges.push(Object.assign({}, edge, { from: from, to: to }));
+  }
+  collapsed = { id: id, sub: sub };
+  return { center: sub.center, left_out: sub.left_out, nodes: nodes, edges: edges, layOut: true };
+}
+
+/** Draw the papers a collapsed node stands for (true), or do nothing if `id` is not that node. */
+function expandPapers(id) {
+  if (!collapsed || id !== collapsed.id) return false;
+  const sub = collapsed.sub;
+  collapsed = null;
+  draw(sub.nodes, sub.edges, Boolean(sub.layOut));
+  select(sub.center, false);
+  return true;
 }
 
 function nameOf(id) {
@@ -102,6 +149,7 @@ function nameOf(id) {
 
 function showOverview() {
   if (!overview) return;
+  collapsed = null;
   tables = overview.tables;
   draw(overview.nodes, overview.edges, false);
   overviewText.textContent = overviewSummary;
