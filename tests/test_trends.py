@@ -97,3 +97,12 @@ def test_trends_on_a_graph_of_one_year_says_how_to_give_papers_their_years(sampl
     result = CliRunner().invoke(main, ["trends", "-g", str(sample)])
     assert result.exit_code != 0
     assert "--set FILE year=VALUE" in result.output and "Traceback" not in result.output
+
+
+def test_kg_serve_answers_trends_as_json_as_the_cli_does(two_years):
+    served = CliRunner().invoke(main, ["serve", "-g", str(two_years), "--get", "/trends.json?type=Method&k=5"])
+    assert served.exit_code == 0, served.output
+    cli = CliRunner().invoke(main, ["trends", "-g", str(two_years), "--type", "Method", "-k", "5", "--format", "json"])
+    assert json.loads(served.output[served.output.index("{"):]) == json.loads(cli.output)
+    bad = CliRunner().invoke(main, ["serve", "-g", str(two_years), "--get", "/trends.json?by=colour"])
+    assert bad.exit_code != 0 and "400" in bad.output

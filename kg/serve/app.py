@@ -255,6 +255,9 @@ class App:
             return self._json(self.neighbourhood_view(get("id"), get("k", "1")))
         if path == "/related.json":
             return self._json({"id": get("id"), **self.related_view(self._node(get("id")))})
+        if path == "/trends.json":  # kg trends --format json
+            return self._json(self.trends_view(get("by", "year"), params.get("type", []), get("from"), get("to"),
+                                               get("k", "15")))
         if path == "/index.json":  # the explorer's twin
             return self._json(self.index_view())
         if path in ("/query", "/query.json"):
@@ -327,6 +330,18 @@ class App:
                              "edges": G.number_of_edges(),
                              "urls": {"explorer": "/", "query": "/query", "sparql": "/sparql"}}
         return self._summary
+
+    def trends_view(self, by: str, types: list[str], earlier: str, later: str, top: str) -> dict:
+        """What ``kg trends`` answers, for ``/trends.json?by=year&type=Method&from=2017&to=2018&k=15``."""
+        from ..trends import trends
+
+        if not top.isdigit() or not 1 <= int(top) <= 100:
+            raise HTTPError(400, f"k must be a number from 1 to 100, got {top!r}.")
+        try:
+            return trends(self.store, by=by, types=types or None, earlier=earlier or None, later=later or None,
+                          top=int(top)).as_json()
+        except KGError as error:
+            raise HTTPError(400, str(error)) from None
 
     def query_view(self, query: str = "") -> dict:
         if self._examples is None:  # bound to the graph's entities: the same for every request
