@@ -151,6 +151,7 @@ def build(
     formats: Iterable[str] = FORMATS,
     cluster: str | None = None,
     settings: Iterable[FileSetting] = (),
+    on_stage: Callable[[str], None] | None = None,
 ) -> BuildResult:
     """Build the graph of ``inputs`` and write ``output``.ttl/.nt/.jsonld/.html (those of
     ``formats``), its SPARQL store ``output``.oxigraph and its entities' vectors.
@@ -162,9 +163,19 @@ def build(
     With ``cluster`` (a Dask scheduler address, or ``local:N``: :mod:`kg.cluster`), extraction
     runs on that cluster's workers instead; the rest of the build runs here. ``settings`` give
     the records of the files they name a venue, year, decision or URL (:class:`kg.ingest.FileSetting`).
+    ``on_stage(line)`` is told as each stage ends, with what it made and how long it took
+    ("Resolved 6,953 entities in 4.1 s").
     Raises ``InputError`` for unreadable input (every bad record, with ``strict``).
     """
     started = time.perf_counter()
+    clock = [started]
+
+    def said(line: str) -> None:  # a stage has ended: its line, with the seconds since the last one
+        now = time.perf_counter()
+        if on_stage:
+            on_stage(f"{line} in {now - clock[0]:.1f} s")
+        clock[0] = now
+
     skipped: list[InputError] = []
     warnings: list[InputError] = []
     papers, duplicates = unique_papers(read_papers(inputs, format=format, strict=strict, on_skip=skipped.append,
@@ -173,6 +184,7 @@ def build(
     if not papers:
         raise KGError("\n".join(["No abstracts found in the input" + (f"; skipped {len(skipped)} records:" if skipped else ".")]
                                  + skipped_lines(skipped)))
+    said(f"Read {len(papers):,} papers" + (f" ({len(skipped):,} records skipped)" if skipped else ""))
 
     def failed(failure: ExtractionFailure) -> None:  # one record's extraction raised: listed, or fatal with strict
         source = failure.paper.source
@@ -198,22 +210,30 @@ def build(
                 store.close()
         if not extractions:
             raise KGError("\n".join([f"None of the {len(papers)} abstracts could be extracted:"] + skipped_lines(skipped)))
+        hits = store.hits if store is not None else 0
+        said(f"Extracted {len(extractions):,} papers ({hits:,} from the cache, {len(extractions) - hits:,} parsed)")
         # Resolution, then its last step: the names it found looked up in every abstract.
         taxonomy = pwc.load()
         extractions, entities = propagate(extractions, resolve(extractions, known_datasets=taxonomy.datasets))
+        said(f"Resolved {sum(len(ex.mentions) for ex in extractions):,} mentions into {len(entities):,} entities")
         relations = variant_relations(entities, extractions) + sentence_relations(entities, extractions)
         # The concept hierarchy joins specific names to the concepts papers share.
         hierarchy = build_hierarchy(entities, extractions, taxonomy)
         entities = entities + hierarchy.concepts
         # Each entity's reach, salience and Papers with Code name, written on its node.
         annotations = annotate(entities, hierarchy.links, extractions, taxonomy)
+        said(f"Linked {len(relations):,} relations and {len(hierarchy.links):,} broader links "
+             f"({len(hierarchy.concepts):,} concept{'s' * (len(hierarchy.concepts) != 1)})")
         graph = build_graph(extractions, entities, relations + hierarchy.links, annotations)
         for paper, similar in similar_papers(graph).items():  # for the index and the explorer's paper pages
             graph.nodes[paper]["similar"] = similar
         vectors = entity_vectors(entities, extractions)
+        said(f"Made the graph of {graph.number_of_nodes():,} nodes and {graph.number_of_edges():,} edges, "
+             "with similar papers and entity vectors")
         extra = {"report.md": resolution_report(entities, extractions)} if report else {}
         written = write_outputs(graph, output, base=base, title=title or output.name, extra=extra, vectors=vectors,
                                 formats=formats, staging=staging)
+        said(f"Wrote {len(written)} outputs and the SPARQL store")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return BuildResult(graph, entities, extractions, written, skipped, duplicates, warnings,

@@ -33,6 +33,7 @@ class ExtractionCache:
             if str(path) != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(path))
+            self.hits = 0  # extractions get() found
             self._db.execute("CREATE TABLE IF NOT EXISTS extraction (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
     @contextlib.contextmanager
@@ -60,6 +61,7 @@ class ExtractionCache:
         except ValueError:  # stored in an older form: a miss, extracted again and replaced by put()
             return None
         extraction.paper = paper
+        self.hits += 1
         return extraction
 
     def put(self, extractions: Iterable[PaperExtraction]) -> None:

@@ -146,19 +146,27 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, fo
 
     bar = None
 
-    def progress(done, total):
+    def progress(done, total):  # on a terminal, a bar with a time estimate; piped, the stage's line only
         nonlocal bar
-        if quiet or total < 50:
+        if quiet or total < 50 or not sys.stderr.isatty():
             return
         if bar is None:
-            bar = click.progressbar(length=total, label="Extracting", file=sys.stderr)
+            bar = click.progressbar(length=total, label="Extracting", file=sys.stderr, show_pos=True)
             bar.__enter__()
         bar.update(done - bar.pos)
+
+    def stage(line):  # one line per stage as it ends, on a terminal and piped alike
+        nonlocal bar
+        if bar is not None:
+            bar.__exit__(None, None, None)
+            bar = None
+        if not quiet:
+            click.echo(line, err=True)
 
     try:
         result = run_build(inputs, output, base=base, format=input_format, strict=strict, report=report,
                            processes=jobs, cache=None if no_cache else "default", progress=progress,
-                           formats=formats, cluster=cluster, settings=parsed)
+                           formats=formats, cluster=cluster, settings=parsed, on_stage=stage)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

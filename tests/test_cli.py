@@ -361,3 +361,19 @@ def test_methods_on_benchmark_ranks_what_its_papers_propose_before_what_they_use
     assert rows[:2] == [("PhoneRL", 1, 0), ("PhoneRL-9B", 0, 1)]
     assert {label for label, proposed, results in rows[2:]} >= {"GPT-4o", "GRPO"}
     assert all(proposed + results == 0 for _, proposed, results in rows[2:])
+
+
+def test_a_piped_build_prints_one_line_per_stage_and_counts_what_came_from_the_cache(tmp_path):
+    """Not on a terminal (CliRunner): no bar, a line as each stage ends; a rebuild says its
+    extractions came from the cache."""
+    stem = tmp_path / "g"
+    first = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(stem)])
+    assert first.exit_code == 0, first.output
+    stages = [line.split()[0] for line in first.output.splitlines()[:6]]
+    assert stages == ["Read", "Extracted", "Resolved", "Linked", "Made", "Wrote"]
+    assert "Extracted 8 papers (0 from the cache, 8 parsed) in " in first.output
+    assert all(re.search(r" in \d+\.\d s$", line) for line in first.output.splitlines()[:6])
+    again = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(stem)])
+    assert "Extracted 8 papers (8 from the cache, 0 parsed) in " in again.output
+    quiet = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(stem), "-q"])
+    assert not quiet.output.startswith("Read")
