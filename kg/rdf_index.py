@@ -20,13 +20,14 @@ from .concepts import SALIENCE_THRESHOLD
 from .rdf import Block, decimal_literal, node_iri, sorted_pairs, typed_literal
 from .vocab import KG
 
-__all__ = ["index_blocks", "cooccurrences", "task_neighbours", "APPLIES", "COOCCURS", "TASK_NEIGHBOURS"]
+__all__ = ["index_blocks", "cooccurrences", "task_neighbours", "evaluations", "APPLIES", "COOCCURS", "TASK_NEIGHBOURS"]
 
 _COOCCURRENCE, _COOCCURS_WITH, _PAPER_COUNT = str(KG.cooccurrence), str(KG.cooccursWith), str(KG.paperCount)
 _TASK_NEIGHBOUR, _NEIGHBOUR, _SHARED_TASKS = str(KG.taskNeighbour), str(KG.neighbour), str(KG.sharedTaskCount)
 _SIMILAR_PAPER, _SIMILAR_TO, _SIMILARITY = str(KG.similarPaper), str(KG.similarTo), str(KG.similarity)
 _WORD_SIMILARITY, _ENTITY_SIMILARITY, _MEANING_SIMILARITY = map(str, (KG.wordSimilarity, KG.entitySimilarity,
                                                                      KG.meaningSimilarity))
+_EVALUATION, _EVALUATION_ON, _EVALUATION_RESULT = str(KG.evaluation), str(KG.evaluationOn), str(KG.evaluationResult)
 _INTEGER = str(XSD.integer)
 
 #: The roles by which a paper applies a method or model, and those by which it addresses a task
@@ -73,19 +74,49 @@ def index_blocks(G: nx.MultiDiGraph, base: str) -> Iterator[Block]:
     iris = {node: node_iri(node, data, base) for node, data in G.nodes(data=True) if data["kind"] != "Paper"}
     counts = cooccurrences(G)
     neighbours = task_neighbours(G, counts)
+    evaluated = evaluations(G)
     yield from _similar_blocks(G, base)
-    for node in sorted(set(counts) | set(neighbours), key=lambda n: iris[n]):
+    for node in sorted(set(counts) | set(neighbours) | set(evaluated), key=lambda n: iris[n]):
         iri = iris[node]
+        tested = [(str(vocab.evaluation_iri(iri, dataset)), iris[dataset], results)
+                  for dataset, results in sorted(evaluated.get(node, {}).items(), key=lambda item: iris[item[0]])]
         shared = sorted((iris[other], n) for other, n in counts.get(node, {}).items())
         links = [str(vocab.cooccurrence_iri(iri, vocab.node_of_iri(other))) for other, _ in shared]
         near = [(str(vocab.neighbour_iri(iri, rank)), iris[other], n)
                 for rank, (other, n) in enumerate(neighbours.get(node, ()))]
         yield iri, sorted_pairs([(_COOCCURRENCE, link) for link in links]
-                                + [(_TASK_NEIGHBOUR, link) for link, _, _ in near])
+                                + [(_TASK_NEIGHBOUR, link) for link, _, _ in near]
+                                + [(_EVALUATION, link) for link, _, _ in tested])
         for link, (other, n) in zip(links, shared):
             yield link, [(_COOCCURS_WITH, other), (_PAPER_COUNT, typed_literal(str(n), _INTEGER))]
         for link, other, n in near:
             yield link, [(_NEIGHBOUR, other), (_SHARED_TASKS, typed_literal(str(n), _INTEGER))]
+        for link, dataset, results in tested:
+            yield link, sorted_pairs([(_EVALUATION_ON, dataset)]
+                                     + [(_EVALUATION_RESULT, str(vocab.result_iri(base, paper_id, start)))
+                                        for paper_id, start in results])
+
+
+def evaluations(G: nx.MultiDiGraph) -> dict[str, dict[str, list[tuple[str, int]]]]:
+    """Each entity's ``evaluatedOn`` datasets, each with the results (paper id, offset) the
+    entity reached there: what ``kg:Evaluation`` nodes hold.
+
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_nodes_from(["method/m", "dataset/d"], kind="Method")
+    >>> _ = G.add_edge("method/m", "dataset/d", key="evaluatedOn")
+    >>> G.results = [{"subject": "method/m", "dataset": "dataset/d", "paper_id": "p1", "start": 40}]
+    >>> evaluations(G)
+    {'method/m': {'dataset/d': [('p1', 40)]}}
+    """
+    found: dict[str, dict[str, list[tuple[str, int]]]] = defaultdict(dict)
+    for source, target, key in G.edges(keys=True):
+        if key == "evaluatedOn":
+            found[source][target] = []
+    for result in getattr(G, "results", ()):
+        reached = found.get(result.get("subject"), {}).get(result.get("dataset"))
+        if reached is not None:
+            reached.append((result["paper_id"], result["start"]))
+    return {node: {d: sorted(set(r)) for d, r in datasets.items()} for node, datasets in found.items()}
 
 
 def _similar_blocks(G: nx.MultiDiGraph, base: str) -> Iterator[Block]:

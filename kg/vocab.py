@@ -50,6 +50,7 @@ class KG(DefinedNamespace):
     Cooccurrence: URIRef  # the papers an entity shares with a task or dataset, counted
     TaskNeighbour: URIRef  # one of the methods sharing the most tasks with a method, and how many
     SimilarPaper: URIRef  # one of the papers most similar to a paper, with its scores
+    Evaluation: URIRef  # a method evaluated on a dataset, with the results it reached there
     Result: URIRef  # a score a paper reports, with its metric, dataset and subject
     Extractor: URIRef  # the software that made a statement
 
@@ -99,6 +100,9 @@ class KG(DefinedNamespace):
     taskNeighbour: URIRef
     neighbour: URIRef
     similarPaper: URIRef
+    evaluation: URIRef
+    evaluationOn: URIRef
+    evaluationResult: URIRef
     similarTo: URIRef
     similarity: URIRef
     wordSimilarity: URIRef
@@ -385,6 +389,16 @@ def sentence_iri(base: str, paper_id: str, index: int) -> URIRef:
     rdflib.term.URIRef('https://example.org/kg/paper/p1#sentence-2')
     """
     return URIRef(f"{paper_iri(base, paper_id)}#sentence-{index}")
+
+
+def evaluation_iri(entity: URIRef | str, dataset_node: str) -> URIRef:
+    """The IRI of the node that links ``entity``, evaluated on the dataset whose node id is
+    ``dataset_node``, to the results it reached there: a fragment of the entity's IRI.
+
+    >>> evaluation_iri("https://example.org/kg/method/grpo", "dataset/gsm8k")
+    rdflib.term.URIRef('https://example.org/kg/method/grpo#e-462d6a9d74')
+    """
+    return URIRef(f"{entity}#e-{hashlib.sha1(dataset_node.encode()).hexdigest()[:10]}")
 
 
 def cooccurrence_iri(entity: URIRef | str, other_node: str) -> URIRef:
