@@ -28,7 +28,6 @@ from collections import Counter
 
 import networkx as nx
 import numpy as np
-from scipy import sparse
 
 from .text import clean
 
@@ -85,9 +84,13 @@ def similar_papers(G: nx.MultiDiGraph, k: int = SIMILAR, *, weight: float = PART
     return found
 
 
-def _tfidf(documents: list[list[str]], *, sublinear: bool = True) -> sparse.csr_matrix:
+def _tfidf(documents: list[list[str]], *, sublinear: bool = True) -> "sparse.csr_matrix":
     """Rows of unit length: each term's (1 + log count, or 1) times its smoothed inverse document
     frequency; terms of one document only are left out (they match nothing)."""
+    # Imported here: scipy brings OpenBLAS, whose thread buffers a process that only imports kg
+    # (a kg serve query worker, under its memory cap) should not pay for.
+    from scipy import sparse
+
     n = len(documents)
     df = Counter(term for terms in documents for term in set(terms))
     column = {term: c for c, term in enumerate(sorted(term for term, count in df.items() if count > 1))}
@@ -116,6 +119,6 @@ def _meaning(texts: list[str], encoder) -> np.ndarray:
 
 def _present(part) -> np.ndarray:
     """1 for each row of ``part`` that is not all zero, else 0."""
-    if sparse.issparse(part):
+    if hasattr(part, "getnnz"):  # a scipy sparse matrix
         return (part.getnnz(axis=1) > 0).astype(np.float64)
     return np.any(part != 0, axis=1).astype(np.float64)
