@@ -43,11 +43,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from kg import serve, vocab
-from kg.build import write_outputs
-from kg.concepts import annotate
 from kg.errors import KGError
-from kg.graph import build_graph
-from kg.model import Entity, Mention, Paper, PaperExtraction, Relation, Result
 from kg.queries import examples, with_values
 from kg.store import PREFIXES, open_graph, store_dir
 
@@ -63,6 +59,14 @@ SYNTH_MENTIONS = [("proposes", "Method"), ("addresses", "Task"), ("uses", "Metho
 
 def synthesise(stem: Path, papers: int, *, seed: int = 7) -> None:
     """Build the synthetic graph of ``papers`` papers and write it (and its store) at ``stem``."""
+    # Imported here, not with the module: kg serve's query workers start by importing this script,
+    # under their memory cap, and the build's imports (spaCy, and torch where it is installed) would
+    # take most of it.
+    from kg.build import write_outputs
+    from kg.concepts import annotate
+    from kg.graph import build_graph
+    from kg.model import Entity, Mention, Paper, PaperExtraction, Relation, Result
+
     rng = random.Random(seed)
     names = {kind: [f"{kind}{i}" for i in range(n)] for kind, n in SYNTH_ENTITIES.items()}
     weights = {kind: [1 / (rank + 1) ** 1.1 for rank in range(n)] for kind, n in SYNTH_ENTITIES.items()}
