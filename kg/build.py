@@ -184,7 +184,7 @@ def build(
     if not papers:
         raise KGError("\n".join(["No abstracts found in the input" + (f"; skipped {len(skipped)} records:" if skipped else ".")]
                                  + skipped_lines(skipped)))
-    said(f"Read {len(papers):,} papers" + (f" ({len(skipped):,} records skipped)" if skipped else ""))
+    said(f"Read {len(papers):,} papers" + (f" ({len(skipped):,} record{'s' * (len(skipped) != 1)} skipped)" if skipped else ""))
 
     def failed(failure: ExtractionFailure) -> None:  # one record's extraction raised: listed, or fatal with strict
         source = failure.paper.source
