@@ -20,13 +20,14 @@ from .concepts import SALIENCE_THRESHOLD
 from .rdf import Block, decimal_literal, node_iri, sorted_pairs, typed_literal
 from .vocab import KG
 
-__all__ = ["index_blocks", "cooccurrences", "task_neighbours", "evaluations", "APPLIES", "COOCCURS", "TASK_NEIGHBOURS"]
+__all__ = ["index_blocks", "cooccurrences", "task_neighbours", "evaluations", "benchmark_counts", "APPLIES", "COOCCURS", "TASK_NEIGHBOURS"]
 
 _COOCCURRENCE, _COOCCURS_WITH, _PAPER_COUNT = str(KG.cooccurrence), str(KG.cooccursWith), str(KG.paperCount)
 _TASK_NEIGHBOUR, _NEIGHBOUR, _SHARED_TASKS = str(KG.taskNeighbour), str(KG.neighbour), str(KG.sharedTaskCount)
 _SIMILAR_PAPER, _SIMILAR_TO, _SIMILARITY = str(KG.similarPaper), str(KG.similarTo), str(KG.similarity)
 _WORD_SIMILARITY, _ENTITY_SIMILARITY, _MEANING_SIMILARITY = map(str, (KG.wordSimilarity, KG.entitySimilarity,
                                                                      KG.meaningSimilarity))
+_PROPOSER_COUNT, _RESULT_COUNT = str(KG.proposerCount), str(KG.resultCount)
 _EVALUATION, _EVALUATION_ON, _EVALUATION_RESULT = str(KG.evaluation), str(KG.evaluationOn), str(KG.evaluationResult)
 _INTEGER = str(XSD.integer)
 
@@ -75,26 +76,60 @@ def index_blocks(G: nx.MultiDiGraph, base: str) -> Iterator[Block]:
     counts = cooccurrences(G)
     neighbours = task_neighbours(G, counts)
     evaluated = evaluations(G)
+    proposed, reached = benchmark_counts(G)
     yield from _similar_blocks(G, base)
     for node in sorted(set(counts) | set(neighbours) | set(evaluated), key=lambda n: iris[n]):
         iri = iris[node]
         tested = [(str(vocab.evaluation_iri(iri, dataset)), iris[dataset], results)
                   for dataset, results in sorted(evaluated.get(node, {}).items(), key=lambda item: iris[item[0]])]
-        shared = sorted((iris[other], n) for other, n in counts.get(node, {}).items())
-        links = [str(vocab.cooccurrence_iri(iri, vocab.node_of_iri(other))) for other, _ in shared]
+        shared = sorted((iris[other], n, other) for other, n in counts.get(node, {}).items())
+        links = [str(vocab.cooccurrence_iri(iri, vocab.node_of_iri(other))) for other, _, _ in shared]
         near = [(str(vocab.neighbour_iri(iri, rank)), iris[other], n)
                 for rank, (other, n) in enumerate(neighbours.get(node, ()))]
         yield iri, sorted_pairs([(_COOCCURRENCE, link) for link in links]
                                 + [(_TASK_NEIGHBOUR, link) for link, _, _ in near]
                                 + [(_EVALUATION, link) for link, _, _ in tested])
-        for link, (other, n) in zip(links, shared):
-            yield link, [(_COOCCURS_WITH, other), (_PAPER_COUNT, typed_literal(str(n), _INTEGER))]
+        for link, (other, n, other_node) in zip(links, shared):
+            # On a dataset, the pair also counts the papers evaluating on it that propose the method,
+            # and the results the method reached on it: what methods-on-benchmark ranks by.
+            counted = [(prop, typed_literal(str(found[node, other_node]), _INTEGER))
+                       for prop, found in ((_PROPOSER_COUNT, proposed), (_RESULT_COUNT, reached)) if (node, other_node) in found]
+            yield link, sorted_pairs([(_COOCCURS_WITH, other), (_PAPER_COUNT, typed_literal(str(n), _INTEGER)), *counted])
         for link, other, n in near:
             yield link, [(_NEIGHBOUR, other), (_SHARED_TASKS, typed_literal(str(n), _INTEGER))]
         for link, dataset, results in tested:
             yield link, sorted_pairs([(_EVALUATION_ON, dataset)]
                                      + [(_EVALUATION_RESULT, str(vocab.result_iri(base, paper_id, start)))
                                         for paper_id, start in results])
+
+
+def benchmark_counts(G: nx.MultiDiGraph) -> tuple[dict, dict]:
+    """For each (method or model, dataset): the papers that evaluate on the dataset and propose or
+    introduce the method, and the results the method reached on the dataset; pairs of none left out.
+
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_node("paper/p1", kind="Paper")
+    >>> _ = G.add_edge("paper/p1", "method/m", key="proposes"), G.add_edge("paper/p1", "dataset/d", key="evaluatesOn")
+    >>> G.results = [{"subject": "method/m", "dataset": "dataset/d", "paper_id": "p1", "start": 40}]
+    >>> benchmark_counts(G)
+    ({('method/m', 'dataset/d'): 1}, {('method/m', 'dataset/d'): 1})
+    """
+    proposers: dict[tuple[str, str], set] = defaultdict(set)
+    for paper, data in G.nodes(data=True):
+        if data.get("kind") != "Paper":
+            continue
+        roles = defaultdict(set)
+        for _, target, role in G.out_edges(paper, keys=True):
+            roles[role].add(target)
+        for method in roles["proposes"] | roles["introduces"]:
+            for dataset in roles["evaluatesOn"]:
+                proposers[method, dataset].add(paper)
+    results: dict[tuple[str, str], set] = defaultdict(set)
+    for result in getattr(G, "results", ()):
+        if result.get("subject") and result.get("dataset"):
+            results[result["subject"], result["dataset"]].add((result["paper_id"], result["start"]))
+    return ({pair: len(papers) for pair, papers in proposers.items()},
+            {pair: len(found) for pair, found in results.items()})
 
 
 def evaluations(G: nx.MultiDiGraph) -> dict[str, dict[str, list[tuple[str, int]]]]:

@@ -101,6 +101,8 @@ class KG(DefinedNamespace):
     neighbour: URIRef
     similarPaper: URIRef
     evaluation: URIRef
+    proposerCount: URIRef
+    resultCount: URIRef
     evaluationOn: URIRef
     evaluationResult: URIRef
     similarTo: URIRef

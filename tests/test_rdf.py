@@ -94,7 +94,8 @@ def test_export_by_hand(exported):
         (KG.cooccurrence, vocab.cooccurrence_iri(grpo, "dataset/gsm8k")),
     }
     assert set(exported.predicate_objects(vocab.cooccurrence_iri(grpo, "dataset/gsm8k"))) == {
-        (KG.cooccursWith, vocab.entity_iri(BASE, "Dataset", "gsm8k")), (KG.paperCount, Literal(1))}
+        (KG.cooccursWith, vocab.entity_iri(BASE, "Dataset", "gsm8k")), (KG.paperCount, Literal(1)),
+        (KG.proposerCount, Literal(1))}  # the paper proposes GRPO and evaluates on GSM8K
 
 
 def test_statement_shape(exported):
