@@ -744,14 +744,9 @@ def similar(paper, graph, fmt):
       kg similar HkwZSG-CZ -g graphs/iclr
       kg similar "Breaking the Softmax Bottleneck" -g graphs/iclr --format json
     """
-    from .index import load_index
-    from .store import open_graph
-    from .tables import graph_tables
-    from .views import Tables
-
-    G = load_index(open_graph(graph), texts=True).graph
+    G, tables = _whole_tables(graph)
     node = _paper_node(G, paper)
-    view = Tables(graph_tables(G)).view(node)
+    view = tables.view(node)
     if fmt == "json":
         click.echo(json.dumps({"paper": node, "title": view["title"], "similar": view["similar"]}, indent=2,
                               ensure_ascii=False))
@@ -764,6 +759,18 @@ def similar(paper, graph, fmt):
         shared = ", ".join(e["label"] for e in item["shared"])
         click.echo(f"      score {item['score']:.2f}: words {item['words']:.2f}, entities {item['entities']:.2f}, "
                    f"meaning {item['meaning']:.2f}" + (f"; both name {shared}" if shared else ""))
+
+
+def _whole_tables(graph):
+    """The graph at ``graph`` read back whole, and its tables made readable: what kg serve's pages
+    read (:func:`kg.serve.views.view_tables`), for the commands that print a page's view."""
+    from .index import load_index
+    from .store import open_graph
+    from .tables import graph_tables
+    from .views import Tables
+
+    G = load_index(open_graph(graph), texts=True).graph
+    return G, Tables(graph_tables(G))
 
 
 def _paper_node(G, paper: str) -> str:
@@ -796,16 +803,12 @@ def compare(task, graph, fmt):
       kg compare "mathematical reasoning" -g graphs/sample
       kg compare "language modeling" -g graphs/iclr --format json
     """
-    from .index import load_index
     from .lookup import find_entity
     from .store import open_graph
-    from .tables import graph_tables
-    from .views import Tables
     from .vocab import node_of_iri
 
-    store = open_graph(graph)
-    iri = find_entity(store, task, type="Task")
-    view = Tables(graph_tables(load_index(store, texts=True).graph)).view(node_of_iri(iri))
+    iri = find_entity(open_graph(graph), task, type="Task")
+    view = _whole_tables(graph)[1].view(node_of_iri(iri))
     if fmt == "json":
         click.echo(json.dumps(view, indent=2, ensure_ascii=False))
         return

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import csv
 import fnmatch
+import functools
 import glob
 import hashlib
 import io
@@ -126,6 +127,7 @@ class FileSetting:
         return cls(pattern, key, value)
 
     @staticmethod
+    @functools.lru_cache(maxsize=64)  # applied to every record of a file: parsed once
     def _codes(value: str) -> dict[str, str]:
         codes = {}
         for item in value.split(";"):

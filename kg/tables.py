@@ -113,10 +113,11 @@ def _core_tables(G: nx.MultiDiGraph, entities: list, papers: list, *, whole: boo
     roles = sorted({role for _, _, role, _ in links + relations}, key=role_order)
     role_code = {role: i for i, role in enumerate(roles)}
     spans = defaultdict(list)  # paper -> (sentence, start, end) that relations and results point into
+    paper_of = {G.nodes[p].get("paper_id"): p for p in papers}  # evidence names its paper by id
     tables = {"roles": roles, **_node_columns(G, order), "first_paper": len(entities),
-              "relations": _relation_rows(G, relations, index, role_code, spans),
+              "relations": _relation_rows(G, relations, index, role_code, spans, paper_of),
               "results": _result_rows(G, index, spans)}
-    tables.update(_entity_columns(G, entities, index, spans))
+    tables.update(_entity_columns(G, entities, index, spans, paper_of))
     by_paper = defaultdict(list)
     for paper, entity, role, data in links:
         by_paper[paper].append((index[entity], role_code[role], data))
@@ -156,10 +157,9 @@ def _node_columns(G: nx.MultiDiGraph, order: list) -> dict:
     return columns
 
 
-def _entity_columns(G: nx.MultiDiGraph, entities: list, index: dict, spans: dict) -> dict:
+def _entity_columns(G: nx.MultiDiGraph, entities: list, index: dict, spans: dict, paper_of: dict) -> dict:
     """Each entity's definition, ``[text, paper, start, length]`` (paper -1 where not held; its
     sentence goes into ``spans``) or 0, and the metrics whose lower or higher values are better."""
-    paper_of = {G.nodes[n].get("paper_id"): n for n in index if node_kind(G.nodes[n]) == PAPER}
     definitions, lower, higher = [], [], []
     for i, node in enumerate(entities):
         data = G.nodes[node]
@@ -176,11 +176,11 @@ def _entity_columns(G: nx.MultiDiGraph, entities: list, index: dict, spans: dict
     return {"definition": definitions, "lower_is_better": lower, "higher_is_better": higher}
 
 
-def _relation_rows(G: nx.MultiDiGraph, relations: list, index: dict, role_code: dict, spans: dict) -> list[int]:
+def _relation_rows(G: nx.MultiDiGraph, relations: list, index: dict, role_code: dict, spans: dict,
+                   paper_of: dict) -> list[int]:
     """``relations`` as flat ``RELATION_FIELDS`` rows, each with its first evidence in a held paper
     (whose sentence goes into ``spans``): first by paper and offset, not by the order the evidence
     came in, which a graph read back from the store (``kg serve``) does not keep."""
-    paper_of = {G.nodes[n].get("paper_id"): n for n in index if node_kind(G.nodes[n]) == PAPER}
     rows = []
     for s, o, relation, data in sorted(relations, key=lambda r: (index[r[0]], index[r[1]], role_code[r[2]])):
         item = min((item for item in data.get("evidence") or () if paper_of.get(item.get("paper"))

@@ -207,7 +207,7 @@ class Tables:
                 "papers": listed[:PAPERS_LIMIT], "papers_not_listed": max(0, len(listed) - PAPERS_LIMIT),
                 "relations": relations, "results": results, "evidence": evidence[:EVIDENCE_LIMIT],
                 "evidence_not_listed": max(0, len(evidence) - EVIDENCE_LIMIT), "links_left_out": self._links_left_out(i)}
-        papers_of = list(dict.fromkeys(p for p, _ in papers))
+        papers_of = [p for p, _ in papers]  # one each: papers are grouped by paper above
         if view["type"] == PAGE_KINDS["benchmark"]:  # a benchmark's page: its leaderboard, the methods run on it, its tasks
             methods = self._linked(papers_of, PROPOSING, ACTORS)
             for row in self.results_of[i]:
