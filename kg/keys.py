@@ -6,6 +6,7 @@ key their names the same way, without importing the resolve stage.
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -38,6 +39,7 @@ def is_acronym_like(text: str) -> bool:
     return " " not in text and any(c.isupper() or c.isdigit() for c in text[1:])
 
 
+@functools.lru_cache(maxsize=1 << 17)  # a corpus writes the same few forms over and over, and every stage keys them
 def resolution_key(text: str, *, name: bool = False) -> str:
     """The key two surface forms share when they name the same thing.
 
