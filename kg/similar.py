@@ -38,6 +38,10 @@ _WORD = re.compile(r"[a-z][a-z0-9\-]+")
 
 #: One similar paper: (paper node, score, words' cosine, entities' cosine, meaning's cosine).
 Similar = tuple[str, float, float, float, float]
+#: Decimals of the scores written. Two tell the scores apart; more would change with every paper a
+#: corpus gains (the words' weights and the mean vector are the corpus's), and so would the
+#: similar-paper nodes of every paper, which a rebuild then writes anew (:class:`kg.cache.BlockCache`).
+DECIMALS = 2
 
 
 def similar_papers(G: nx.MultiDiGraph, k: int = SIMILAR, *, weight: float = PART_WEIGHT, encoder=None) -> dict[str, list[Similar]]:
@@ -79,8 +83,9 @@ def similar_papers(G: nx.MultiDiGraph, k: int = SIMILAR, *, weight: float = PART
             row[i] = -np.inf
             best = np.argpartition(-row, k)[:k + 1] if n > k + 1 else np.arange(n)
             ranked = sorted((int(j) for j in best if j != i and row[j] > 0), key=lambda j: (-row[j], papers[j]))[:k]
-            found[papers[i]] = [(papers[j], round(float(row[j]), 4), round(float(lexical[r, j]), 4),
-                                 round(float(shared[r, j]), 4), round(max(0.0, float(alike[r, j])), 4)) for j in ranked]
+            found[papers[i]] = [(papers[j], round(float(row[j]), DECIMALS), round(float(lexical[r, j]), DECIMALS),
+                                 round(float(shared[r, j]), DECIMALS), round(max(0.0, float(alike[r, j])), DECIMALS))
+                                for j in ranked]
     return found
 
 
