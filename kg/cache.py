@@ -75,3 +75,97 @@ class ExtractionCache:
 
     def close(self) -> None:
         self._db.close()
+
+
+class BlockCache:
+    """The serializations of each block of triples (:data:`kg.rdf.Block`) by the block's digest, and the
+    blocks each graph was last written from, in the SQLite file at ``path``.
+
+    A rebuild then serializes only the blocks that changed, copying the rest's bytes, and patches the
+    previous graph's store with the difference instead of filling a new one (:mod:`kg.rdf_write`).
+    A block's N-Triples, Turtle (without the ``@prefix`` lines) and JSON-LD node are pure functions
+    of the block, so a copied one is byte for byte the one a full build writes.
+
+    >>> cache = BlockCache(":memory:")
+    >>> cache.put([(b"d1", {"nt": b"<a> <b> <c> .\\n", "ttl": b"<a> <b> <c> .\\n"})])
+    >>> cache.get([b"d1", b"d2"], ("nt", "ttl"))
+    {b'd1': {'nt': b'<a> <b> <c> .\\n', 'ttl': b'<a> <b> <c> .\\n'}}
+    >>> cache.get([b"d1"], ("nt", "jsonld"))  # a block serialized without its JSON-LD is a miss for it
+    {}
+    """
+
+    PARTS = ("nt", "ttl", "jsonld")
+
+    def __init__(self, path: str | Path):
+        self.path = path
+        with self._reporting():
+            if str(path) != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path))
+            # A cache: a build's blocks are committed once, at its end, and a commit need not wait for the disk.
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS block (digest BLOB PRIMARY KEY, nt BLOB, ttl BLOB, jsonld BLOB)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS graph (name TEXT PRIMARY KEY, setting TEXT NOT NULL, "
+                             "store TEXT NOT NULL, digests BLOB NOT NULL, subjects BLOB NOT NULL)")
+
+    @contextlib.contextmanager
+    def _reporting(self):
+        try:
+            yield
+        except (sqlite3.Error, OSError) as error:
+            raise KGError(f"The build cache {self.path} cannot be used ({error}): "
+                          "free some space, remove the file, or build with --no-cache.") from None
+
+    def get(self, digests: list[bytes], parts: Iterable[str]) -> dict[bytes, dict[str, bytes]]:
+        """The blocks of ``digests`` that have every one of ``parts`` stored, by digest."""
+        parts = tuple(parts)
+        found: dict[bytes, dict[str, bytes]] = {}
+        with self._reporting():
+            for start in range(0, len(digests), 500):  # within SQLite's limit on a query's parameters
+                some = digests[start:start + 500]
+                columns, marks = ", ".join(parts), ", ".join("?" * len(some))
+                rows = self._db.execute("SELECT digest, " + columns + " FROM block WHERE digest IN (" + marks + ")", some)
+                for digest, *values in rows:
+                    if all(value is not None for value in values):
+                        found[digest] = dict(zip(parts, values))
+        return found
+
+    def put(self, blocks: Iterable[tuple[bytes, dict[str, bytes]]]) -> None:
+        """Store each block's serializations; parts already stored and not given are kept."""
+        rows = [(digest, *(parts.get(part) for part in self.PARTS)) for digest, parts in blocks]
+        with self._reporting():  # in the transaction written() or close() commits
+            self._db.executemany(
+                "INSERT INTO block VALUES (?, ?, ?, ?) ON CONFLICT (digest) DO UPDATE SET "
+                "nt = coalesce(excluded.nt, nt), ttl = coalesce(excluded.ttl, ttl), jsonld = coalesce(excluded.jsonld, jsonld)",
+                rows)
+
+    def last_written(self, name: str) -> tuple[str, str, bytes, bytes] | None:
+        """``(setting, store path, block digests, subject digests)`` of the last build of graph ``name``, or None."""
+        with self._reporting():
+            row = self._db.execute("SELECT setting, store, digests, subjects FROM graph WHERE name = ?", (name,)).fetchone()
+        return tuple(row) if row else None
+
+    def written(self, name: str, setting: str, store: str, digests: bytes, subjects: bytes) -> None:
+        """Record the blocks graph ``name`` was written from, and drop the blocks no graph was written from
+        (once they are a third of the cache: they are what earlier builds wrote)."""
+        with self._reporting(), self._db:
+            self._db.execute("INSERT OR REPLACE INTO graph VALUES (?, ?, ?, ?, ?)", (name, setting, store, digests, subjects))
+            used = [row[0] for row in self._db.execute("SELECT digests FROM graph")]
+            kept = sum(len(blob) for blob in used) // DIGEST_SIZE
+            if self._db.execute("SELECT count(*) FROM block").fetchone()[0] > kept * 3 // 2:
+                self._db.execute("CREATE TEMP TABLE IF NOT EXISTS kept (digest BLOB PRIMARY KEY)")
+                self._db.execute("DELETE FROM kept")
+                for blob in used:
+                    self._db.executemany("INSERT OR IGNORE INTO kept VALUES (?)",
+                                         ((blob[i:i + DIGEST_SIZE],) for i in range(0, len(blob), DIGEST_SIZE)))
+                self._db.execute("DELETE FROM block WHERE digest NOT IN (SELECT digest FROM kept)")
+
+    def close(self) -> None:
+        with self._reporting():
+            self._db.commit()
+            self._db.close()
+
+
+#: Bytes of a block's digest (BLAKE2b): 128 bits, so that millions of blocks never share one.
+DIGEST_SIZE = 16

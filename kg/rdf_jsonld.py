@@ -57,10 +57,6 @@ class JsonLd:
     def tail() -> bytes:
         return b"\n  ]\n}\n"
 
-    def nodes(self, chunk: list[Block], *, first: bool) -> bytes:
-        text = ",\n".join("    " + self.node(block) for block in chunk)
-        return (text if first else ",\n" + text).encode("utf-8")
-
     def node(self, block: Block) -> str:
         try:
             return self._node(block, compact=True)

@@ -8,10 +8,13 @@ previous ones only once all are complete (:func:`kg.files.replacing`).
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -20,7 +23,9 @@ import pyoxigraph as ox
 from rdflib import BNode, Graph, URIRef
 from rdflib.namespace import XSD
 
-from . import vocab
+from . import rdf_jsonld, vocab
+from .cache import DIGEST_SIZE, BlockCache
+from .errors import KGError
 from .files import replacing
 from .rdf import Block, Term, export_blocks, pair_key
 from .rdf_index import index_blocks
@@ -64,7 +69,8 @@ RDF_FORMATS = ("ttl", "nt", "jsonld")
 
 def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
               base: str = vocab.DEFAULT_BASE, formats: Iterable[str] = RDF_FORMATS,
-              store: ox.Store | None = None) -> dict[str, Path]:
+              store: ox.Store | None = None, cache: BlockCache | None = None,
+              previous: tuple[bytes, bytes] | None = None, tally: Tally | None = None) -> dict[str, Path]:
     """Write ``stem.ttl``, ``stem.nt`` and ``stem.jsonld`` (or those of ``formats``) and, for a
     networkx graph, its index ``stem.index.nt``, atomically; add the same triples to ``store``
     in the same pass.
@@ -92,8 +98,18 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
     formats : iterable of str, keyword-only
         Which of :data:`RDF_FORMATS` to write (none: only fill ``store``).
     store : pyoxigraph.Store, keyword-only
-        A store to add every triple to, in the default graph, from the
-        triples in memory (no file is parsed back).
+        A store to add every triple to, in the default graph.
+    cache : kg.cache.BlockCache, keyword-only
+        Where each block's serializations are kept: a block found there is
+        copied, not serialized again.
+    previous : (bytes, bytes), keyword-only
+        With ``cache``: the block and subject digests (:class:`Tally`) of the
+        graph ``store`` already holds, a copy of an earlier build's store. The
+        store is then patched: the triples of that build's blocks that are gone
+        are removed and those of the new blocks added.
+    tally : Tally, keyword-only
+        Told what was written: the blocks, those serialized anew, those new
+        since ``previous``, and every block's digest.
 
     Returns
     -------
@@ -120,16 +136,23 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
     """
     formats = [ext for ext in RDF_FORMATS if ext in set(formats)]
     stem = Path(stem)
+    tally = tally if tally is not None else Tally()
     paths = {ext: stem.with_name(f"{stem.name}.{ext}") for ext in formats}
     if isinstance(graph, Graph):
         with replacing(*paths.values()) as files:
-            _write_blocks(_rdflib_blocks(graph), dict(zip(paths, files)), store)
+            _write_blocks(_rdflib_blocks(graph), dict(zip(paths, files)), store, tally, cache=cache)
         return paths
     paths["index"] = stem.with_name(f"{stem.name}{INDEX_SUFFIX}")
+    patching = previous is not None and cache is not None and store is not None
+    known = set(_records(previous[0], DIGEST_SIZE)) if previous is not None else None
+    added: list[bytes] = []
     with replacing(*paths.values()) as files:
         *data, index = files
-        _write_blocks(export_blocks(graph, base), dict(zip(formats, data)), store)
-        _write_blocks(index_blocks(graph, base), {"nt": index}, store)
+        for blocks, outputs in ((export_blocks(graph, base), dict(zip(formats, data))), (index_blocks(graph, base), {"nt": index})):
+            _write_blocks(blocks, outputs, None if patching else store, tally, cache=cache, previous=known,
+                          added=added if patching else None)
+        if patching:
+            _patch_store(store, cache, previous, tally, added)
     return paths
 
 
@@ -137,44 +160,182 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
 #: chunks keep memory flat and are faster than large ones (their terms stay
 #: in the CPU's cache); the calls' own cost is negligible from a few hundred.
 _CHUNK = 1_000
-#: Quads per bulk insertion into a store: each insertion writes new files, and the
-#: bulk loader's memory grows with what it is given (1,400 papers, 495k quads: 250k per
-#: insertion, 769 MB peak; 50k, 539 MB for a tenth more time).
-_STORE_BATCH = 50_000
+#: Bytes of N-Triples per bulk load into a new store: the bulk loader's memory grows with what it is
+#: given (1,400 papers, 495k quads at once: 769 MB peak).
+_STORE_BATCH = 8_000_000
 
 
-def _write_blocks(blocks: Iterable[Block], files: dict[str, BinaryIO], store: ox.Store | None = None) -> None:
+@dataclass
+class Tally:
+    """What a write did, for the build to say, and the blocks it wrote, for the next build to compare with.
+
+    ``digests`` and ``subjects`` hold, block by block in the order written, the block's digest and its
+    subject's (:data:`kg.cache.DIGEST_SIZE` and 8 bytes each); ``changed`` the subjects of the blocks
+    that are not among ``previous``'s (the graph's last build), ``serialized`` how many blocks were
+    serialized, not copied from the cache, and ``patched`` whether the store was the last build's,
+    patched with the difference.
+    """
+    blocks: int = 0
+    serialized: int = 0
+    changed: list[str] = field(default_factory=list)
+    patched: bool = False
+    digests: bytearray = field(default_factory=bytearray)
+    subjects: bytearray = field(default_factory=bytearray)
+
+    def subject_count(self) -> int:
+        """The subjects written (a paper's export and its index are two blocks of one subject)."""
+        return len(set(_records(bytes(self.subjects), 8)))
+
+
+def _write_blocks(blocks: Iterable[Block], files: dict[str, BinaryIO], store: ox.Store | None, tally: Tally, *,
+                  cache: BlockCache | None = None, previous: set[bytes] | None = None,
+                  added: list[bytes] | None = None) -> None:
+    """Write ``blocks`` to ``files`` and ``store``, serializing only the blocks ``cache`` lacks.
+
+    Each block's N-Triples, Turtle and JSON-LD are made once and kept in ``cache``, and every
+    block's N-Triples is loaded into ``store``. The subjects of the blocks not in ``previous`` (the
+    digests of the graph's last build) are told to ``tally``, and their N-Triples gathered in
+    ``added``: :func:`_patch_store` loads them into the last build's store once its stale triples are gone.
+    """
     # A chunk never splits a subject, so the Turtle of consecutive chunks
     # concatenates into the Turtle of the whole once the @prefix lines that
     # pyoxigraph repeats at the top of each are dropped.
-    header = _turtle_header()
-    terms = _OxTerms(make=ox.Quad)  # quads in the default graph: files and stores take them alike
-    jsonld = JsonLd(_PREFIXES)
+    parts = [part for part in ("nt", "ttl", "jsonld") if part in files]
+    if (store is not None or cache is not None) and "nt" not in parts:
+        parts.insert(0, "nt")  # the store is loaded, and patched, from N-Triples
+    serializer = _Serializer(parts)
     if "jsonld" in files:
-        files["jsonld"].write(jsonld.head())
+        files["jsonld"].write(serializer.jsonld.head())
     first = True
-    pending: list[ox.Quad] = []
+    pending: list[bytes] = []
+    size = 0
     for chunk in _chunks(blocks, _CHUNK):
-        quads = [quad for block in chunk for quad in terms.triples(block)]
+        digests = [_digest(block) for block in chunk]
+        known = cache.get(digests, parts) if cache is not None else {}
+        todo = [block for block, digest in zip(chunk, digests) if digest not in known]
+        made = iter(serializer.serialize(todo))
+        pieces = [known.get(digest) or next(made) for digest in digests]
+        if cache is not None and todo:
+            cache.put((digest, piece) for digest, piece in zip(digests, pieces) if digest not in known)
+        tally.blocks += len(chunk)
+        tally.serialized += len(todo)
+        for block, digest in zip(chunk, digests):
+            tally.digests += digest
+            tally.subjects += _subject_digest(block[0])
         if "nt" in files:
-            files["nt"].write(ox.serialize(quads, format=ox.RdfFormat.N_TRIPLES))
+            files["nt"].write(b"".join(piece["nt"] for piece in pieces))
         if "ttl" in files:
-            turtle = ox.serialize(quads, format=ox.RdfFormat.TURTLE, prefixes=_PREFIXES)
-            if not turtle.startswith(header):
-                raise RuntimeError("pyoxigraph's Turtle does not start with the expected @prefix lines.")
-            files["ttl"].write(turtle if first else turtle[len(header):])
+            files["ttl"].write((serializer.header if first else b"") + b"".join(piece["ttl"] for piece in pieces))
         if "jsonld" in files:
-            files["jsonld"].write(jsonld.nodes(chunk, first=first))
+            files["jsonld"].write((b"" if first else b",\n") + b",\n".join(b"    " + piece["jsonld"] for piece in pieces))
         if store is not None:
-            pending += quads
-            if len(pending) >= _STORE_BATCH:
-                store.bulk_extend(pending)
-                pending = []
+            for piece in pieces:
+                pending.append(piece["nt"])
+                size += len(piece["nt"])
+            if size >= _STORE_BATCH:
+                store.bulk_load(b"".join(pending), format=ox.RdfFormat.N_TRIPLES)
+                pending, size = [], 0
+        if previous is not None:
+            for (subject, _), digest, piece in zip(chunk, digests, pieces):
+                if digest not in previous:
+                    tally.changed.append(subject)
+                    if added is not None:
+                        added.append(piece["nt"])
         first = False
     if store is not None and pending:
-        store.bulk_extend(pending)
+        store.bulk_load(b"".join(pending), format=ox.RdfFormat.N_TRIPLES)
     if "jsonld" in files:
-        files["jsonld"].write(jsonld.tail())
+        files["jsonld"].write(serializer.jsonld.tail())
+
+
+def _patch_store(store: ox.Store, cache: BlockCache, previous: tuple[bytes, bytes], tally: Tally,
+                 added: list[bytes]) -> None:
+    """Make ``store``, which holds the blocks of ``previous`` (their digests and their subjects'), hold
+    those of ``tally`` instead: the triples of the blocks gone are removed, then the new blocks'
+    (``added``) are loaded, with those of kept blocks that share a subject with a block gone, in
+    case a triple was in both."""
+    digests, subjects = _records(previous[0], DIGEST_SIZE), _records(previous[1], 8)
+    now = set(_records(bytes(tally.digests), DIGEST_SIZE))
+    gone = [digest for digest in digests if digest not in now]
+    touched = {subject for digest, subject in zip(digests, subjects) if digest not in now}
+    kept = [digest for digest, subject in zip(digests, subjects) if subject in touched and digest in now]
+    stored = cache.get(gone + kept, ("nt",))
+    if len(stored) < len(set(gone + kept)):
+        raise KGError(f"The build cache {cache.path} lacks blocks of the last build: remove it and build again.")
+    for quad in ox.parse(b"".join(stored[digest]["nt"] for digest in gone), format=ox.RdfFormat.N_TRIPLES):
+        store.remove(quad)
+    store.load(b"".join(added + [stored[digest]["nt"] for digest in kept]), format=ox.RdfFormat.N_TRIPLES)
+    tally.patched = True
+
+
+def _records(blob: bytes, size: int) -> list[bytes]:
+    return [blob[i:i + size] for i in range(0, len(blob), size)]
+
+
+#: What a block's serializations depend on besides the block: the code that writes them and pyoxigraph's.
+_SALT = hashlib.blake2b(Path(__file__).read_bytes() + Path(rdf_jsonld.__file__).read_bytes() + ox.__version__.encode(),
+                        digest_size=16).digest()
+
+
+#: The code and version blocks were serialized by, in short: a graph written by another is not patched.
+SERIALIZATION = _SALT.hex()[:12]
+
+
+def _digest(block: Block) -> bytes:
+    """The digest a block's serializations are kept under (:class:`kg.cache.BlockCache`)."""
+    return hashlib.blake2b(repr(block).encode("utf-8", "backslashreplace"), digest_size=DIGEST_SIZE, key=_SALT).digest()
+
+
+def _subject_digest(subject: str) -> bytes:
+    return hashlib.blake2b(subject.encode("utf-8", "backslashreplace"), digest_size=8).digest()
+
+
+class _Serializer:
+    """Blocks' N-Triples, Turtle and JSON-LD (those of ``parts``), one of each per block, from one call to
+    pyoxigraph per format for all the blocks given."""
+
+    def __init__(self, parts: list[str]):
+        self.parts = parts
+        self.terms = _OxTerms()
+        self.jsonld = JsonLd(_PREFIXES)
+        self.header = _turtle_header()
+
+    def serialize(self, blocks: list[Block]) -> list[dict[str, bytes]]:
+        if not blocks:
+            return []
+        triples = [self.terms.triples(block) for block in blocks]
+        pieces: list[dict[str, bytes]] = [{} for _ in blocks]
+        if "nt" in self.parts:
+            lines = ox.serialize([t for ts in triples for t in ts], format=ox.RdfFormat.N_TRIPLES).splitlines(keepends=True)
+            at = 0
+            for piece, ts in zip(pieces, triples):  # N-Triples is one line per triple
+                piece["nt"] = b"".join(lines[at:at + len(ts)])
+                at += len(ts)
+        if "ttl" in self.parts:
+            for piece, turtle in zip(pieces, self._turtle(triples)):
+                piece["ttl"] = turtle
+        if "jsonld" in self.parts:
+            for piece, block in zip(pieces, blocks):
+                piece["jsonld"] = self.jsonld.node(block).encode("utf-8")
+        return pieces
+
+    def _turtle(self, triples: list[list[ox.Triple]]) -> list[bytes]:
+        """Each block's Turtle statements. pyoxigraph writes a subject's first triple at the start of a
+        line and the rest indented (its literals' line breaks escaped), so the statements of many
+        subjects part where a line starts unindented."""
+        turtle = ox.serialize([t for ts in triples for t in ts], format=ox.RdfFormat.TURTLE, prefixes=_PREFIXES)
+        if not turtle.startswith(self.header):
+            raise RuntimeError("pyoxigraph's Turtle does not start with the expected @prefix lines.")
+        body = turtle[len(self.header):]
+        starts = [0] + [match.end() for match in _STATEMENT_START.finditer(body)]
+        statements = [body[a:b] for a, b in zip(starts, [*starts[1:], len(body)])]
+        if len(statements) != sum(1 for ts in triples if ts):  # the same subject twice in a row: one at a time
+            return [self._turtle([ts])[0] if ts else b"" for ts in triples] if len(triples) > 1 else [body]
+        made = iter(statements)
+        return [next(made) if ts else b"" for ts in triples]
+
+
+_STATEMENT_START = re.compile(rb"\n(?=[^\t])")
 
 
 def _turtle_header() -> bytes:

@@ -14,6 +14,8 @@ import csv
 import io
 import itertools
 import json
+import os
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -128,27 +130,44 @@ def open_graph(path: str | Path) -> ox.Store:
 _LOAD_CHUNK = 8_000_000  # bytes of N-Triples per bulk load
 
 
-def write_store(folder: str | Path, fill: Callable[[ox.Store], T]) -> T:
+def write_store(folder: str | Path, fill: Callable[[ox.Store], T], *, start_from: Path | None = None) -> T:
     """Make a new on-disk store at ``folder``, let ``fill(store)`` add to it, compact it and
     close it; return what ``fill`` returned.
 
     ``folder`` must not exist yet: the build fills a staging folder and moves
     it into place. Compacted (``optimize``), the store opens read-only without
     replaying a write-ahead log. ``fill`` must not keep the store: pyoxigraph
-    closes it when its last reference goes.
+    closes it when its last reference goes. With ``start_from``, an earlier
+    store, the new one starts as its copy (for ``fill`` to patch), its
+    immutable table files linked rather than copied, and is flushed, not compacted.
     """
     folder = Path(folder)
     if folder.exists():
         raise KGError(f"{folder} already exists; kg writes a new store. Remove it first.")
+    if start_from is not None:
+        shutil.copytree(start_from, folder, copy_function=_link_or_copy)
     store = ox.Store(str(folder))
     result = fill(store)
-    store.optimize()
+    if start_from is None:
+        store.optimize()
     store.flush()
     del store  # the only reference: CPython frees it here, which closes the database
     # RocksDB's diagnostic log names the folder the store was written in: a machine's absolute path.
     for log in folder.glob("LOG*"):
         log.unlink()
     return result
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    # RocksDB never changes a table file (.sst) once written, so the copy may share it; the rest
+    # (its manifest, options and log) the copy writes to.
+    if source.endswith(".sst"):
+        try:
+            os.link(source, target)
+            return
+        except OSError:  # another file system, or one without hard links
+            pass
+    shutil.copy2(source, target)
 
 
 def fill_store(rdf_file: str | Path, folder: str | Path) -> Path:

@@ -2,6 +2,9 @@
 of the first build, gives the graph a full build of the whole corpus gives, triple for triple."""
 from __future__ import annotations
 
+import re
+from collections import defaultdict
+
 import pyoxigraph as ox
 from click.testing import CliRunner
 
@@ -61,3 +64,64 @@ def test_the_second_build_extracts_only_the_new_abstracts(tmp_path, monkeypatch)
     _build(first, second, "-o", "g/g", "-j", "1")
     assert len(extracted) == 2
     assert ox.Store.read_only(str(tmp_path / "g/g.oxigraph"))
+
+
+_METHODS = ["GraphFormer", "TreeLSTM", "SparseMoE", "DiffPool", "ViT-S", "RetroNet", "FlowGAN", "MetaSGD", "ProtoNet",
+            "DeepSets"]
+_TASKS = ["node classification", "machine translation", "image segmentation", "few-shot learning", "text summarization",
+          "speech recognition", "question answering", "link prediction", "object detection", "language modeling"]
+_DATASETS = ["CIFAR-10", "ImageNet", "Penn Treebank", "SQuAD", "WMT14"]
+
+
+def _hundred_papers(path):
+    """100 abstracts, each proposing its own method for one of ten tasks on one of five datasets."""
+    blocks = ["Synthetic Papers 2025"]
+    for i in range(100):
+        method, task, dataset = _METHODS[i % 10], _TASKS[i * 3 % 10], _DATASETS[i % 5]
+        blocks.append(f"We propose {method}-{i}, a model for {task} built on {method}. We evaluate it on {dataset}, "
+                      f"where it outperforms {_METHODS[(i + 1) % 10]} by {i % 7 + 1}.{i % 10} points of accuracy.")
+    path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+
+
+def _subjects(stem):
+    """Each subject of a written graph (its export and its index) with its N-Triples lines."""
+    lines = defaultdict(set)
+    for suffix in (".nt", ".index.nt"):
+        for line in stem.with_name(stem.name + suffix).read_text(encoding="utf-8").splitlines():
+            lines[line.split(" ", 1)[0]].add(line)
+    return lines
+
+
+def test_adding_one_percent_rewrites_only_the_subjects_the_new_paper_changed(tmp_path, monkeypatch):
+    """A 100-paper graph gains a paper: the rebuild patches the files' blocks and the store for exactly
+    the subjects whose triples differ between the two graphs, built in full, and says how many."""
+    monkeypatch.chdir(tmp_path)
+    old, new = tmp_path / "old.txt", tmp_path / "new.txt"
+    _hundred_papers(old)
+    new.write_text("New Papers 2025\n\nWe propose HashNet, a model for node classification built on GraphFormer. "
+                   "We evaluate it on CIFAR-10, where it outperforms ProtoNet by 2.5 points of accuracy.\n",
+                   encoding="utf-8")
+    first = _build(old, "-o", "g/g")
+    assert "patched" not in first  # no earlier build: the store is filled, not patched
+    before = _subjects(tmp_path / "g/g")
+    again = CliRunner().invoke(main, ["build", str(old), str(new), "-o", "g/g"])
+    assert again.exit_code == 0, again.output
+    _build(old, new, "-o", "full/g", "--no-cache")
+    after = _subjects(tmp_path / "full/g")
+    changed = {subject for subject, lines in after.items() if before.get(subject) != lines}
+    papers = {s for s in changed if re.fullmatch(r"<https://w3id\.org/kg/id/paper/[^#>]+>", s)}
+    entities = {s for s in changed if re.fullmatch(r"<https://w3id\.org/kg/id/(method|task|dataset|metric|model)/[^#>]+>", s)}
+    said = re.search(r"Wrote 7 outputs and the SPARQL store \(patched: ([\d,]+) of ([\d,]+) subjects new or changed, "
+                     r"([\d,]+) papers? and ([\d,]+) entit(?:y|ies) among them\)", again.output)
+    assert said, again.output
+    rewritten, written, said_papers, said_entities = (int(group.replace(",", "")) for group in said.groups())
+    assert (rewritten, written) == (len(changed), len(after))
+    assert (said_papers, said_entities) == (len(papers), len(entities))
+    # The new paper and the entities it names are among them; most of the graph is not.
+    assert len(papers) >= 1 and len(entities) >= 4
+    all_entities = [s for s in after if re.fullmatch(r"<https://w3id\.org/kg/id/(method|task|dataset|metric|model)/[^#>]+>", s)]
+    assert len(entities) < len(all_entities) / 3, (len(entities), len(all_entities))
+    assert len(changed) < len(after) / 5
+    # And what was patched is what a full build writes.
+    assert (tmp_path / "g/g.nt").read_bytes() == (tmp_path / "full/g.nt").read_bytes()
+    assert set(open_graph(tmp_path / "g/g")) == set(open_graph(tmp_path / "full/g"))

@@ -502,7 +502,7 @@ def test_a_failed_write_leaves_previous_files_untouched(tmp_path, exported, monk
         raise RuntimeError("disk on fire")
 
     if failing == "jsonld":  # written after the other two: they are already in temp files
-        monkeypatch.setattr(JsonLd, "nodes", fail)
+        monkeypatch.setattr(JsonLd, "node", fail)
     else:
         real = ox.serialize
         ox_format = ox.RdfFormat.TURTLE if failing == "ttl" else ox.RdfFormat.N_TRIPLES
