@@ -248,9 +248,10 @@ def build(
 
 def _rewritten(graph: nx.MultiDiGraph, tally: rdf_write.Tally, base: str) -> str:
     """What a build that followed another wrote anew: " (patched: 2,310 of 112,593 subjects new or
-    changed, 14 papers and 402 entities among them)"; nothing after a build with no cache."""
+    changed, 14 papers and 402 entities among them)", or why it wrote everything; nothing for a
+    build with no cache."""
     if not tally.patched:
-        return ""
+        return f" (written in full: {tally.unpatched})" if tally.unpatched else ""
     changed = set(tally.changed)
     papers = entities = 0
     for node, data in graph.nodes(data=True):
@@ -293,6 +294,9 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     previous = None
     if last and last[0] == setting and store_path.is_dir() and os.path.relpath(os.path.realpath(store_path), home) == last[1]:
         previous = last[2], last[3]  # the current store is that build's: patch a copy of it
+    elif blocks is not None:
+        tally.unpatched = ("the graph's first build" if not last else "another base IRI or kg version" if last[0] != setting
+                           else "the last build's store is not there")
     try:
         # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing a file.
         write_store(staging / f"{stem.name}{STORE_SUFFIX}",

@@ -181,6 +181,7 @@ class Tally:
     serialized: int = 0
     changed: list[str] = field(default_factory=list)
     patched: bool = False
+    unpatched: str = ""  # why a build with a block cache wrote everything
     digests: bytearray = field(default_factory=bytearray)
     subjects: bytearray = field(default_factory=bytearray)
 
