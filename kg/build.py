@@ -23,7 +23,7 @@ import networkx as nx
 
 from . import outputs, pwc, rdf_write
 from .errors import InputError, KGError
-from .cache import BlockCache, ExtractionCache
+from .cache import ExtractionCache, LastBuilds
 from .cluster import connect, on_cluster
 from .concepts import annotate, build_hierarchy
 from .extract import ExtractionFailure, extract_all, extractor_name, in_processes
@@ -37,7 +37,7 @@ from .rdf import node_iri
 from .relations import sentence_relations, variant_relations
 from .resolve import resolution_report, resolve
 from .similarity import Vectors, entity_vectors
-from .store import STORE_SUFFIX, VECTORS_SUFFIX, write_store
+from .store import INDEX_SUFFIX, STORE_SUFFIX, VECTORS_SUFFIX, write_store
 from .text import normalize_for_id
 from .viz.render import render_html
 from .vocab import DEFAULT_BASE, ENTITY_TYPES
@@ -199,11 +199,11 @@ def build(
     output = Path(output)
     staging = outputs.stage(output)  # before any work: an output that cannot be written is said now
     try:
-        store = blocks = None
+        store = builds = None
         if cache is not None:
             path = output.parent / ".kg-cache" / "extractions.sqlite" if cache == "default" else Path(cache)
             store = ExtractionCache(path, extractor=extractor_name(load_pipeline()))
-            blocks = BlockCache(path.with_name("blocks.sqlite"))
+            builds = LastBuilds(path.with_name("builds.sqlite"))
         try:
             with connect(cluster) if cluster else contextlib.nullcontext() as client:
                 executor = on_cluster(client) if client else in_processes(processes or os.cpu_count() or 1)
@@ -236,12 +236,12 @@ def build(
         extra = {"report.md": resolution_report(entities, extractions)} if report else {}
         tally = rdf_write.Tally()
         written = write_outputs(graph, output, base=base, title=title or output.name, extra=extra, vectors=vectors,
-                                formats=formats, staging=staging, blocks=blocks, tally=tally)
+                                formats=formats, staging=staging, builds=builds, tally=tally)
         said(f"Wrote {len(written)} outputs and the SPARQL store{_rewritten(graph, tally, base)}")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-        if blocks is not None:
-            blocks.close()
+        if builds is not None:
+            builds.close()
     return BuildResult(graph, entities, extractions, written, skipped, duplicates, warnings,
                        time.perf_counter() - started, tally)
 
@@ -267,7 +267,7 @@ def _rewritten(graph: nx.MultiDiGraph, tally: rdf_write.Tally, base: str) -> str
 def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
                   extra: dict[str, str] | None = None, vectors: Vectors | None = None,
                   formats: Iterable[str] = FORMATS, staging: Path | None = None,
-                  blocks: BlockCache | None = None, tally: rdf_write.Tally | None = None) -> dict[str, Path]:
+                  builds: LastBuilds | None = None, tally: rdf_write.Tally | None = None) -> dict[str, Path]:
     """Write the outputs of ``graph`` as the graph ``stem``, all or nothing (:mod:`kg.outputs`): the
     files of ``formats`` (:data:`FORMATS`) and the SPARQL store, filled from the same triples in the same pass.
 
@@ -276,9 +276,10 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     that this one does not write are removed, so no output describes another graph. ``staging``
     is a folder from :func:`kg.outputs.stage` (made here when not given); it is used up.
 
-    With ``blocks``, the block cache, only the blocks of triples that changed since the last build of
-    ``stem`` are serialized, and that build's store, copied, is patched rather than a new one filled
-    (:func:`kg.rdf_write.write_rdf`); ``tally`` is told what was written."""
+    With ``builds``, where the last build of ``stem`` wrote its blocks of triples, only the blocks that
+    changed are serialized, the others copied from that build's files, and that build's store,
+    copied, is patched rather than a new one filled (:func:`kg.rdf_write.write_rdf`); ``tally`` is
+    told what was written."""
     formats = set(formats)
     unknown = formats - set(FORMATS)
     if unknown:
@@ -286,23 +287,29 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     staging = staging or outputs.stage(stem)
     tally = tally if tally is not None else rdf_write.Tally()
     store_path = stem.with_name(f"{stem.name}{STORE_SUFFIX}")
-    # The graph and its store by their paths from the cache, which moves with them (and names no machine's folders).
-    home = os.path.dirname(os.path.abspath(blocks.path)) if blocks is not None else ""
-    name = os.path.relpath(os.path.abspath(stem), home) if blocks is not None else ""
+    # The graph and its files by their paths from the cache, which moves with them (and names no machine's folders).
+    home = Path(os.path.dirname(os.path.abspath(builds.path))) if builds is not None else Path()
+    name = os.path.relpath(os.path.abspath(stem), home)
     setting = f"{base}\n{rdf_write.SERIALIZATION}"  # what the last build's blocks must share to be compared
-    last = blocks.last_written(name) if blocks is not None else None
-    previous = None
-    if last and last[0] == setting and store_path.is_dir() and os.path.relpath(os.path.realpath(store_path), home) == last[1]:
-        previous = last[2], last[3]  # the current store is that build's: patch a copy of it
-    elif blocks is not None:
-        tally.unpatched = ("the graph's first build" if not last else "another base IRI or kg version" if last[0] != setting
-                           else "the last build's store is not there")
+    record = builds.last(name) if builds is not None else None
+    last, patch = None, False
+    if record and record[0] == setting:
+        folder = home / record[1]
+        last = rdf_write.LastBuild({stream: rdf_write.Placed.from_bytes(value) for stream, value in record[2].items()},
+                                   {"export": {part: folder / f"{stem.name}.{part}" for part in rdf_write.PARTS},
+                                    "index": {"nt": folder / f"{stem.name}{INDEX_SUFFIX}"}})
+        there = folder / f"{stem.name}{STORE_SUFFIX}"
+        patch = there.is_dir() and os.path.realpath(store_path) == os.path.realpath(there) and last.can_patch()
+        if not patch:
+            tally.unpatched = "the last build's store or N-Triples are gone or changed"
+    elif builds is not None:
+        tally.unpatched = "the graph's first build" if not record else "another base IRI or kg version"
     try:
         # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing a file.
         write_store(staging / f"{stem.name}{STORE_SUFFIX}",
                     lambda store: rdf_write.write_rdf(graph, staging / stem.name, base=base, formats=formats, store=store,
-                                                      cache=blocks, previous=previous, tally=tally),
-                    start_from=store_path if previous else None)
+                                                      last=last, patch=patch, tally=tally),
+                    start_from=store_path if patch else None)
         if "html" in formats:
             render_html(graph, staging / f"{stem.name}.html", title=title)
         if vectors is not None:
@@ -310,9 +317,9 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
         for suffix, text in (extra or {}).items():
             (staging / f"{stem.name}.{suffix}").write_text(text, encoding="utf-8")
         written = outputs.make_current(staging, stem)
-        if blocks is not None:
-            blocks.written(name, setting, os.path.relpath(os.path.realpath(store_path), home), bytes(tally.digests),
-                           bytes(tally.subjects))
+        if builds is not None:  # where the files now are: the new build's folder, or the last one's if they are the same
+            folder = os.path.relpath(os.path.dirname(os.path.realpath(stem.with_name(f"{stem.name}{INDEX_SUFFIX}"))), home)
+            builds.record(name, setting, folder, {stream: placed.to_bytes() for stream, placed in tally.placed.items()})
         return written
     except OSError as error:  # a full disk, a folder made read-only meanwhile: one line, the graph as it was
         raise KGError(f"Cannot write {error.filename or stem.parent} ({error.strerror or error}); "

@@ -77,24 +77,23 @@ class ExtractionCache:
         self._db.close()
 
 
-class BlockCache:
-    """The serializations of each block of triples (:data:`kg.rdf.Block`) by the block's digest, and the
-    blocks each graph was last written from, in the SQLite file at ``path``.
+class LastBuilds:
+    """Where each graph's last build wrote its blocks of triples (:data:`kg.rdf.Block`), in the SQLite file at ``path``.
 
-    A rebuild then serializes only the blocks that changed, copying the rest's bytes, and patches the
-    previous graph's store with the difference instead of filling a new one (:mod:`kg.rdf_write`).
-    A block's N-Triples, Turtle (without the ``@prefix`` lines) and JSON-LD node are pure functions
-    of the block, so a copied one is byte for byte the one a full build writes.
+    For each graph: the folder that build's files are in, and for each block, in the order written,
+    its digest, its subject's and where its bytes lie in each file (:class:`kg.rdf_write.Placed`).
+    A rebuild copies the bytes of every block that did not change from those files, serializing only
+    the others, and patches that build's store with the difference (:mod:`kg.rdf_write`). A
+    block's N-Triples, Turtle and JSON-LD are pure functions of the block, so a copied one is byte
+    for byte the one a full build writes.
 
-    >>> cache = BlockCache(":memory:")
-    >>> cache.put([(b"d1", {"nt": b"<a> <b> <c> .\\n", "ttl": b"<a> <b> <c> .\\n"})])
-    >>> cache.get([b"d1", b"d2"], ("nt", "ttl"))
-    {b'd1': {'nt': b'<a> <b> <c> .\\n', 'ttl': b'<a> <b> <c> .\\n'}}
-    >>> cache.get([b"d1"], ("nt", "jsonld"))  # a block stored without its JSON-LD is a miss for it
-    {}
+    >>> log = LastBuilds(":memory:")
+    >>> log.record("g", "setting", ".g.build-1", {"export": b"..."})
+    >>> log.last("g")
+    ('setting', '.g.build-1', {'export': b'...'})
+    >>> log.last("other") is None
+    True
     """
-
-    PARTS = ("nt", "ttl", "jsonld")
 
     def __init__(self, path: str | Path):
         self.path = path
@@ -102,12 +101,8 @@ class BlockCache:
             if str(path) != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(path))
-            # A cache: a build's blocks are committed once, at its end, without waiting for the disk (a
-            # machine that fails meanwhile may leave it unreadable; kg then says to remove it).
-            self._db.execute("PRAGMA synchronous = OFF")
-            self._db.execute("CREATE TABLE IF NOT EXISTS block (digest BLOB PRIMARY KEY, nt BLOB, ttl BLOB, jsonld BLOB)")
-            self._db.execute("CREATE TABLE IF NOT EXISTS graph (name TEXT PRIMARY KEY, setting TEXT NOT NULL, "
-                             "store TEXT NOT NULL, digests BLOB NOT NULL, subjects BLOB NOT NULL)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS build (graph TEXT NOT NULL, setting TEXT NOT NULL, "
+                             "folder TEXT NOT NULL, part TEXT NOT NULL, value BLOB NOT NULL, PRIMARY KEY (graph, part))")
 
     @contextlib.contextmanager
     def _reporting(self):
@@ -117,53 +112,18 @@ class BlockCache:
             raise KGError(f"The build cache {self.path} cannot be used ({error}): "
                           "free some space, remove the file, or build with --no-cache.") from None
 
-    def get(self, digests: list[bytes], parts: Iterable[str]) -> dict[bytes, dict[str, bytes]]:
-        """The blocks of ``digests`` that have every one of ``parts`` stored, by digest."""
-        parts = tuple(parts)
-        found: dict[bytes, dict[str, bytes]] = {}
+    def last(self, graph: str) -> tuple[str, str, dict[str, bytes]] | None:
+        """``(setting, folder, {part: bytes})`` recorded for the last build of ``graph``, or None."""
         with self._reporting():
-            for start in range(0, len(digests), 500):  # within SQLite's limit on a query's parameters
-                some = digests[start:start + 500]
-                columns, marks = ", ".join(parts), ", ".join("?" * len(some))
-                rows = self._db.execute("SELECT digest, " + columns + " FROM block WHERE digest IN (" + marks + ")", some)
-                for digest, *values in rows:
-                    if all(value is not None for value in values):
-                        found[digest] = dict(zip(parts, values))
-        return found
+            rows = self._db.execute("SELECT setting, folder, part, value FROM build WHERE graph = ?", (graph,)).fetchall()
+        return (rows[0][0], rows[0][1], {part: value for _, _, part, value in rows}) if rows else None
 
-    def put(self, blocks: Iterable[tuple[bytes, dict[str, bytes]]]) -> None:
-        """Store each block's serializations (those given: a part not given is a miss for it later)."""
-        # Not compressed: zlib's quickest level takes 40% of the room for a third more time.
-        rows = [(digest, *(parts.get(part) for part in self.PARTS)) for digest, parts in blocks]
-        with self._reporting():  # in the transaction written() or close() commits
-            self._db.executemany("INSERT OR REPLACE INTO block VALUES (?, ?, ?, ?)", rows)
-
-    def last_written(self, name: str) -> tuple[str, str, bytes, bytes] | None:
-        """``(setting, store path, block digests, subject digests)`` of the last build of graph ``name``, or None."""
-        with self._reporting():
-            row = self._db.execute("SELECT setting, store, digests, subjects FROM graph WHERE name = ?", (name,)).fetchone()
-        return tuple(row) if row else None
-
-    def written(self, name: str, setting: str, store: str, digests: bytes, subjects: bytes) -> None:
-        """Record the blocks graph ``name`` was written from, and drop the blocks no graph was written from
-        (once they are a third of the cache: they are what earlier builds wrote)."""
+    def record(self, graph: str, setting: str, folder: str, parts: dict[str, bytes]) -> None:
+        """Record the last build of ``graph``: its ``setting``, the ``folder`` of its files and its ``parts``."""
         with self._reporting(), self._db:
-            self._db.execute("INSERT OR REPLACE INTO graph VALUES (?, ?, ?, ?, ?)", (name, setting, store, digests, subjects))
-            used = [row[0] for row in self._db.execute("SELECT digests FROM graph")]
-            kept = sum(len(blob) for blob in used) // DIGEST_SIZE
-            if self._db.execute("SELECT count(*) FROM block").fetchone()[0] > kept * 3 // 2:
-                self._db.execute("CREATE TEMP TABLE IF NOT EXISTS kept (digest BLOB PRIMARY KEY)")
-                self._db.execute("DELETE FROM kept")
-                for blob in used:
-                    self._db.executemany("INSERT OR IGNORE INTO kept VALUES (?)",
-                                         ((blob[i:i + DIGEST_SIZE],) for i in range(0, len(blob), DIGEST_SIZE)))
-                self._db.execute("DELETE FROM block WHERE digest NOT IN (SELECT digest FROM kept)")
+            self._db.execute("DELETE FROM build WHERE graph = ?", (graph,))
+            self._db.executemany("INSERT INTO build VALUES (?, ?, ?, ?, ?)",
+                                 [(graph, setting, folder, part, value) for part, value in parts.items()])
 
     def close(self) -> None:
-        with self._reporting():
-            self._db.commit()
-            self._db.close()
-
-
-#: Bytes of a block's digest (BLAKE2b): 128 bits, so that millions of blocks never share one.
-DIGEST_SIZE = 16
+        self._db.close()

@@ -8,8 +8,11 @@ previous ones only once all are complete (:func:`kg.files.replacing`).
 """
 from __future__ import annotations
 
+import array
 import hashlib
 import itertools
+import json
+import mmap
 import os
 import re
 from collections import defaultdict
@@ -19,13 +22,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 import networkx as nx
+import numpy as np
 import pyoxigraph as ox
 from rdflib import BNode, Graph, URIRef
 from rdflib.namespace import XSD
 
 from . import rdf_jsonld, vocab
-from .cache import DIGEST_SIZE, BlockCache
-from .errors import KGError
 from .files import replacing
 from .rdf import Block, Term, export_blocks, pair_key
 from .rdf_index import index_blocks
@@ -69,8 +71,8 @@ RDF_FORMATS = ("ttl", "nt", "jsonld")
 
 def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
               base: str = vocab.DEFAULT_BASE, formats: Iterable[str] = RDF_FORMATS,
-              store: ox.Store | None = None, cache: BlockCache | None = None,
-              previous: tuple[bytes, bytes] | None = None, tally: Tally | None = None) -> dict[str, Path]:
+              store: ox.Store | None = None, last: LastBuild | None = None, patch: bool = False,
+              tally: Tally | None = None) -> dict[str, Path]:
     """Write ``stem.ttl``, ``stem.nt`` and ``stem.jsonld`` (or those of ``formats``) and, for a
     networkx graph, its index ``stem.index.nt``, atomically; add the same triples to ``store``
     in the same pass.
@@ -99,17 +101,16 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
         Which of :data:`RDF_FORMATS` to write (none: only fill ``store``).
     store : pyoxigraph.Store, keyword-only
         A store to add every triple to, in the default graph.
-    cache : kg.cache.BlockCache, keyword-only
-        Where each block's serializations are kept: a block found there is
-        copied, not serialized again.
-    previous : (bytes, bytes), keyword-only
-        With ``cache``: the block and subject digests (:class:`Tally`) of the
-        graph ``store`` already holds, a copy of an earlier build's store. The
-        store is then patched: the triples of that build's blocks that are gone
-        are removed and those of the new blocks added.
+    last : LastBuild, keyword-only
+        The graph's last build: each block found in it unchanged is copied
+        from its files, not serialized again.
+    patch : bool, keyword-only
+        With ``last``: ``store`` is a copy of that build's store, to be
+        patched: the triples of its blocks that are gone are removed and
+        those of the new blocks added.
     tally : Tally, keyword-only
         Told what was written: the blocks, those serialized anew, those new
-        since ``previous``, and every block's digest.
+        since ``last``, and where each block went (for the next build).
 
     Returns
     -------
@@ -140,19 +141,23 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
     paths = {ext: stem.with_name(f"{stem.name}.{ext}") for ext in formats}
     if isinstance(graph, Graph):
         with replacing(*paths.values()) as files:
-            _write_blocks(_rdflib_blocks(graph), dict(zip(paths, files)), store, tally, cache=cache)
+            _write_blocks(_rdflib_blocks(graph), dict(zip(paths, files)), store, Placed(), tally)
         return paths
     paths["index"] = stem.with_name(f"{stem.name}{INDEX_SUFFIX}")
-    patching = previous is not None and cache is not None and store is not None
-    known = set(_records(previous[0], DIGEST_SIZE)) if previous is not None else None
+    patch = patch and last is not None and store is not None
+    old = last.open() if last is not None else {}
+    matched = {stream: np.zeros(len(placed), dtype=bool) for stream, placed in last.placed.items()} if last else {}
     added: list[bytes] = []
     with replacing(*paths.values()) as files:
         *data, index = files
-        for blocks, outputs in ((export_blocks(graph, base), dict(zip(formats, data))), (index_blocks(graph, base), {"nt": index})):
-            _write_blocks(blocks, outputs, None if patching else store, tally, cache=cache, previous=known,
-                          added=added if patching else None)
-        if patching:
-            _patch_store(store, cache, previous, tally, added)
+        for stream, blocks, outputs in (("export", export_blocks(graph, base), dict(zip(formats, data))),
+                                        ("index", index_blocks(graph, base), {"nt": index})):
+            tally.placed[stream] = Placed()
+            _write_blocks(blocks, outputs, store, tally.placed[stream], tally,
+                          last=last.placed.get(stream) if last else None, old=old.get(stream),
+                          matched=matched.get(stream), added=added if patch else None)
+        if patch:
+            _patch_store(store, last, old, matched, added, tally)
     return paths
 
 
@@ -167,93 +172,202 @@ _STORE_QUADS = 50_000
 _STORE_BATCH = 8_000_000
 
 
+#: The files a block is written to, in the order of a block's places (:class:`Placed`).
+PARTS = ("nt", "ttl", "jsonld")
+#: Bytes of a block's digest (BLAKE2b): 128 bits, so that millions of blocks never share one.
+DIGEST_SIZE = 16
+
+
+class Placed:
+    """Where a stream of blocks (the export, or the index) was written: block by block in order, the
+    block's digest, its subject's (8 bytes), and for each of :data:`PARTS` the start and length of its
+    bytes in that part's file ``(-1, 0)`` where it was not written; and each file's size.
+
+    >>> placed = Placed()
+    >>> placed.add(b"d" * 16, "https://e.org/a", {"nt": (0, 10)})
+    >>> Placed.from_bytes(placed.to_bytes()).place(0, "nt"), placed.place(0, "ttl")
+    ((0, 10), (-1, 0))
+    """
+
+    def __init__(self, digests: bytes = b"", subjects: bytes = b"", places: np.ndarray | None = None):
+        self.digests, self.subjects = bytearray(digests), bytearray(subjects)
+        self._places = array.array("q", places.ravel().tolist() if places is not None else [])
+        self.sizes: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.digests) // DIGEST_SIZE
+
+    def add(self, digest: bytes, subject: str, places: dict[str, tuple[int, int]]) -> None:
+        self.digests += digest
+        self.subjects += _subject_digest(subject)
+        for part in PARTS:
+            self._places.extend(places.get(part, (-1, 0)))
+
+    def place(self, index: int, part: str) -> tuple[int, int]:
+        at = (index * len(PARTS) + PARTS.index(part)) * 2
+        return self._places[at], self._places[at + 1]
+
+    def to_bytes(self) -> bytes:
+        header = json.dumps({"blocks": len(self), "sizes": self.sizes}).encode() + b"\n"
+        return header + bytes(self.digests) + bytes(self.subjects) + self._places.tobytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Placed:
+        line, rest = data.split(b"\n", 1)
+        header = json.loads(line)
+        n = header["blocks"]
+        placed = cls(rest[:n * DIGEST_SIZE], rest[n * DIGEST_SIZE:n * (DIGEST_SIZE + 8)])
+        placed._places.frombytes(rest[n * (DIGEST_SIZE + 8):])
+        placed.sizes = header["sizes"]
+        return placed
+
+
+class _Finder:
+    """The index of each digest among a :class:`Placed`'s blocks, found a chunk at a time with numpy
+    (a dict of millions of digests would take hundreds of MB)."""
+
+    def __init__(self, placed: Placed):
+        self.words = np.frombuffer(bytes(placed.digests), dtype=np.uint64).reshape(-1, 2)
+        self.order = np.argsort(self.words[:, 0], kind="stable")
+        self.keys = self.words[self.order, 0]
+
+    def find(self, digests: list[bytes]) -> list[int]:
+        """Each digest's index, or -1."""
+        if not len(self.keys) or not digests:
+            return [-1] * len(digests)
+        words = np.frombuffer(b"".join(digests), dtype=np.uint64).reshape(-1, 2)
+        at = np.minimum(np.searchsorted(self.keys, words[:, 0]), len(self.keys) - 1)
+        candidate = self.order[at]
+        found = (self.keys[at] == words[:, 0]) & (self.words[candidate, 1] == words[:, 1])
+        return np.where(found, candidate, -1).tolist()
+
+
 @dataclass
 class Tally:
-    """What a write did, for the build to say, and the blocks it wrote, for the next build to compare with.
+    """What a write did, for the build to say, and where it put each block, for the next build.
 
-    ``digests`` and ``subjects`` hold, block by block in the order written, the block's digest and its
-    subject's (:data:`kg.cache.DIGEST_SIZE` and 8 bytes each); ``changed`` the subjects of the blocks
-    that are not among ``previous``'s (the graph's last build), ``serialized`` how many blocks were
-    serialized, not copied from the cache, and ``patched`` whether the store was the last build's,
-    patched with the difference.
+    ``placed`` holds each stream's :class:`Placed` (``"export"`` and ``"index"``); ``changed`` the
+    subjects of the blocks that are not among the last build's, ``serialized`` how many blocks were
+    serialized, not copied from the last build's files, and ``patched`` whether the store was the last
+    build's, patched with the difference.
     """
     blocks: int = 0
     serialized: int = 0
     changed: list[str] = field(default_factory=list)
     patched: bool = False
-    unpatched: str = ""  # why a build with a block cache wrote everything
-    digests: bytearray = field(default_factory=bytearray)
-    subjects: bytearray = field(default_factory=bytearray)
+    unpatched: str = ""  # why a build that could have been compared with the last wrote everything
+    placed: dict[str, Placed] = field(default_factory=dict)
 
     def subject_count(self) -> int:
         """The subjects written (a paper's export and its index are two blocks of one subject)."""
-        return len(set(_records(bytes(self.subjects), 8)))
+        return len({bytes(p.subjects[i:i + 8]) for p in self.placed.values() for i in range(0, len(p.subjects), 8)})
 
 
-def _write_blocks(blocks: Iterable[Block], files: dict[str, BinaryIO], store: ox.Store | None, tally: Tally, *,
-                  cache: BlockCache | None = None, previous: set[bytes] | None = None,
-                  added: list[bytes] | None = None) -> None:
-    """Write ``blocks`` to ``files`` and ``store``, serializing only the blocks ``cache`` lacks.
+@dataclass
+class LastBuild:
+    """A graph's last build, to compare with: each stream's :class:`Placed`, and its files, by part
+    (the index's N-Triples as the ``"nt"`` of stream ``"index"``)."""
+    placed: dict[str, Placed]
+    files: dict[str, dict[str, Path]]
 
-    Each block's N-Triples, Turtle and JSON-LD are made once and kept in ``cache``, and every
-    block's N-Triples is loaded into ``store``. The subjects of the blocks not in ``previous`` (the
-    digests of the graph's last build) are told to ``tally``, and their N-Triples gathered in
-    ``added``: :func:`_patch_store` loads them into the last build's store once its stale triples are gone.
+    def open(self) -> dict[str, dict[str, bytes | mmap.mmap]]:
+        """Each stream's files, mapped into memory; a file whose size is not the recorded one is left out."""
+        opened: dict[str, dict[str, bytes | mmap.mmap]] = {}
+        for stream, files in self.files.items():
+            opened[stream] = {}
+            for part, path in files.items():
+                if path.is_file() and path.stat().st_size == self.placed[stream].sizes.get(part):
+                    with path.open("rb") as file:
+                        opened[stream][part] = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
+        return opened
+
+    def can_patch(self) -> bool:
+        """Whether the store can be patched: the N-Triples of every stream are there to say what to remove."""
+        opened = self.open()
+        return all("nt" in opened.get(stream, {}) for stream in self.placed)
+
+
+def _write_blocks(blocks: Iterable[Block], files: dict[str, BinaryIO], store: ox.Store | None, placed: Placed,
+                  tally: Tally, *, last: Placed | None = None, old: dict | None = None,
+                  matched: np.ndarray | None = None, added: list[bytes] | None = None) -> None:
+    """Write ``blocks`` to ``files`` and ``store``, recording where each went in ``placed``.
+
+    With ``last`` (where the graph's last build put this stream's blocks) and ``old`` (that build's
+    files, by part), a block found there is copied, not serialized; its index is marked in
+    ``matched``. The subjects of the others are told to ``tally`` and their N-Triples gathered in
+    ``added``, for :func:`_patch_store`. Without ``added``, every block goes into ``store``.
     """
     # A chunk never splits a subject, so the Turtle of consecutive chunks
     # concatenates into the Turtle of the whole once the @prefix lines that
     # pyoxigraph repeats at the top of each are dropped.
-    parts = [part for part in ("nt", "ttl", "jsonld") if part in files]
-    if (store is not None or cache is not None) and "nt" not in parts:
-        parts.insert(0, "nt")  # the store is loaded, and patched, from N-Triples
-    serializer = _Serializer(parts)
+    written = [part for part in PARTS if part in files]
+    needed = list(dict.fromkeys(["nt", *written]))  # N-Triples fills the store and, next time, patches it
+    serializer = _Serializer(needed)
+    finder = _Finder(last) if last is not None and old is not None else None
+    position = dict.fromkeys(written, 0)
+
+    def emit(part: str, data: bytes) -> int:  # write; return where it started
+        at = position[part]
+        files[part].write(data)
+        position[part] += len(data)
+        return at
+
     if "jsonld" in files:
-        files["jsonld"].write(serializer.jsonld.head())
+        emit("jsonld", serializer.jsonld.head())
+    if "ttl" in files:
+        emit("ttl", serializer.header)
     first = True
     pending: list[bytes] = []
     store_quads: list[ox.Quad] = []
     size = 0
     for chunk in _chunks(blocks, _CHUNK):
         digests = [_digest(block) for block in chunk]
-        # Only a graph built before has blocks to find; a first build's are all new.
-        known = cache.get(digests, parts) if cache is not None and previous is not None else {}
-        todo = [block for block, digest in zip(chunk, digests) if digest not in known]
-        made, quads = serializer.serialize(todo)
+        found = finder.find(digests) if finder is not None else [-1] * len(chunk)
+        reused = [index >= 0 and all(last.place(index, part)[0] >= 0 and part in old for part in needed) for index in found]
+        made, quads = serializer.serialize([block for block, copy in zip(chunk, reused) if not copy])
         made = iter(made)
-        pieces = [known.get(digest) or next(made) for digest in digests]
-        if cache is not None and todo:
-            cache.put((digest, piece) for digest, piece in zip(digests, pieces) if digest not in known)
+        pieces = []
+        for index, copy in zip(found, reused):
+            if copy:
+                pieces.append({part: bytes(old[part][start:start + length])
+                               for part in needed for start, length in [last.place(index, part)]})
+            else:
+                pieces.append(next(made))
         tally.blocks += len(chunk)
-        tally.serialized += len(todo)
-        for block, digest in zip(chunk, digests):
-            tally.digests += digest
-            tally.subjects += _subject_digest(block[0])
-        if "nt" in files:
-            files["nt"].write(b"".join(piece["nt"] for piece in pieces))
-        if "ttl" in files:
-            files["ttl"].write((serializer.header if first else b"") + b"".join(piece["ttl"] for piece in pieces))
-        if "jsonld" in files:
-            files["jsonld"].write((b"" if first else b",\n") + b",\n".join(b"    " + piece["jsonld"] for piece in pieces))
-        if store is not None:  # the quads just made as they are, the N-Triples of the blocks found parsed
+        tally.serialized += reused.count(False)
+        for (subject, _), digest, piece in zip(chunk, digests, pieces):
+            places = {}
+            if "nt" in files:
+                places["nt"] = (emit("nt", piece["nt"]), len(piece["nt"]))
+            if "ttl" in files:
+                places["ttl"] = (emit("ttl", piece["ttl"]), len(piece["ttl"]))
+            if "jsonld" in files:
+                emit("jsonld", b"    " if first else b",\n    ")
+                places["jsonld"] = (emit("jsonld", piece["jsonld"]), len(piece["jsonld"]))
+            placed.add(digest, subject, places)
+            first = False
+        if store is not None and added is None:  # the quads just made as they are, the copied N-Triples parsed
             store_quads += quads
-            for digest in digests:
-                if digest in known:
-                    pending.append(known[digest]["nt"])
-                    size += len(known[digest]["nt"])
+            for piece, copy in zip(pieces, reused):
+                if copy:
+                    pending.append(piece["nt"])
+                    size += len(piece["nt"])
             if size >= _STORE_BATCH or len(store_quads) >= _STORE_QUADS:
                 _load(store, store_quads, pending)
                 store_quads, pending, size = [], [], 0
-        if previous is not None:
-            for (subject, _), digest, piece in zip(chunk, digests, pieces):
-                if digest not in previous:
+        if matched is not None:
+            for (subject, _), index, piece in zip(chunk, found, pieces):
+                if index >= 0:
+                    matched[index] = True
+                else:
                     tally.changed.append(subject)
                     if added is not None:
                         added.append(piece["nt"])
-        first = False
-    if store is not None:
+    if store is not None and added is None:
         _load(store, store_quads, pending)
     if "jsonld" in files:
-        files["jsonld"].write(serializer.jsonld.tail())
+        emit("jsonld", serializer.jsonld.tail())
+    placed.sizes = dict(position)
 
 
 def _load(store: ox.Store, quads: list[ox.Quad], n_triples: list[bytes]) -> None:
@@ -263,41 +377,37 @@ def _load(store: ox.Store, quads: list[ox.Quad], n_triples: list[bytes]) -> None
         store.bulk_load(b"".join(n_triples), format=ox.RdfFormat.N_TRIPLES)
 
 
-def _patch_store(store: ox.Store, cache: BlockCache, previous: tuple[bytes, bytes], tally: Tally,
-                 added: list[bytes]) -> None:
-    """Make ``store``, which holds the blocks of ``previous`` (their digests and their subjects'), hold
-    those of ``tally`` instead: the triples of the blocks gone are removed, then the new blocks'
-    (``added``) are loaded, with those of kept blocks that share a subject with a block gone, in
-    case a triple was in both."""
-    digests, subjects = _records(previous[0], DIGEST_SIZE), _records(previous[1], 8)
-    now = set(_records(bytes(tally.digests), DIGEST_SIZE))
-    gone = [digest for digest in digests if digest not in now]
-    touched = {subject for digest, subject in zip(digests, subjects) if digest not in now}
-    kept = [digest for digest, subject in zip(digests, subjects) if subject in touched and digest in now]
-    stored = cache.get(gone + kept, ("nt",))
-    if len(stored) < len(set(gone + kept)):
-        raise KGError(f"The build cache {cache.path} lacks blocks of the last build: remove it and build again.")
-    for quad in ox.parse(b"".join(stored[digest]["nt"] for digest in gone), format=ox.RdfFormat.N_TRIPLES):
+def _patch_store(store: ox.Store, last: LastBuild, old: dict, matched: dict[str, np.ndarray], added: list[bytes],
+                 tally: Tally) -> None:
+    """Make ``store``, which holds the blocks of the ``last`` build, hold the blocks just written: the
+    triples of the blocks gone (not ``matched``) are removed, then the new blocks' (``added``) loaded,
+    with those of kept blocks that share a subject with a block gone, in case a triple was in both."""
+    def n_triples(stream: str, index: int) -> bytes:
+        start, length = last.placed[stream].place(index, "nt")
+        return bytes(old[stream]["nt"][start:start + length])
+
+    def subject(stream: str, index: int) -> bytes:
+        return bytes(last.placed[stream].subjects[index * 8:index * 8 + 8])
+
+    gone = [(stream, int(i)) for stream, seen in matched.items() for i in np.flatnonzero(~seen)]
+    touched = {subject(stream, i) for stream, i in gone}
+    kept = [(stream, int(i)) for stream, seen in matched.items() for i in np.flatnonzero(seen) if subject(stream, int(i)) in touched]
+    removed = b"".join(n_triples(stream, i) for stream, i in gone)
+    for quad in ox.parse(removed, format=ox.RdfFormat.N_TRIPLES):
         store.remove(quad)
-    store.load(b"".join(added + [stored[digest]["nt"] for digest in kept]), format=ox.RdfFormat.N_TRIPLES)
+    store.load(b"".join(added + [n_triples(stream, i) for stream, i in kept]), format=ox.RdfFormat.N_TRIPLES)
     tally.patched = True
-
-
-def _records(blob: bytes, size: int) -> list[bytes]:
-    return [blob[i:i + size] for i in range(0, len(blob), size)]
 
 
 #: What a block's serializations depend on besides the block: the code that writes them and pyoxigraph's.
 _SALT = hashlib.blake2b(Path(__file__).read_bytes() + Path(rdf_jsonld.__file__).read_bytes() + ox.__version__.encode(),
                         digest_size=16).digest()
-
-
-#: The code and version blocks were serialized by, in short: a graph written by another is not patched.
+#: The code and version blocks were serialized by, in short: a graph written by another is written anew.
 SERIALIZATION = _SALT.hex()[:12]
 
 
 def _digest(block: Block) -> bytes:
-    """The digest a block's serializations are kept under (:class:`kg.cache.BlockCache`)."""
+    """The digest a block is known by from one build to the next."""
     return hashlib.blake2b(repr(block).encode("utf-8", "backslashreplace"), digest_size=DIGEST_SIZE, key=_SALT).digest()
 
 

@@ -128,3 +128,18 @@ def test_adding_one_percent_rewrites_only_the_subjects_the_new_paper_changed(tmp
     # Another base IRI changes every block: everything is written again, and the build says why.
     other = CliRunner().invoke(main, ["build", str(old), str(new), "-o", "g/g", "--base", "https://example.org/kg/"])
     assert "(written in full: another base IRI or kg version)" in other.output
+
+
+def test_a_rebuild_whose_last_files_were_changed_writes_them_in_full(tmp_path, monkeypatch):
+    """The last build's N-Triples edited by hand: its blocks cannot be trusted, so the rebuild serializes
+    every block and fills a new store, says so, and writes what a full build writes."""
+    monkeypatch.chdir(tmp_path)
+    first, second = _split_corpus(tmp_path)
+    _build(first, "-o", "g/g")
+    nt = (tmp_path / "g/g.nt").resolve()
+    nt.write_bytes(nt.read_bytes() + b"<https://e.org/a> <https://e.org/b> <https://e.org/c> .\n")
+    again = CliRunner().invoke(main, ["build", str(first), str(second), "-o", "g/g"])
+    assert "(written in full: the last build's store or N-Triples are gone or changed)" in again.output
+    _build(first, second, "-o", "full/g", "--no-cache")
+    assert (tmp_path / "g/g.nt").read_bytes() == (tmp_path / "full/g.nt").read_bytes()
+    assert set(open_graph(tmp_path / "g/g")) == set(open_graph(tmp_path / "full/g"))
