@@ -335,17 +335,20 @@ def _write_blocks(blocks: Iterable[Block], files: dict[str, BinaryIO], store: ox
                 pieces.append(next(made))
         tally.blocks += len(chunk)
         tally.serialized += reused.count(False)
-        for (subject, _), digest, piece in zip(chunk, digests, pieces):
-            places = {}
-            if "nt" in files:
-                places["nt"] = (emit("nt", piece["nt"]), len(piece["nt"]))
-            if "ttl" in files:
-                places["ttl"] = (emit("ttl", piece["ttl"]), len(piece["ttl"]))
-            if "jsonld" in files:
-                emit("jsonld", b"    " if first else b",\n    ")
-                places["jsonld"] = (emit("jsonld", piece["jsonld"]), len(piece["jsonld"]))
-            placed.add(digest, subject, places)
-            first = False
+        places: list[dict[str, tuple[int, int]]] = [{} for _ in chunk]
+        for part in written:  # one write per file and chunk
+            data, at = [], position[part]
+            for piece, where in zip(pieces, places):
+                if part == "jsonld":  # the JSON-LD nodes are a list
+                    data.append(b"    " if first else b",\n    ")
+                    at += len(data[-1])
+                    first = False
+                data.append(piece[part])
+                where[part] = (at, len(piece[part]))
+                at += len(piece[part])
+            emit(part, b"".join(data))
+        for (subject, _), digest, where in zip(chunk, digests, places):
+            placed.add(digest, subject, where)
         if store is not None and added is None:  # the quads just made as they are, the copied N-Triples parsed
             store_quads += quads
             for piece, copy in zip(pieces, reused):
