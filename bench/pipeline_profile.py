@@ -43,7 +43,7 @@ def main() -> None:
     extractor = extractor_name(nlp)
     began = time.perf_counter()
     for paper, doc, text in zip(papers, docs, cleaned):
-        extract_doc(paper, doc, text.offsets, extractor=extractor, matchers=matchers)
+        extract_doc(paper, doc, text, extractor=extractor, matchers=matchers)
     seconds["kg rules"] = time.perf_counter() - began
     words = sum(len(doc) for doc in docs)
     total = sum(seconds.values())
