@@ -57,7 +57,6 @@ class BuildResult:
     duplicates: list[str] = field(default_factory=list)  # the ids of records merged into an earlier one
     warnings: list[InputError] = field(default_factory=list)  # records kept under a new id
     seconds: float = 0.0
-    written: rdf_write.Tally | None = None  # what the files and the store were written from
 
     def summary(self, top: int = 10) -> str:
         """A few lines for the terminal: what was read, what the graph holds, where it went."""
@@ -243,7 +242,7 @@ def build(
         if builds is not None:
             builds.close()
     return BuildResult(graph, entities, extractions, written, skipped, duplicates, warnings,
-                       time.perf_counter() - started, tally)
+                       time.perf_counter() - started)
 
 
 def _rewritten(graph: nx.MultiDiGraph, tally: rdf_write.Tally, base: str) -> str:

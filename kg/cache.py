@@ -24,17 +24,19 @@ from .errors import KGError
 from .model import Paper, PaperExtraction
 
 
-class ExtractionCache:
-    """Extractions stored by ``sha256(extractor, abstract)`` in the SQLite file at ``path``."""
+class _CacheFile:
+    """One SQLite file of the cache, made with its folder and its ``tables`` where missing."""
 
-    def __init__(self, path: str | Path, *, extractor: str):
-        self.path, self.extractor = path, extractor
+    kind = "cache"  # what the file is called in an error
+
+    def __init__(self, path: str | Path, *tables: str):
+        self.path = path
         with self._reporting():
             if str(path) != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(path))
-            self.hits = 0  # extractions get() found
-            self._db.execute("CREATE TABLE IF NOT EXISTS extraction (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            for table in tables:
+                self._db.execute(table)
 
     @contextlib.contextmanager
     def _reporting(self):
@@ -42,8 +44,22 @@ class ExtractionCache:
         try:
             yield
         except (sqlite3.Error, OSError) as error:
-            raise KGError(f"The extraction cache {self.path} cannot be used ({error}): "
+            raise KGError(f"The {self.kind} {self.path} cannot be used ({error}): "
                           "free some space, remove the file, or build with --no-cache.") from None
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class ExtractionCache(_CacheFile):
+    """Extractions stored by ``sha256(extractor, abstract)`` in the SQLite file at ``path``."""
+
+    kind = "extraction cache"
+
+    def __init__(self, path: str | Path, *, extractor: str):
+        self.extractor = extractor
+        self.hits = 0  # extractions get() found
+        super().__init__(path, "CREATE TABLE IF NOT EXISTS extraction (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
     def _key(self, abstract: str) -> str:
         return hashlib.sha256(f"{self.extractor}\x00{abstract}".encode()).hexdigest()
@@ -73,11 +89,8 @@ class ExtractionCache:
         with self._reporting(), self._db:
             self._db.executemany("INSERT OR REPLACE INTO extraction VALUES (?, ?)", rows)
 
-    def close(self) -> None:
-        self._db.close()
 
-
-class LastBuilds:
+class LastBuilds(_CacheFile):
     """Where each graph's last build wrote its blocks of triples (:data:`kg.rdf.Block`), in the SQLite file at ``path``.
 
     For each graph: the folder that build's files are in, and for each block, in the order written,
@@ -95,22 +108,11 @@ class LastBuilds:
     True
     """
 
-    def __init__(self, path: str | Path):
-        self.path = path
-        with self._reporting():
-            if str(path) != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(path))
-            self._db.execute("CREATE TABLE IF NOT EXISTS build (graph TEXT NOT NULL, setting TEXT NOT NULL, "
-                             "folder TEXT NOT NULL, part TEXT NOT NULL, value BLOB NOT NULL, PRIMARY KEY (graph, part))")
+    kind = "build cache"
 
-    @contextlib.contextmanager
-    def _reporting(self):
-        try:
-            yield
-        except (sqlite3.Error, OSError) as error:
-            raise KGError(f"The build cache {self.path} cannot be used ({error}): "
-                          "free some space, remove the file, or build with --no-cache.") from None
+    def __init__(self, path: str | Path):
+        super().__init__(path, "CREATE TABLE IF NOT EXISTS build (graph TEXT NOT NULL, setting TEXT NOT NULL, folder TEXT "
+                               "NOT NULL, part TEXT NOT NULL, value BLOB NOT NULL, PRIMARY KEY (graph, part))")
 
     def last(self, graph: str) -> tuple[str, str, dict[str, bytes]] | None:
         """``(setting, folder, {part: bytes})`` recorded for the last build of ``graph``, or None."""
@@ -124,6 +126,3 @@ class LastBuilds:
             self._db.execute("DELETE FROM build WHERE graph = ?", (graph,))
             self._db.executemany("INSERT INTO build VALUES (?, ?, ?, ?, ?)",
                                  [(graph, setting, folder, part, value) for part, value in parts.items()])
-
-    def close(self) -> None:
-        self._db.close()

@@ -9,6 +9,7 @@ previous ones only once all are complete (:func:`kg.files.replacing`).
 from __future__ import annotations
 
 import array
+import functools
 import hashlib
 import itertools
 import json
@@ -145,7 +146,7 @@ def write_rdf(graph: nx.MultiDiGraph | Graph, stem: str | os.PathLike, *,
         return paths
     paths["index"] = stem.with_name(f"{stem.name}{INDEX_SUFFIX}")
     patch = patch and last is not None and store is not None
-    old = last.open() if last is not None else {}
+    old = last.opened if last is not None else {}
     matched = {stream: np.zeros(len(placed), dtype=bool) for stream, placed in last.placed.items()} if last else {}
     added: list[bytes] = []
     with replacing(*paths.values()) as files:
@@ -189,9 +190,9 @@ class Placed:
     ((0, 10), (-1, 0))
     """
 
-    def __init__(self, digests: bytes = b"", subjects: bytes = b"", places: np.ndarray | None = None):
+    def __init__(self, digests: bytes = b"", subjects: bytes = b""):
         self.digests, self.subjects = bytearray(digests), bytearray(subjects)
-        self._places = array.array("q", places.ravel().tolist() if places is not None else [])
+        self._places = array.array("q")
         self.sizes: dict[str, int] = {}
 
     def __len__(self) -> int:
@@ -247,12 +248,9 @@ class Tally:
     """What a write did, for the build to say, and where it put each block, for the next build.
 
     ``placed`` holds each stream's :class:`Placed` (``"export"`` and ``"index"``); ``changed`` the
-    subjects of the blocks that are not among the last build's, ``serialized`` how many blocks were
-    serialized, not copied from the last build's files, and ``patched`` whether the store was the last
-    build's, patched with the difference.
+    subjects of the blocks that are not among the last build's, and ``patched`` whether the store was
+    the last build's, patched with the difference.
     """
-    blocks: int = 0
-    serialized: int = 0
     changed: list[str] = field(default_factory=list)
     patched: bool = False
     unpatched: str = ""  # why a build that could have been compared with the last wrote everything
@@ -270,7 +268,8 @@ class LastBuild:
     placed: dict[str, Placed]
     files: dict[str, dict[str, Path]]
 
-    def open(self) -> dict[str, dict[str, bytes | mmap.mmap]]:
+    @functools.cached_property
+    def opened(self) -> dict[str, dict[str, bytes | mmap.mmap]]:
         """Each stream's files, mapped into memory; a file whose size is not the recorded one is left out."""
         opened: dict[str, dict[str, bytes | mmap.mmap]] = {}
         for stream, files in self.files.items():
@@ -283,8 +282,7 @@ class LastBuild:
 
     def can_patch(self) -> bool:
         """Whether the store can be patched: the N-Triples of every stream are there to say what to remove."""
-        opened = self.open()
-        return all("nt" in opened.get(stream, {}) for stream in self.placed)
+        return all("nt" in self.opened.get(stream, {}) for stream in self.placed)
 
 
 def _write_blocks(blocks: Iterable[Block], files: dict[str, BinaryIO], store: ox.Store | None, placed: Placed,
@@ -333,8 +331,6 @@ def _write_blocks(blocks: Iterable[Block], files: dict[str, BinaryIO], store: ox
                                for part in needed for start, length in [last.place(index, part)]})
             else:
                 pieces.append(next(made))
-        tally.blocks += len(chunk)
-        tally.serialized += reused.count(False)
         places: list[dict[str, tuple[int, int]]] = [{} for _ in chunk]
         for part in written:  # one write per file and chunk
             data, at = [], position[part]
