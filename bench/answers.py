@@ -32,7 +32,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from kg.keys import resolution_key
-from kg.leaderboard import leaderboard
+from kg.query.leaderboard import leaderboard
 from kg.store import open_graph, run_query
 
 JUDGED = Path(__file__).with_name("concepts_dev.json")
@@ -164,7 +164,7 @@ def merge_figures(store, judged: dict) -> None:
 
 def related_figures(store, graph: str, judged: list[dict]) -> None:
     """The share of the top 5 related methods that the judgments list as related to the query."""
-    from kg.related import RelatedIndex
+    from kg.query.related import RelatedIndex
     from kg.similarity import graph_vectors
 
     index, vectors = RelatedIndex(store), graph_vectors(graph)

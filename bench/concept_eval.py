@@ -11,7 +11,7 @@ queries) and prints
      entities narrower than it (skos:broader*, kg:hyponymOf, kg:variantOf, followed
      transitively); and the misses, with the entities each paper has whose name
      contains one of the forms;
-  2. related methods: precision@5 and recall@10 of kg.related.related(store, query,
+  2. related methods: precision@5 and recall@10 of kg.query.related.related(store, query,
      k=10, vectors=the graph's vectors; --no-similarity: none) against each query's "relevant" names (a result counts when its label or
      one of its aliases equals a relevant name, case-insensitive), mean and per
      query. "relevant" may hold synonyms (WGAN, Wasserstein GAN) and names absent
@@ -30,7 +30,7 @@ from pathlib import Path
 
 from kg import vocab
 from kg.errors import KGError
-from kg.related import related
+from kg.query.related import related
 from kg.similarity import graph_vectors
 from kg.store import open_graph, run_query
 
@@ -152,7 +152,7 @@ def result_names(graph: Graph, label: str) -> set[str]:
 
 
 def report_related(graph: Graph, queries: list[dict], vectors=None) -> None:
-    print(f"\n== related methods ({len(queries)} queries; kg.related.related, k=10)")
+    print(f"\n== related methods ({len(queries)} queries; kg.query.related.related, k=10)")
     print(f"{'query':<24}{'P@5':>6}{'R@10':>6}  top 5")
     p5_sum = r10_sum = 0.0
     for q in queries:

@@ -26,9 +26,9 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "bench")]
 
 import pyoxigraph as ox  # noqa: E402
 
-from kg.endpoint import published_build  # noqa: E402
-from kg.publish import OxigraphServer, Virtuoso, publish  # noqa: E402
-from kg.queries import examples  # noqa: E402
+from kg.query.endpoint import published_build  # noqa: E402
+from kg.query.publish import OxigraphServer, Virtuoso, publish  # noqa: E402
+from kg.query import examples  # noqa: E402
 from kg.store import PREFIXES, open_graph  # noqa: E402
 from serve_latency import synthesise, top_entity  # noqa: E402
 from servers import answer_rows, concatenated, oxigraph_server, virtuoso_server  # noqa: E402

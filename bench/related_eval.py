@@ -1,7 +1,7 @@
 """Related methods: precision@5 and recall@10 on hand-written expectations, for the full score and each part.
 
 Builds the graph of a corpus, then for every query in tests/related_expectations.json
-ranks Method and Model entities by the full score of kg.related and by each of its
+ranks Method and Model entities by the full score of kg.query.related and by each of its
 parts alone, and prints the mean precision@5 and recall@10 over the queries.
 
     python bench/related_eval.py ../shared/corpus/*.txt
@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from kg.build import build
-from kg.related import related
+from kg.query.related import related
 from kg.keys import resolution_key
 from kg.store import open_graph
 from kg.vocab import ACTOR_TYPES

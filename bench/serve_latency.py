@@ -1,7 +1,7 @@
 """Serve latency: every example query and every page of `kg serve`, timed over HTTP.
 
 A synthetic graph of --papers papers (20,000 by default) is built with kg's
-own graph builder and writer (kg.graph.build_graph, kg.build.write_outputs),
+own graph builder and writer (kg.link.graph.build_graph, kg.build.write_outputs),
 so it is in whatever vocabulary and layout the kg being measured writes: run
 this script against two versions of kg (PYTHONPATH=...) to compare them.
 Each synthetic paper's abstract has one sentence per mention ("We propose
@@ -9,7 +9,7 @@ Method12 in setting 40."), with Zipf-distributed entities of the five types,
 a usedFor relation between its proposed method and its task, and a result on
 its dataset. A graph built by `kg build` can be given too.
 
-Each example query (kg/queries) runs with its parameters bound to a
+Each example query (kg/query/rq) runs with its parameters bound to a
 mid-frequency entity of the right type (the 10th most mentioned); each page
 (entity, paper, related methods, neighbourhood, search, the explorer, the
 query page) is asked for that entity (or its first paper). One warm-up, then
@@ -44,7 +44,7 @@ import pyoxigraph as ox
 
 from kg import serve, vocab
 from kg.errors import KGError
-from kg.queries import examples, with_values
+from kg.query import examples, with_values
 from kg.store import PREFIXES, open_graph, store_dir
 
 RANK = 10  # bind the 10th most mentioned entity: neither the head of the Zipf curve nor its tail
@@ -63,8 +63,8 @@ def synthesise(stem: Path, papers: int, *, seed: int = 7) -> None:
     # under their memory cap, and the build's imports (spaCy, and torch where it is installed) would
     # take most of it.
     from kg.build import write_outputs
-    from kg.concepts import annotate
-    from kg.graph import build_graph
+    from kg.link.concepts import annotate
+    from kg.link.graph import build_graph
     from kg.model import Entity, Mention, Paper, PaperExtraction, Relation, Result
 
     rng = random.Random(seed)

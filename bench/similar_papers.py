@@ -1,7 +1,7 @@
 """Similar papers against a TF-IDF baseline, with the authors' keywords as weak labels.
 
 For each paper with keywords, the share of its 10 most similar papers that share one of its
-keywords (precision@10), for kg's measure (kg.similar), its parts, and a TF-IDF cosine over the
+keywords (precision@10), for kg's measure (kg.link.similar), its parts, and a TF-IDF cosine over the
 abstracts (sublinear tf, smoothed idf, stop words left in), written here apart from kg, all in one
 run; also with the 10 most frequent keywords ignored ("deep learning" is shared by a third of the
 papers). Then the same for each year's papers among themselves (built with --set FILE year=...):
@@ -22,8 +22,8 @@ from collections import Counter
 
 import numpy as np
 
-from kg import similar
-from kg.index import load_index
+from kg.link import similar
+from kg.query.graph_index import load_index
 from kg.store import open_graph
 from kg.text import clean
 

@@ -128,7 +128,7 @@ def stats_row(table: list[dict], name: str, label: str | None, kind: str | None)
 
 def explain_row(graph: Path, name: str, timeout: float) -> Row:
     """`kg explain NAME`: the papers whose evidence it prints, those with a role edge counted."""
-    from kg.lookup import find_entity
+    from kg.query.lookup import find_entity
     from kg.store import open_graph
 
     out = run_kg(["explain", name, "-g", str(graph)], timeout)
@@ -140,7 +140,7 @@ def explain_row(graph: Path, name: str, timeout: float) -> Row:
             papers.add(current)
         elif line.startswith("  paper ") and current:  # "paper ROLE LABEL": a role edge's evidence
             with_role.add(current)
-    try:  # the node explain looked up, as it looks it up (kg.lookup.find_entity)
+    try:  # the node explain looked up, as it looks it up (kg.query.lookup.find_entity)
         node = vocab.node_of_iri(find_entity(open_graph(graph), name))
     except Exception as error:  # noqa: BLE001 - reported in the row
         return Row("kg explain", None, note=f"lookup failed: {error}")

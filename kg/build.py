@@ -4,7 +4,7 @@ ingest -> extract -> resolve -> concepts -> graph -> RDF (Turtle, N-Triples, JSO
 and the entities' vectors (for similarity).
 Every output is first written into a staging folder beside the target, checked
 before extraction starts, and the finished folder is made the graph in one step
-(:mod:`kg.outputs`): a build that fails or is killed leaves the previous graph
+(:mod:`kg.write.outputs`): a build that fails or is killed leaves the previous graph
 exactly as it was.
 """
 from __future__ import annotations
@@ -21,20 +21,21 @@ from pathlib import Path
 
 import networkx as nx
 
-from . import outputs, pwc, rdf_write
+from .write import outputs, serialize
+from . import pwc
 from .errors import InputError, KGError
 from .cache import ExtractionCache, LastBuilds
-from .cluster import connect, on_cluster
-from .concepts import annotate, build_hierarchy
+from .extract.cluster import connect, on_cluster
+from .link.concepts import annotate, build_hierarchy
 from .extract import ExtractionFailure, extract_all, extractor_name, in_processes
 from .extract.pipeline import load_pipeline
-from .graph import KnowledgeGraph, build_graph
+from .link.graph import KnowledgeGraph, build_graph
 from .ingest import FileSetting, read_papers
-from .similar import similar_papers
+from .link.similar import similar_papers
 from .model import Entity, Paper, PaperExtraction
-from .propagate import propagate
-from .rdf import node_iri
-from .relations import sentence_relations, variant_relations
+from .resolve.propagate import propagate
+from .write.triples import node_iri
+from .link.relations import sentence_relations, variant_relations
 from .resolve import resolution_report, resolve
 from .similarity import Vectors, entity_vectors
 from .store import INDEX_SUFFIX, STORE_SUFFIX, VECTORS_SUFFIX, write_store
@@ -44,7 +45,7 @@ from .vocab import DEFAULT_BASE, ENTITY_TYPES
 
 #: The files ``kg build --formats`` chooses from: the RDF serializations and the explorer page.
 #: The SPARQL store and the entities' vectors are always written.
-FORMATS = (*rdf_write.RDF_FORMATS, "html")
+FORMATS = (*serialize.RDF_FORMATS, "html")
 
 
 @dataclass
@@ -161,7 +162,7 @@ def build(
     writes ``output.report.md``: every merged cluster and every ambiguous acronym.
     Extraction runs on ``processes`` processes (default: every core) and reuses the
     extraction cache at ``cache`` (default: ``.kg-cache/`` beside the output; None: no cache).
-    With ``cluster`` (a Dask scheduler address, or ``local:N``: :mod:`kg.cluster`), extraction
+    With ``cluster`` (a Dask scheduler address, or ``local:N``: :mod:`kg.extract.cluster`), extraction
     runs on that cluster's workers instead; the rest of the build runs here. ``settings`` give
     the records of the files they name a venue, year, decision or URL (:class:`kg.ingest.FileSetting`).
     ``on_stage(line)`` is told as each stage ends, with what it made and how long it took
@@ -233,7 +234,7 @@ def build(
         said(f"Made the graph of {graph.number_of_nodes():,} nodes and {graph.number_of_edges():,} edges, "
              "with similar papers and entity vectors")
         extra = {"report.md": resolution_report(entities, extractions)} if report else {}
-        tally = rdf_write.Tally()
+        tally = serialize.Tally()
         written = write_outputs(graph, output, base=base, title=title or output.name, extra=extra, vectors=vectors,
                                 formats=formats, staging=staging, builds=builds, tally=tally)
         said(f"Wrote {len(written)} outputs and the SPARQL store{_rewritten(graph, tally, base)}")
@@ -245,7 +246,7 @@ def build(
                        time.perf_counter() - started)
 
 
-def _rewritten(graph: nx.MultiDiGraph, tally: rdf_write.Tally, base: str) -> str:
+def _rewritten(graph: nx.MultiDiGraph, tally: serialize.Tally, base: str) -> str:
     """What a build that followed another wrote anew: " (patched: 2,310 of 112,593 subjects new or
     changed, 14 papers and 402 entities among them)", or why it wrote everything; nothing for a
     build with no cache."""
@@ -266,36 +267,36 @@ def _rewritten(graph: nx.MultiDiGraph, tally: rdf_write.Tally, base: str) -> str
 def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
                   extra: dict[str, str] | None = None, vectors: Vectors | None = None,
                   formats: Iterable[str] = FORMATS, staging: Path | None = None,
-                  builds: LastBuilds | None = None, tally: rdf_write.Tally | None = None) -> dict[str, Path]:
-    """Write the outputs of ``graph`` as the graph ``stem``, all or nothing (:mod:`kg.outputs`): the
+                  builds: LastBuilds | None = None, tally: serialize.Tally | None = None) -> dict[str, Path]:
+    """Write the outputs of ``graph`` as the graph ``stem``, all or nothing (:mod:`kg.write.outputs`): the
     files of ``formats`` (:data:`FORMATS`) and the SPARQL store, filled from the same triples in the same pass.
 
     ``extra`` maps further endings (``"report.md"``) to text written alongside; ``vectors``,
     the entities' vectors, go to ``stem.vectors.npz``. Outputs an earlier build left at ``stem``
     that this one does not write are removed, so no output describes another graph. ``staging``
-    is a folder from :func:`kg.outputs.stage` (made here when not given); it is used up.
+    is a folder from :func:`kg.write.outputs.stage` (made here when not given); it is used up.
 
     With ``builds``, where the last build of ``stem`` wrote its blocks of triples, only the blocks that
     changed are serialized, the others copied from that build's files, and that build's store,
-    copied, is patched rather than a new one filled (:func:`kg.rdf_write.write_rdf`); ``tally`` is
+    copied, is patched rather than a new one filled (:func:`kg.write.serialize.write_rdf`); ``tally`` is
     told what was written."""
     formats = set(formats)
     unknown = formats - set(FORMATS)
     if unknown:
         raise KGError(f"Unknown output format {', '.join(sorted(unknown))}; choose from {', '.join(FORMATS)}.")
     staging = staging or outputs.stage(stem)
-    tally = tally if tally is not None else rdf_write.Tally()
+    tally = tally if tally is not None else serialize.Tally()
     store_path = stem.with_name(f"{stem.name}{STORE_SUFFIX}")
     # The graph and its files by their paths from the cache, which moves with them (and names no machine's folders).
     home = Path(os.path.dirname(os.path.abspath(builds.path))) if builds is not None else Path()
     name = os.path.relpath(os.path.abspath(stem), home)
-    setting = f"{base}\n{rdf_write.SERIALIZATION}"  # what the last build's blocks must share to be compared
+    setting = f"{base}\n{serialize.SERIALIZATION}"  # what the last build's blocks must share to be compared
     record = builds.last(name) if builds is not None else None
     last, patch = None, False
     if record and record[0] == setting:
         folder = home / record[1]
-        last = rdf_write.LastBuild({stream: rdf_write.Placed.from_bytes(value) for stream, value in record[2].items()},
-                                   {"export": {part: folder / f"{stem.name}.{part}" for part in rdf_write.PARTS},
+        last = serialize.LastBuild({stream: serialize.Placed.from_bytes(value) for stream, value in record[2].items()},
+                                   {"export": {part: folder / f"{stem.name}.{part}" for part in serialize.PARTS},
                                     "index": {"nt": folder / f"{stem.name}{INDEX_SUFFIX}"}})
         there = folder / f"{stem.name}{STORE_SUFFIX}"
         patch = there.is_dir() and os.path.realpath(store_path) == os.path.realpath(there) and last.can_patch()
@@ -306,7 +307,7 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     try:
         # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing a file.
         write_store(staging / f"{stem.name}{STORE_SUFFIX}",
-                    lambda store: rdf_write.write_rdf(graph, staging / stem.name, base=base, formats=formats, store=store,
+                    lambda store: serialize.write_rdf(graph, staging / stem.name, base=base, formats=formats, store=store,
                                                       last=last, patch=patch, tally=tally),
                     start_from=store_path if patch else None)
         if "html" in formats:

@@ -91,12 +91,12 @@ class ExtractionCache(_CacheFile):
 
 
 class LastBuilds(_CacheFile):
-    """Where each graph's last build wrote its blocks of triples (:data:`kg.rdf.Block`), in the SQLite file at ``path``.
+    """Where each graph's last build wrote its blocks of triples (:data:`kg.write.triples.Block`), in the SQLite file at ``path``.
 
     For each graph: the folder that build's files are in, and for each block, in the order written,
-    its digest, its subject's and where its bytes lie in each file (:class:`kg.rdf_write.Placed`).
+    its digest, its subject's and where its bytes lie in each file (:class:`kg.write.serialize.Placed`).
     A rebuild copies the bytes of every block that did not change from those files, serializing only
-    the others, and patches that build's store with the difference (:mod:`kg.rdf_write`). A
+    the others, and patches that build's store with the difference (:mod:`kg.write.serialize`). A
     block's N-Triples, Turtle and JSON-LD are pure functions of the block, so a copied one is byte
     for byte the one a full build writes.
 

@@ -196,7 +196,7 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
       kg query -g graphs/sample --example methods-on-benchmark --bind benchmark=RULER
     """
     from .serve import query_within
-    from .queries import examples
+    from .query import examples
     from .store import format_results
 
     shipped = examples()
@@ -253,7 +253,7 @@ def stats(graph):
       kg stats -g graphs/sample
     """
     from . import vocab
-    from .queries import kg_terms, view_with
+    from .query import kg_terms, view_with
     from .store import format_results, open_graph, run_query
 
     store = open_graph(graph)
@@ -300,7 +300,7 @@ def related(name, graph, k, entity_type, fmt):
       kg related GRPO -g graphs/sample
       kg related "group relative policy optimization" -g graphs/sample --format json
     """
-    from .related import RelatedIndex
+    from .query.related import RelatedIndex
     from .similarity import graph_vectors
     from .store import open_graph
 
@@ -496,7 +496,7 @@ def eval_scier(file):
 
 def _training_module():
     try:
-        from . import train_spans
+        from .train import spans as train_spans
         import torch  # noqa: F401
         import transformers  # noqa: F401
     except ImportError as error:
@@ -609,7 +609,7 @@ def fetch_openreview_command(venue, output, invitation, api, page_size, retries)
       kg fetch openreview --venue ICLR.cc/2026/Conference -o corpus/iclr2026.jsonl
       kg build corpus/iclr2026.jsonl -o graphs/iclr2026
     """
-    from .fetch import fetch_openreview
+    from .ingest.fetch import fetch_openreview
 
     total = fetch_openreview(venue, output, api=api, invitation=invitation, page_size=page_size, retries=retries,
                              log=lambda message: click.echo(message, err=True))
@@ -632,8 +632,8 @@ def explain(name, other, graph):
       kg explain GRPO -g graphs/sample
       kg explain C-GRPO GRPO -g graphs/sample
     """
-    from .explain import definition_of, explain as run_explain
-    from .lookup import find_entity
+    from .query.explain import definition_of, explain as run_explain
+    from .query.lookup import find_entity
     from .store import open_graph
 
     store = open_graph(graph)
@@ -676,7 +676,7 @@ def export(graph, to, output):
       kg export -g graphs/sample --to gexf -o sample.gexf
       kg export -g graphs/sample --to neo4j -o sample-neo4j
     """
-    from .export import FORMATS, export as run_export
+    from .query.export import FORMATS, export as run_export
     from .store import graph_stem
 
     target = output or str(graph_stem(graph)) + (FORMATS[to][0] if to in FORMATS else ".neo4j")
@@ -715,7 +715,7 @@ def publish(graph, engine, url, name, base, isql, user, password, load_dir):
       kg publish -g graphs/iclr --to virtuoso --url http://127.0.0.1:8890 --load-dir /srv/virtuoso/load
       kg serve -g graphs/iclr --sparql http://127.0.0.1:7878/query
     """
-    from .publish import publish as run_publish, server
+    from .query.publish import publish as run_publish, server
 
     options = {"isql": isql, "user": user, "password": password, "load_dir": load_dir} if engine == "virtuoso" else {}
     target = server(engine, url, **options)
@@ -763,11 +763,11 @@ def similar(paper, graph, fmt):
 
 def _whole_tables(graph):
     """The graph at ``graph`` read back whole, and its tables made readable: what kg serve's pages
-    read (:func:`kg.serve.views.view_tables`), for the commands that print a page's view."""
-    from .index import load_index
+    read (:func:`kg.serve.pages.view_tables`), for the commands that print a page's view."""
+    from .query.graph_index import load_index
     from .store import open_graph
-    from .tables import graph_tables
-    from .views import Tables
+    from .query.tables import graph_tables
+    from .query.views import Tables
 
     G = load_index(open_graph(graph), texts=True).graph
     return G, Tables(graph_tables(G))
@@ -803,7 +803,7 @@ def compare(task, graph, fmt):
       kg compare "mathematical reasoning" -g graphs/sample
       kg compare "language modeling" -g graphs/iclr --format json
     """
-    from .lookup import find_entity
+    from .query.lookup import find_entity
     from .store import open_graph
     from .vocab import node_of_iri
 
@@ -853,7 +853,7 @@ def trends(graph, by, types, earlier, later, top, fmt):
       kg trends -g graphs/iclr --by venue --from "ICLR 2017" --to "ICLR 2018" --format json
     """
     from .store import open_graph
-    from .trends import trends as run_trends
+    from .query.trends import trends as run_trends
 
     found = run_trends(open_graph(graph), by=by, types=list(types), earlier=earlier, later=later, top=top)
     if fmt == "json":
@@ -900,7 +900,7 @@ def leaderboard(dataset, graph, metric, fmt):
       kg leaderboard CIFAR-10 -g graphs/iclr --metric accuracy
       kg leaderboard RULER -g graphs/iclr --format json
     """
-    from .leaderboard import leaderboard as run_leaderboard
+    from .query.leaderboard import leaderboard as run_leaderboard
     from .store import open_graph
 
     board = run_leaderboard(open_graph(graph), dataset, metric)

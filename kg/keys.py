@@ -1,7 +1,7 @@
 """Keys: the resolution key two surface forms of one thing share, and the tests on keys and forms.
 
 The ground floor of resolution: :mod:`kg.resolve` groups mentions by these keys, and the stages
-that look names up (:mod:`kg.pwc`, :mod:`kg.concepts`, :mod:`kg.relations`, :mod:`kg.lookup`)
+that look names up (:mod:`kg.pwc`, :mod:`kg.link.concepts`, :mod:`kg.link.relations`, :mod:`kg.query.lookup`)
 key their names the same way, without importing the resolve stage.
 """
 from __future__ import annotations

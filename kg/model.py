@@ -224,4 +224,4 @@ class Relation:
     confidence: float
     evidence: tuple[str, int]  # (paper id, index into that paper's mentions)
     sentence: int | None = None  # the sentence that states it, when not the evidence mention's own
-    rule: str = ""  # the rule that made a hierarchy link (kg.concepts.RULES); its statement's extractor
+    rule: str = ""  # the rule that made a hierarchy link (kg.link.concepts.RULES); its statement's extractor

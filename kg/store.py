@@ -6,7 +6,7 @@ read-only, which takes milliseconds whatever the graph's size, or loads the
 exported N-Triples into memory when there is no store (a graph built before
 stores existed, or a bare ``.nt`` file). ``run_query`` answers SPARQL with
 values bound by substitution (never formatted into the query text); the
-queries themselves live in :mod:`kg.queries`.
+queries themselves live in :mod:`kg.query`.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from .vocab import NAMESPACES
 STORE_SUFFIX = ".oxigraph"
 #: ... and its entities' vectors (:class:`kg.similarity.Vectors`) to ``graphs/NAME`` + this suffix.
 VECTORS_SUFFIX = ".vectors.npz"
-#: ... and its index (co-occurrence counts, task neighbours: :func:`kg.rdf_write.write_rdf`) to this suffix.
+#: ... and its index (co-occurrence counts, task neighbours: :func:`kg.write.serialize.write_rdf`) to this suffix.
 INDEX_SUFFIX = ".index.nt"
 _FORMATS = {".nt": ox.RdfFormat.N_TRIPLES, ".ttl": ox.RdfFormat.TURTLE, ".jsonld": ox.RdfFormat.JSON_LD}
 #: The endings of the files and folder a built graph consists of (its HTML page aside).
@@ -54,7 +54,7 @@ def graph_file(path: str | Path) -> Path:
 
 def index_file(rdf_file: str | Path) -> Path | None:
     """The index ``kg build`` wrote beside the RDF file ``rdf_file`` (``NAME.index.nt`` beside
-    ``NAME.nt``, ``.ttl`` or ``.jsonld``: :func:`kg.rdf_write.write_rdf`), or None.
+    ``NAME.nt``, ``.ttl`` or ``.jsonld``: :func:`kg.write.serialize.write_rdf`), or None.
 
     >>> index_file("no/such/graph.nt") is None
     True
@@ -175,7 +175,7 @@ def fill_store(rdf_file: str | Path, folder: str | Path) -> Path:
     ``folder`` and close it; return ``folder``.
 
     For a graph that exists only as files: ``kg build`` fills its store from
-    the triples in memory (:func:`kg.rdf_write.write_rdf`).
+    the triples in memory (:func:`kg.write.serialize.write_rdf`).
     """
     write_store(folder, lambda store: _load(store, Path(rdf_file)))
     return Path(folder)
@@ -347,7 +347,7 @@ def serialize_results(result, accept: str = "", *, max_results: int | None = Non
     ('application/n-triples', b'', True)
     """
     limit = sys.maxsize if max_results is None else max_results
-    if isinstance(result, (ox.QueryTriples, list)):  # a list: the triples a SPARQL server sent (kg.endpoint)
+    if isinstance(result, (ox.QueryTriples, list)):  # a list: the triples a SPARQL server sent (kg.query.endpoint)
         fmt = negotiate(accept, GRAPH_FORMATS, ox.RdfFormat.TURTLE)
         if fmt is None:
             raise _not_acceptable(accept, GRAPH_FORMATS)

@@ -240,7 +240,7 @@ RELATION_TYPES = {r.name: (r.subjects, r.objects) for r in RELATION_TABLE}
 #: Our relations as SciERC's, and whether the arguments swap.
 SCIERC_RELATION = {r.name: (r.scierc, r.swap) for r in RELATION_TABLE if r.scierc}
 
-#: The hierarchy: ``skos:broader`` links from a name to a broader concept (see :mod:`kg.concepts`),
+#: The hierarchy: ``skos:broader`` links from a name to a broader concept (see :mod:`kg.link.concepts`),
 #: kept beside the relations in the graph under this key.
 BROADER = "broader"
 

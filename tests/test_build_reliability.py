@@ -146,7 +146,7 @@ def test_an_output_folder_that_cannot_be_written_fails_in_one_line_before_any_wo
     def read_only(parent, prefix):
         raise PermissionError(errno.EROFS, "Read-only file system", str(parent))
 
-    monkeypatch.setattr("kg.outputs._new_folder", read_only)
+    monkeypatch.setattr("kg.write.outputs._new_folder", read_only)
     before = _files(previous)
     result = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(previous)])
     assert result.exit_code == 1
@@ -169,11 +169,11 @@ def test_a_full_disk_while_writing_fails_in_one_line_and_leaves_the_previous_gra
     assert not [p for p in previous.parent.iterdir() if ".staging-" in p.name]
 
 
-# Runs kg.outputs.make_current in a process that dies (os._exit) at its Nth change to the file system.
+# Runs kg.write.outputs.make_current in a process that dies (os._exit) at its Nth change to the file system.
 DIE_AT_STEP = """
 import os, sys
 from pathlib import Path
-from kg import outputs
+from kg.write import outputs
 
 steps, stop = 0, int(sys.argv[3])
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from kg import build as build_module
 from kg.cli import main
-from kg.queries import examples
+from kg.query import examples
 from kg.store import open_graph, run_query
 from support import FIXTURES
 

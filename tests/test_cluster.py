@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from kg.cli import main
-from kg.cluster import connect, on_cluster
+from kg.extract.cluster import connect, on_cluster
 from kg.errors import KGError
 from kg.extract import extract_all
 from kg.ingest import read_papers

@@ -2,7 +2,7 @@
 import networkx as nx
 import pytest
 
-from kg.concepts import build_hierarchy, papers_reached
+from kg.link.concepts import build_hierarchy, papers_reached
 from kg.model import Entity, Mention, Paper, PaperExtraction
 from kg.pwc import load
 from kg.vocab import lpwc_iri
@@ -167,7 +167,7 @@ def test_a_pair_stated_both_ways_by_as_many_papers_is_neither():
 
 
 def test_a_capitalised_name_is_a_kind_only_of_a_name_its_last_words_spell():
-    from kg.concepts import build_hierarchy
+    from kg.link.concepts import build_hierarchy
     from kg.model import Entity, Mention, PaperExtraction, Paper
     from kg.keys import resolution_key
 
@@ -182,7 +182,7 @@ def test_a_capitalised_name_is_a_kind_only_of_a_name_its_last_words_spell():
 
 
 def test_a_contribution_only_described_is_not_salient_however_capitalised():
-    from kg.concepts import SALIENCE_THRESHOLD, annotate
+    from kg.link.concepts import SALIENCE_THRESHOLD, annotate
     from kg.model import Entity, Mention, PaperExtraction, Paper
 
     text = "We propose a model for Interactive Question Answering."
@@ -194,7 +194,7 @@ def test_a_contribution_only_described_is_not_salient_however_capitalised():
 
 
 def test_a_hyphen_in_any_form_an_entity_is_written_in_keeps_its_tail_whole():
-    from kg.concepts import _tails
+    from kg.link.concepts import _tails
 
     # "large real world classifiers" is also written "large real-world classifiers": "world classifiers"
     # is no concept above it, though without the hyphen it would be read as one.

@@ -3,7 +3,7 @@
 from click.testing import CliRunner
 
 from kg.cli import main
-from kg.explain import explain
+from kg.query.explain import explain
 from kg.ingest import read_papers
 from kg.store import open_graph
 from kg.vocab import RELATIONS

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from kg import vocab
 from kg.cli import main
-from kg.queries import kg_terms, with_values
+from kg.query import kg_terms, with_values
 from kg.store import open_graph, run_query
 
 READERS = {"graphml": nx.read_graphml, "gexf": nx.read_gexf}

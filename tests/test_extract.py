@@ -204,7 +204,7 @@ def test_the_name_a_contribution_is_referred_to_as_is_proposed():
 
 
 def test_a_paper_proposing_a_method_does_not_also_merely_use_it():
-    from kg.graph import build_graph
+    from kg.link.graph import build_graph
     from kg.resolve import resolve
 
     ex = _extract("We propose zoneout, a novel method for regularizing RNNs. Zoneout randomly preserves hidden "

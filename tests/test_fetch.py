@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from kg.cli import main
 from kg.errors import KGError
-from kg.fetch import fetch_openreview
+from kg.ingest.fetch import fetch_openreview
 from kg.ingest import read_papers
 
 VENUE = "ICLR.cc/2026/Conference"

@@ -1,8 +1,8 @@
-"""kg.leaderboard.board: which results a leaderboard ranks, in which order, and what it leaves out."""
+"""kg.query.leaderboard.board: which results a leaderboard ranks, in which order, and what it leaves out."""
 import pytest
 
 from kg.errors import KGError
-from kg.leaderboard import Entry, board
+from kg.query.leaderboard import Entry, board
 
 
 def entry(value: float, metric: str, *, kind: str = "score", lower: bool | None = None, paper: str = "p") -> Entry:

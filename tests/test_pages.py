@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from kg.cli import main
-from kg.definitions import definition_after, informative
-from kg.similar import similar_papers
+from kg.link.definitions import definition_after, informative
+from kg.link.similar import similar_papers
 from kg.store import open_graph, run_query
 
 

@@ -6,10 +6,10 @@ from hypothesis import strategies as st
 
 from kg.extract import extract_papers
 from kg.extract.pipeline import load_pipeline
-from kg.graph import build_graph
+from kg.link.graph import build_graph
 from kg.model import Paper
-from kg.rdf_shapes import to_rdf, validate
-from kg.rdf_write import write_rdf
+from kg.write.shapes import to_rdf, validate
+from kg.write.serialize import write_rdf
 from kg.resolve import resolve
 
 # Pieces that exercise the markup cleaner and the name rules, mixed with arbitrary text.

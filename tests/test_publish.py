@@ -13,10 +13,10 @@ from click.testing import CliRunner
 
 from kg import vocab
 from kg.cli import main
-from kg.endpoint import SparqlEndpoint, current_builds, published_build
+from kg.query.endpoint import SparqlEndpoint, current_builds, published_build
 from kg.errors import KGError
-from kg.publish import OxigraphServer, Virtuoso, publish
-from kg.queries import examples
+from kg.query.publish import OxigraphServer, Virtuoso, publish
+from kg.query import examples
 from kg.serve import get, make_app
 from kg.store import PREFIXES, open_graph
 from servers import answer_rows, concatenated, oxigraph_command, oxigraph_server, virtuoso_command, virtuoso_server

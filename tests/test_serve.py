@@ -29,7 +29,7 @@ from kg import serve
 from kg.cli import main
 from guard_support import listener
 from support import FIXTURES, build
-from kg.queries import examples
+from kg.query import examples
 from kg.store import RESULT_FORMATS, negotiate, open_graph, store_dir
 
 SPARQLWrapper = pytest.importorskip("SPARQLWrapper")
@@ -398,7 +398,7 @@ def test_entity_json_twin_has_evidence_offsets_into_each_sentence(server):
 
 def test_related_methods_read_the_graph_once_and_answer_from_the_index(sample, monkeypatch):
     """The related-methods index is read from the store on the first request only."""
-    from kg import related
+    from kg.query import related
 
     loads = []
     original = related.RelatedIndex.__init__

@@ -51,7 +51,7 @@ def test_vectors_survive_saving_within_a_hundredth(tmp_path, encoder):
 
 
 def test_a_build_writes_one_vector_per_entity_node(sample_build):
-    from kg.lookup import read_entities
+    from kg.query.lookup import read_entities
     from kg.store import open_graph
     from kg.vocab import node_of_iri
 

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from kg.cli import main
 from kg.store import open_graph, run_query
-from kg.trends import trends
+from kg.query.trends import trends
 
 from support import FIXTURES
 

@@ -1,6 +1,6 @@
 """One producer per view: every node's panel is the same data whether the offline page computes it
 from the tables it embeds (``viz/explorer/``, run in headless Chromium) or ``kg serve`` answers it
-as the node's JSON twin (:class:`kg.views.Tables` over the tables of the graph read back from the
+as the node's JSON twin (:class:`kg.query.views.Tables` over the tables of the graph read back from the
 store). Compared whole: counts, papers with roles, evidence, relations with their evidence,
 results and the hierarchy, for every node of the sample and of a hostile corpus."""
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from kg import serve
-from kg.graph import KnowledgeGraph
-from kg.tables import graph_tables
-from kg.views import Tables
+from kg.link.graph import KnowledgeGraph
+from kg.query.tables import graph_tables
+from kg.query.views import Tables
 from kg.viz.render import render_html
 from support import FIXTURES, build
 
@@ -86,7 +86,7 @@ def test_served_relations_carry_their_evidence(served, graph):
 def test_text_is_ordered_as_javascript_compares_it(browser, tmp_path):
     """Python orders text by code point, JavaScript by UTF-16 code unit, and past U+FFFF they
     disagree: "😀" (U+1F600, written D83D DE00) comes before "Ａ" (U+FF21) in JavaScript, after it
-    in Python. kg.views sorts as the page does."""
+    in Python. kg.query.views sorts as the page does."""
     G = KnowledgeGraph()
     G.add_node("method/x", kind="Method", label="X", aliases=[], papers=2)
     for paper, title in (("a", "Ａ paper"), ("b", "😀 paper")):

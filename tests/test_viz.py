@@ -1,8 +1,6 @@
 """kg.viz: the offline HTML explorer, checked as a file and in a real (offline) Chromium."""
 from __future__ import annotations
 
-import doctest
-import importlib
 import json
 import os
 import re
@@ -14,9 +12,9 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from kg.graph import KnowledgeGraph, build_graph
+from kg.link.graph import KnowledgeGraph, build_graph
 from kg.model import Entity, Mention, Paper, PaperExtraction
-from kg.tables import graph_tables
+from kg.query.tables import graph_tables
 from kg.vocab import entity_node
 from kg.viz import render
 from kg.viz.network import KIND_COLOURS, PAPER_SIZE
@@ -125,7 +123,7 @@ def embedded_data(html: str) -> dict:
 
 
 def held_nodes(tables: dict) -> dict:
-    """The nodes of a page's tables by id, decoded as readTables decodes them (see kg.tables.graph_tables)."""
+    """The nodes of a page's tables by id, decoded as readTables decodes them (see kg.query.tables.graph_tables)."""
     found = {}
     for i, (kind, tail, label) in enumerate(zip(tables["kind"], tables["id"], tables["label"])):
         kind = tables["kinds"][kind]
@@ -316,11 +314,6 @@ def test_rejects_a_max_nodes_below_one(graph, tmp_path):
 def test_empty_graph_renders(tmp_path):
     html = render_html(nx.MultiDiGraph(), tmp_path / "kg.html").read_text(encoding="utf-8")
     assert embedded_data(html)["nodes"] == []
-
-
-@pytest.mark.parametrize("module", ["layout", "network", "overview", "render"])
-def test_docstring_examples_run(module):
-    assert doctest.testmod(importlib.import_module(f"kg.viz.{module}"), optionflags=doctest.ELLIPSIS).failed == 0
 
 
 # ---------------------------------------------------------------- the browser

@@ -270,7 +270,7 @@ def test_no_module_but_vocab_spells_out_the_types_or_the_actors(path):
 
 
 def test_no_query_lists_the_types():
-    for path in sorted((ROOT / "kg" / "queries").rglob("*.r[qu]")):
+    for path in sorted((ROOT / "kg" / "query" / "rq").rglob("*.r[qu]")):
         named = set(re.findall(r"\bkg:(" + "|".join(vocab.ENTITY_TYPES) + r")\b", path.read_text(encoding="utf-8")))
         assert len(named) <= 1, f"{path.relative_to(ROOT)} lists the types {sorted(named)}: read ?type from the class"
 

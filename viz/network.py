@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 import networkx as nx
 from pyvis.network import Network
 
-from kg.tables import PAPER, kinds_in, node_kind, papers_reached, role_order
+from kg.query.tables import PAPER, kinds_in, node_kind, papers_reached, role_order
 from kg.vocab import COLOURS
 
 from .layout import SEED

@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 
 import networkx as nx
 
-from kg.tables import PAPER, papers_reached
+from kg.query.tables import PAPER, papers_reached
 from kg.vocab import BROADER
 
 #: A large graph with a concept hierarchy opens on its top concepts (the roots that reach the most

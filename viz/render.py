@@ -1,6 +1,6 @@
 """The explorer: one offline HTML page to browse the knowledge graph.
 
-``render_html`` turns the ``MultiDiGraph`` of :mod:`kg.graph` into a pyvis
+``render_html`` turns the ``MultiDiGraph`` of :mod:`kg.link.graph` into a pyvis
 network and renders it with our own template (``explorer.html``) instead of
 pyvis's, because every pyvis template links Bootstrap (and, in its default
 mode, vis-network) from a CDN. The page inlines vis-network (shipped with
@@ -11,7 +11,7 @@ those inline scripts run.
 The page opens on an overview (:mod:`.overview`: the most mentioned entities
 and their papers, or the top concepts), laid out by :mod:`.layout` when large
 and drawn as :mod:`.network` styles it, but holds the whole graph as compact
-tables (:func:`kg.tables.graph_tables`), from which it searches, shows any
+tables (:func:`kg.query.tables.graph_tables`), from which it searches, shows any
 node's panel and draws any neighbourhood; a graph too large for
 ``PAGE_BYTES`` is held in part, most linked papers first, and the page says
 so. Its script is the files of ``viz/explorer/`` joined in order
@@ -35,10 +35,10 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from kg.files import replacing
-from kg.tables import escaped_json, graph_tables, json_size
-from kg.views import limits
+from kg.query.tables import escaped_json, graph_tables, json_size
+from kg.query.views import limits
 
-from kg.tables import papers_reached
+from kg.query.tables import papers_reached
 from kg.vocab import BROADER
 
 from .layout import LABEL_GAP, induced, label_box, layout, packed
@@ -70,13 +70,13 @@ def render_html(G: nx.MultiDiGraph, path, *, title: str = "kg", max_nodes: int =
     node: an entity's aliases, papers with their roles, relations, results and
     evidence sentences, or a paper's title, venue, abstract (its mentions
     marked) and entities. The page needs no network: vis-network is inlined,
-    and the graph is embedded as compact tables (:func:`kg.tables.graph_tables`) from
+    and the graph is embedded as compact tables (:func:`kg.query.tables.graph_tables`) from
     which the page draws any node's neighbourhood.
 
     Parameters
     ----------
     G : networkx.MultiDiGraph
-        The graph of :func:`kg.graph.build_graph`: nodes with ``kind`` and
+        The graph of :func:`kg.link.graph.build_graph`: nodes with ``kind`` and
         ``label`` (entities also ``aliases`` and ``papers``; papers ``title``,
         ``abstract`` and ``venue``), paper -> entity edges keyed by role.
     path : str or os.PathLike
@@ -224,7 +224,7 @@ def subgraph_data(G: nx.MultiDiGraph, nodes, *, title: str = "kg") -> dict:
 def _explorer_data(G: nx.MultiDiGraph, H: nx.MultiDiGraph, tables: dict) -> dict:
     """What the page needs besides vis-network's nodes and edges: the tables of the graph it holds,
     how to draw what it adds (:func:`kg.viz.network.drawing_meta`: the legend, every kind's colour,
-    the physics of the neighbourhoods it lays out itself), and the limits of :mod:`kg.views`."""
+    the physics of the neighbourhoods it lays out itself), and the limits of :mod:`kg.query.views`."""
     return {"tables": tables, "meta": {**drawing_meta(G, H), **limits()}}
 
 

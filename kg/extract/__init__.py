@@ -218,7 +218,7 @@ def extract_all(
 ) -> list[PaperExtraction]:
     """Extract ``papers`` in order, reusing ``cache`` hits and handing the rest, in chunks of
     ``chunk_size``, to ``executor``: :func:`serially` (the default), :func:`in_processes` or
-    :func:`kg.cluster.on_cluster`, as the build chooses.
+    :func:`kg.extract.cluster.on_cluster`, as the build chooses.
 
     ``cache`` is a ``kg.cache.ExtractionCache`` (or None); new extractions are added to it
     as they arrive. ``progress(done, total)`` is called as papers finish. A paper whose

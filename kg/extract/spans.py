@@ -1,6 +1,6 @@
 """Entities and the relations between them from a fine-tuned MiniLM encoder, run with onnxruntime.
 
-The model (``kg train-ner``, :mod:`kg.train_spans`) is a span classifier in
+The model (``kg train-ner``, :mod:`kg.train.spans`) is a span classifier in
 the manner of PURE and SpERT, on one shared encoder:
 
 - the words of an abstract, packed sentence by sentence into chunks of at

@@ -11,7 +11,7 @@ read-only and answers:
                                   or, for people typing URLs, ``TYPE/NAME`` (``method/grpo``)
 ``/search.json?q=``               entities and papers whose name or alias contains ``q``
 ``/neighbourhood.json?id=&k=``    the nodes within ``k`` links of a node, laid out for the explorer
-``/related.json?id=``             :func:`kg.related.related`'s methods for an entity
+``/related.json?id=``             :func:`kg.query.related.related`'s methods for an entity
 ``/static/NAME``                  the pages' script and style (nothing is fetched from elsewhere)
 ================================  =====================================================
 
@@ -20,10 +20,10 @@ Every HTML page has a JSON twin built by the same view: ``/index.json``,
 
 Its parts, each readable on its own:
 
-- :mod:`.pool`: the worker processes that answer client SPARQL (and kg.related)
+- :mod:`.pool`: the worker processes that answer client SPARQL (and kg.query.related)
   within a time limit and a memory cap, with a spare for short queries;
-- :mod:`.index`: search and neighbourhoods over the index (:mod:`kg.index`, the store as a light networkx graph);
-- :mod:`.views`: the data of each page: a node's panel read by :mod:`kg.views` from the tables the offline page holds;
+- :mod:`.search`: search and neighbourhoods over the index (:mod:`kg.query.graph_index`, the store as a light networkx graph);
+- :mod:`.pages`: the data of each page: a node's panel read by :mod:`kg.query.views` from the tables the offline page holds;
 - :mod:`.protocol`: a ``/sparql`` request read as the SPARQL 1.1 Protocol's query operation;
 - :mod:`.app`: the WSGI application and its routes;
 - :mod:`.server`: the threads and sockets around it, from :func:`start` to ``stop``.
@@ -35,11 +35,11 @@ import importlib
 _EXPORTS = {
     **dict.fromkeys(["App", "get", "make_app"], ".app"),
     **dict.fromkeys(["Running", "start"], ".server"),
-    **dict.fromkeys(["GraphIndex", "load_index"], "..index"),
-    **dict.fromkeys(["neighbourhood", "search"], ".index"),
+    **dict.fromkeys(["GraphIndex", "load_index"], "..query.graph_index"),
+    **dict.fromkeys(["neighbourhood", "search"], ".search"),
     **dict.fromkeys(["HTTPError", "QueryPool", "QueryTimeout", "ServerBusy", "oxigraph_engine", "query_within",
                      "result_reply"], ".pool"),
-    **dict.fromkeys(["entity_view", "paper_view", "segments"], ".views"),
+    **dict.fromkeys(["entity_view", "paper_view", "segments"], ".pages"),
 }
 __all__ = sorted(_EXPORTS)
 

@@ -20,7 +20,7 @@ from wsgiref.util import setup_testing_defaults
 
 import pyoxigraph as ox
 
-from ..endpoint import published_build
+from ..query.endpoint import published_build
 from ..errors import KGError
 from ..similarity import graph_vectors
 # kg.viz is the top-level viz/ folder (installed under that name, see pyproject.toml): the pages'
@@ -28,11 +28,11 @@ from ..similarity import graph_vectors
 from ..viz import render
 from ..store import PREFIXES, STORE_SUFFIX, fill_store, graph_file, graph_stem, store_dir
 from ..vocab import NODE_KINDS
-from ..index import GraphIndex, load_index
-from .index import neighbourhood, search
+from ..query.graph_index import GraphIndex, load_index
+from .search import neighbourhood, search
 from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph_engine
 from .protocol import read_query
-from .views import entity_view, example_queries, paper_view, segments, view_tables
+from .pages import entity_view, example_queries, paper_view, segments, view_tables
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -128,7 +128,7 @@ class App:
         self._templates = render._environment()
         self._templates.globals["highlight"] = lambda text, mentions: segments(
             text, [(m["start"], m["end"]) for m in mentions])
-        self._related = None  # kg.related.RelatedIndex, read on the first request for related methods
+        self._related = None  # kg.query.related.RelatedIndex, read on the first request for related methods
         self._answers: dict[str, dict] = {}  # related methods by node: the graph never changes
         self._examples: list[dict] | None = None
         self._summary: dict | None = None
@@ -333,7 +333,7 @@ class App:
 
     def trends_view(self, by: str, types: list[str], earlier: str, later: str, top: str) -> dict:
         """What ``kg trends`` answers, for ``/trends.json?by=year&type=Method&from=2017&to=2018&k=15``."""
-        from ..trends import trends
+        from ..query.trends import trends
 
         if not top.isdigit() or not 1 <= int(top) <= 100:
             raise HTTPError(400, f"k must be a number from 1 to 100, got {top!r}.")
@@ -371,7 +371,7 @@ class App:
         return self._page("paper.html" if view["type"] == "Paper" else "entity.html", view)
 
     def related_view(self, node: str) -> dict:
-        """The methods :meth:`kg.related.RelatedIndex.related` ranks for this entity, each with its
+        """The methods :meth:`kg.query.related.RelatedIndex.related` ranks for this entity, each with its
         node id. The index is read from the store once, on the first request (seconds on a large
         graph); each answer then takes tens of milliseconds, and is kept."""
         if node not in self._answers:
@@ -387,7 +387,7 @@ class App:
         return self._answers[node]
 
     def related_index(self):
-        from ..related import RelatedIndex
+        from ..query.related import RelatedIndex
 
         with self._related_lock:
             if self._related is None:

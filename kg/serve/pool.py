@@ -100,8 +100,8 @@ def oxigraph_engine(path: str):
 
 def endpoint_engine(spec: str):
     """:func:`oxigraph_engine`'s twin for a SPARQL server (``kg serve --sparql``): ``spec`` is
-    the JSON of :class:`kg.endpoint.SparqlEndpoint`'s ``url`` and ``default_graphs``."""
-    from ..endpoint import SparqlEndpoint
+    the JSON of :class:`kg.query.endpoint.SparqlEndpoint`'s ``url`` and ``default_graphs``."""
+    from ..query.endpoint import SparqlEndpoint
 
     options = json.loads(spec)
     return _answering(SparqlEndpoint(options["url"], default_graphs=options["default_graphs"]))

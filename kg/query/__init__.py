@@ -1,0 +1,176 @@
+"""Queries: every SPARQL text kg runs, as ``.rq`` files, and the two ways Python completes one.
+
+``kg/query/rq/*.rq`` are the example queries users run by name (``kg query
+--example NAME``, the server's query page); each says what it answers in its
+leading comments and names its parameters in ``# param: NAME (Type) = "example"``
+lines (the type of entity the parameter names, and a value from the sample corpus).
+A parameter is an entity's name, matched against ``kg:lookupKey`` (the names in
+lower case, an index lookup): :meth:`Example.bind` binds it, in lower case, to
+``?NAMEKey``, so that the query can answer the entity itself as ``?NAME`` and its
+label as ``?NAMELabel``. Every entity or paper an example answers comes so, as
+``?X`` with its label beside it as ``?XLabel`` (``skos:prefLabel`` of an entity,
+``rdfs:label`` of a paper: its title, or its abstract's opening words), which is how
+the query page links a label to the node's page in the explorer.
+``kg/query/rq/views/*.rq`` are the queries behind kg's own commands and
+pages (:func:`view`), and ``kg/query/rq/updates/*.ru`` the updates of ``kg publish``
+(:func:`update`). Python never writes query text: values from users are
+bound by substitution (:func:`kg.store.run_query`) or as a ``VALUES`` block of
+terms written by pyoxigraph (:func:`with_values`), and lists of kg's own
+classes and properties come from :mod:`kg.vocab` the same way.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from dataclasses import dataclass, field
+from importlib.resources import files
+
+#: The folder of the SPARQL texts: the example queries, ``views/`` and ``updates/``.
+TEXTS = files(__name__).joinpath("rq")
+
+
+@dataclass
+class Example:
+    """A shipped example query: its name, what it answers, its parameters (each with an example
+    value), the type of entity each parameter names (``param_types``), its text."""
+
+    name: str
+    description: str
+    params: dict[str, str]
+    text: str
+    param_types: dict[str, str] = field(default_factory=dict)
+
+    def bind(self, values: dict[str, str]) -> str:
+        """The query with each parameter ``NAME`` bound, by a ``VALUES`` block on ``?NAMEKey``, to
+        the name given for it in ``values`` (the example's own value for any left out), in lower
+        case: parameters name entities, which the queries find through ``kg:lookupKey`` (an index
+        lookup).
+
+        >>> print(examples()["relations-of"].bind({"entity": "GRPO"}).splitlines()[4])
+          VALUES ?entityKey { "grpo" }
+        """
+        import pyoxigraph as ox
+
+        from ..vocab import lookup_key
+
+        text = self.text
+        for name, default in self.params.items():
+            text = with_values(text, name + KEY_SUFFIX, ox.Literal(lookup_key(values.get(name, default))))
+        return text
+
+    def values_in(self, store, tries: int = 5, *, or_most_mentioned: bool = False) -> dict[str, str | None]:
+        """For each parameter, a name of the graph in ``store`` to give as its example: of the
+        ``tries`` entities of the parameter's type that most papers mention, the first for which
+        the query answers (None where none does, or the graph has no entity of that type; with
+        ``or_most_mentioned``, the first of them where none answers). Thus ``kg query --list``, its
+        errors and the query page cite names of the graph queried, not of the sample.
+        """
+        from ..store import run_query
+
+        chosen: dict[str, str | None] = {}
+        for name in self.params:
+            chosen[name] = None
+            candidates = list(itertools.islice(run_query(store, with_values(
+                view("top-entities"), "class", *kg_terms([self.param_types.get(name, "Method")]))), tries))
+            for row in candidates:
+                trial = {**{n: v for n, v in chosen.items() if v is not None}, name: row["label"].value}
+                if next(iter(run_query(store, self.bind(trial))), None) is not None:
+                    chosen[name] = row["label"].value
+                    break
+            if chosen[name] is None and or_most_mentioned and candidates:
+                chosen[name] = candidates[0]["label"].value
+        return chosen
+
+
+#: What a parameter's variable is called: ``?entityKey`` for the parameter ``entity``.
+KEY_SUFFIX = "Key"
+
+
+def examples() -> dict[str, Example]:
+    """The example queries in ``kg/query/rq``, by name.
+
+    >>> examples()["relations-of"].params
+    {'entity': 'GRPO'}
+    """
+    found = {}
+    for resource in sorted(TEXTS.iterdir(), key=lambda r: r.name):
+        if not resource.name.endswith(".rq"):
+            continue
+        text = resource.read_text(encoding="utf-8")
+        description = " ".join(m.group(1).strip() for m in re.finditer(r"^# (?!param:)(.*)$", text, re.M))
+        declared = list(re.finditer(r"^# param: (\w+)(?: \((\w+)\))?\s*=\s*(.*)$", text, re.M))
+        params = {m.group(1): m.group(3).strip().strip('"') for m in declared}
+        types = {m.group(1): m.group(2) for m in declared if m.group(2)}
+        name = resource.name[:-3]
+        found[name] = Example(name, description, params, text, types)
+    return found
+
+
+@functools.cache
+def view(name: str) -> str:
+    """The text of ``kg/query/rq/views/NAME.rq``.
+
+    >>> "SELECT" in view("paper-mentions")
+    True
+    """
+    return TEXTS.joinpath("views", f"{name}.rq").read_text(encoding="utf-8")
+
+
+@functools.cache
+def update(name: str) -> str:
+    """The text of the SPARQL Update ``kg/query/rq/updates/NAME.ru``, its comment lines left out.
+
+    >>> update("point-to-build").split()[:2]
+    ['DELETE', '{']
+    """
+    text = TEXTS.joinpath("updates", f"{name}.ru").read_text(encoding="utf-8")
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+def with_values(query: str, variable: str, *terms) -> str:
+    """``query`` with ``VALUES ?variable { terms }`` opening its WHERE clause.
+
+    This is how a query is made standalone (the example queries and a panel's
+    query, shown to users with their values in place) and how lists of kg's
+    own classes and properties reach a query: each term is written by
+    pyoxigraph in N-Triples syntax, escapes included, never pasted in from text.
+
+    >>> import pyoxigraph as ox
+    >>> print(with_values("SELECT ?x WHERE { ?x ?p ?name }", "name", ox.Literal('a "b"')))
+    SELECT ?x WHERE {
+      VALUES ?name { "a \\"b\\"" }
+     ?x ?p ?name }
+    """
+    # Comment lines may hold any text, braces and "where" included: look past them.
+    masked = re.sub(r"(?m)^[ \t]*#[^\n]*", lambda comment: " " * len(comment.group()), query)
+    match = re.search(r"\bWHERE\s*\{", masked, re.I) or re.search(r"\{", masked)
+    if match is None:
+        raise ValueError("The query has no WHERE clause to bind a value in.")
+    values = " ".join(str(term) for term in terms)
+    return f"{query[:match.end()]}\n  VALUES ?{variable} {{ {values} }}\n{query[match.end():]}"
+
+
+def kg_terms(names) -> list:
+    """kg's classes or properties named ``names`` (``"Method"``, ``"proposes"``), as terms for :func:`with_values`.
+
+    >>> kg_terms(["Method"])
+    [<NamedNode value=https://w3id.org/kg/ontology#Method>]
+    """
+    import pyoxigraph as ox
+
+    from ..vocab import KG
+
+    return [ox.NamedNode(str(KG[name])) for name in names]
+
+
+def view_with(name: str, **values) -> str:
+    """:func:`view` ``name`` with, for each keyword, a ``VALUES`` block of its terms.
+
+    >>> print(view_with("index-roles", property=kg_terms(["proposes"])).splitlines()[4])
+      VALUES ?property { <https://w3id.org/kg/ontology#proposes> }
+    """
+    text = view(name)
+    for variable, terms in values.items():
+        text = with_values(text, variable, *terms)
+    return text

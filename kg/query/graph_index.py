@@ -1,0 +1,174 @@
+"""The index: a graph's store read back as a networkx graph, for the explorer, search,
+neighbourhoods, the server's views and the exports.
+
+Read once per server from the store (kinds, labels, aliases, papers, their role edges and the
+relations between entities), so that search and neighbourhoods never query the store. With
+``texts``, also what a panel shows (abstracts, authors, URLs, every piece of evidence and the
+results), in the shape :func:`kg.link.graph.build_graph` gives, so that the tables
+:func:`kg.query.tables.graph_tables` writes of it are those the offline page embeds.
+Node ids are the ids :mod:`kg.vocab` mints (``method/group-relative-policy-optimization``,
+``paper/abc``), the same as in a built graph and its offline page.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+from .. import vocab
+from ..link.graph import KnowledgeGraph
+from . import kg_terms, view, view_with
+from ..similarity import Vectors
+from ..store import PREFIXES
+from .views import Tables
+
+
+@dataclass
+class GraphIndex:
+    """The nodes and role edges of a graph; nodes carry the attributes
+    :func:`kg.viz.render.render_html` reads (papers' abstracts only when loaded with ``texts``)."""
+
+    graph: KnowledgeGraph
+    iri: dict[str, str]  # node id -> IRI
+    names: list[tuple[str, str, str]] = field(default_factory=list)  # (casefolded name, name, node id)
+    by_label: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, label) -> node id
+    vectors: Vectors | None = None  # the entities' vectors (kg.similarity), for search by meaning
+    views: Tables | None = None  # the tables of the whole graph the server's views read (kg.serve.pages)
+
+    def find(self, raw: str) -> str | None:
+        """The node a URL path names: its id (as minted, or percent-decoded once), else, for
+        people typing URLs, ``TYPE/NAME`` with a label or alias (case ignored; the entity most
+        papers mention wins); None when nothing matches.
+
+        >>> G = KnowledgeGraph()
+        >>> G.add_node("method/group-relative-policy-optimization", kind="Method", papers=2)
+        >>> index = GraphIndex(G, {}, names=[("grpo", "GRPO", "method/group-relative-policy-optimization")])
+        >>> index.find("method/grpo"), index.find("task/grpo")
+        ('method/group-relative-policy-optimization', None)
+        """
+        from urllib.parse import unquote
+
+        for candidate in (raw, unquote(raw)):
+            if candidate in self.graph:
+                return candidate
+        kind, _, name = unquote(raw).partition("/")
+        wanted = " ".join(name.split()).casefold()
+        matches = [node for folded, _, node in self.names
+                   if folded == wanted and self.graph.nodes[node]["kind"].lower() == kind]
+        return max(matches, key=lambda n: (self.graph.nodes[n].get("papers", 0), n), default=None)
+
+
+def _terms(names) -> list:
+    """The IRIs of kg's roles or links (``broader`` is SKOS's), as terms for a ``VALUES`` block."""
+    return [ox.NamedNode(str(vocab.link_iri(name) if name in vocab.LINKS else vocab.role_iri(name))) for name in names]
+
+
+def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool = False) -> GraphIndex:
+    """Read the nodes, names, role edges and links (relations and the hierarchy, with their
+    support) of the graph in ``store``; ``vectors`` (:func:`kg.similarity.graph_vectors`) let
+    search find entities by meaning. With ``texts``, also read papers' abstracts, authors (in
+    name order: RDF keeps no other) and URLs, every edge's evidence and the results
+    (``G.results``), as :func:`kg.link.graph.build_graph` holds them.
+
+    Rows are taken in the order of their values, not the engine's: the index, and every page
+    laid out from it, are the same from the embedded store and from a SPARQL server."""
+    G, iris = KnowledgeGraph(), {}
+    index = GraphIndex(G, iris, vectors=vectors)
+
+    def add(iri: str, **data) -> str:
+        node = vocab.node_of_iri(iri)
+        iris[node] = iri
+        G.add_node(node, **data)
+        return node
+
+    entities = view_with("index-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)})
+    for row in ordered(store.query(entities, prefixes=PREFIXES), "e"):
+        kind = row["class"].value.rsplit("#", 1)[-1]
+        node = add(row["e"].value, kind=kind, label=row["label"].value, aliases=[],
+                   papers=int(row["papers"].value) if row["papers"] else 0,
+                   reach=int(row["reach"].value) if row["reach"] else 0,
+                   salience=float(row["salience"].value) if row["salience"] else 0.0)
+        index.by_label.setdefault((kind, row["label"].value), node)
+    for row in ordered(store.query(view("index-aliases"), prefixes=PREFIXES), "e", "alias"):
+        node = vocab.node_of_iri(row["e"].value)
+        if node in G:
+            G.nodes[node]["aliases"].append(row["alias"].value)
+    for row in ordered(store.query(view("index-papers"), prefixes=PREFIXES), "p"):
+        add(row["p"].value, kind="Paper", label=row["label"].value, title=value(row["title"]),
+            venue=value(row["venue"]), year=int(row["year"].value) if row["year"] else None,
+            decision=value(row["decision"]), url=value(row["url"]), abstract="", authors=[])
+    for row in ordered(store.query(view_with("index-roles", property=kg_terms(vocab.ROLES)), prefixes=PREFIXES),
+                       "p", "e", "property"):
+        paper, entity = vocab.node_of_iri(row["p"].value), vocab.node_of_iri(row["e"].value)
+        if paper in G and entity in G:
+            role = row["property"].value.rsplit("#", 1)[-1]
+            G.add_edge(paper, entity, key=role, role=role)
+    for row in ordered(store.query(view_with("index-relations", property=_terms(vocab.LINKS)), prefixes=PREFIXES),
+                       "s", "o", "property"):
+        subject, other = vocab.node_of_iri(row["s"].value), vocab.node_of_iri(row["o"].value)
+        if subject in G and other in G:
+            link = row["property"].value.rsplit("#", 1)[-1]
+            G.add_edge(subject, other, key=link, role=link, papers=int(row["papers"].value))
+    for node, data in G.nodes(data=True):
+        names = [data.get("title") or data["label"]] + list(data.get("aliases", ()))
+        index.names += [(" ".join(name.split()).casefold(), name, node) for name in dict.fromkeys(names) if name]
+    if texts:
+        _load_texts(store, G)
+    return index
+
+
+def _load_texts(store: ox.Store, G: KnowledgeGraph) -> None:
+    """Add to ``G`` (nodes and edges read by :func:`load_index`) what a panel shows."""
+    for row in ordered(store.query(view("index-texts"), prefixes=PREFIXES), "p"):
+        paper = vocab.node_of_iri(row["p"].value)
+        if paper in G:
+            G.nodes[paper].update(paper_id=row["id"].value, abstract=row["abstract"].value, url=value(row["url"]))
+    for row in ordered(store.query(view("index-authors"), prefixes=PREFIXES), "p", "author"):
+        paper = vocab.node_of_iri(row["p"].value)
+        if paper in G:
+            G.nodes[paper]["authors"].append(row["author"].value)
+    sentences: dict[str, str] = {}  # each sentence's text held once, however many mentions it holds
+    query = view_with("index-evidence", property=_terms(vocab.ROLES + vocab.LINKS))
+    for row in ordered(store.query(query, prefixes=PREFIXES), "s", "o", "property", "start"):
+        subject, other, paper = (vocab.node_of_iri(row[name].value) for name in ("s", "o", "paper"))
+        key = row["property"].value.rsplit("#", 1)[-1]
+        if not G.has_edge(subject, other, key) or paper not in G:
+            continue
+        sentence = sentences.setdefault(row["sentence"].value, row["sentence"].value)
+        item = {"start": int(row["start"].value), "end": int(row["end"].value), "sentence": sentence}
+        if key in vocab.LINKS:  # a relation's evidence names its paper; a role's is its paper's own
+            item["paper"] = G.nodes[paper]["paper_id"]
+        G.edges[subject, other, key].setdefault("evidence", []).append(item)
+    for row in ordered(store.query(view("index-definitions"), prefixes=PREFIXES), "e"):
+        entity, paper = vocab.node_of_iri(row["e"].value), vocab.node_of_iri(row["paper"].value)
+        if entity in G and paper in G:
+            G.nodes[entity]["definition"] = {"text": row["text"].value, "paper": G.nodes[paper]["paper_id"],
+                                             "start": int(row["start"].value), "end": int(row["end"].value),
+                                             "sentence": row["sentence"].value}
+    rows = store.query(view("index-similar"), prefixes=PREFIXES)
+    for row in sorted(rows, key=lambda row: (row["p"].value, int(row["rank"].value.rsplit("#s", 1)[-1]))):
+        paper, other = vocab.node_of_iri(row["p"].value), vocab.node_of_iri(row["other"].value)
+        if paper in G and other in G:
+            G.nodes[paper].setdefault("similar", []).append(
+                (other, *(float(row[part].value) if row[part] else 0.0 for part in ("score", "words", "entities", "meaning"))))
+    results = G.results = []
+    for row in ordered(store.query(view("index-results"), prefixes=PREFIXES), "paper", "start"):
+        paper = vocab.node_of_iri(row["paper"].value)
+        if paper not in G:
+            continue
+        start, end = int(row["start"].value), int(row["end"].value)
+        ends = {part: vocab.node_of_iri(row[part].value) if row[part] else None for part in ("metric", "dataset", "subject")}
+        results.append({"paper": paper, "value": float(row["value"].value), "unit": value(row["unit"]),
+                        "previous": float(row["previous"].value) if row["previous"] else None,
+                        "kind": row["kind"].value, "start": start, "end": end,
+                        "text": G.nodes[paper]["abstract"][start:end], "sentence": row["sentence"].value, **ends})
+
+
+def ordered(rows, *variables: str) -> list:
+    """Query solutions sorted by the values of ``variables``."""
+    return sorted(rows, key=lambda row: tuple(value(row[name]) for name in variables))
+
+
+def value(term) -> str:
+    """A query solution's value as text, "" when unbound."""
+    return term.value if term is not None else ""

@@ -1,0 +1,137 @@
+"""Leaderboard: the results papers report on one dataset, best first where the metric says which way is better.
+
+Reads the ``kg:Result`` nodes of a built graph (see :mod:`kg.extract.results`):
+each value with its unit, metric, the method or model that reached it, the
+paper and the sentence it was read from. A leaderboard ranks one canonical
+metric at a time (the names of one metric are one entity: "test error rate"
+and "top-1 error" are error, see ``kg.lexicon.METRIC_VARIANTS``), by default
+the one with the most scores; within it, where the direction is known
+("error" lower, "accuracy" higher), the best comes first, otherwise the order
+is the papers'. What it leaves out it counts, by reason: scores under other
+metrics, gains ("improves by 12%": differences, not comparable values), and
+values of no named metric.
+
+A result whose metric the sentence does not name is left off: a leaderboard
+promises that its rows can be compared, and "2.89%" of no known metric may be
+an error, an accuracy or a share of parameters. Such results stay in the
+graph (``kg:Result`` without ``kg:ofMetric``) for queries and the explorer.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import pyoxigraph as ox
+
+from ..errors import KGError
+from ..lexicon import lower_is_better
+from .lookup import find_entity, labels_of
+from . import view, with_values
+from ..store import PREFIXES
+
+@dataclass
+class Entry:
+    """One reported result on the dataset."""
+
+    value: float
+    unit: str
+    previous: float | None
+    kind: str  # "score" or "gain"
+    metric: str
+    subject: str
+    paper: str  # IRI
+    paper_label: str
+    sentence: str
+    start: int  # offsets of the value in the paper's abstract
+    end: int
+    confidence: float
+    lower_is_better: bool | None
+    before: bool = False  # the value a result improved on ("from 93.2% to 94.3%": 93.2%), itself a score
+
+    def shown(self) -> str:
+        """The value as a reader writes it: "80.2%", "57.5% -> 64.0%", "+12%", "1.37", "57.5% (before)"."""
+        unit = {"": "", "%": "%", "points": " points", "x": "x"}.get(self.unit, f" {self.unit}")
+        value = f"{self.value:g}{unit}"
+        if self.before:
+            return f"{value} (before)"
+        if self.previous is not None:
+            return f"{self.previous:g}{unit} -> {value}"
+        return f"+{value}" if self.kind == "gain" and self.unit != "x" else value
+
+    def value_before(self) -> "Entry | None":
+        """The value this result improved on as an entry of its own, reached by no one named."""
+        if self.previous is None or self.kind != "score":
+            return None
+        return replace(self, value=self.previous, previous=None, subject="", before=True)
+
+
+@dataclass
+class Board:
+    """A dataset's leaderboard: the scores of one metric, best first, and what it left out and why."""
+
+    dataset: str
+    metric: str  # "" when no result on the dataset names a metric
+    lower_is_better: bool | None
+    ranked: list[Entry]
+    other_metrics: dict[str, int]  # metric -> how many scores under it; each is a leaderboard of its own
+    gains: list[Entry]  # differences ("by 0.3%"), not scores
+    unnamed: list[Entry]  # values whose sentence names no metric
+
+    def as_json(self) -> dict:
+        return {"dataset": self.dataset, "metric": self.metric, "lower_is_better": self.lower_is_better,
+                "results": [e.__dict__ for e in self.ranked], "other_metrics": self.other_metrics,
+                "gains": [e.__dict__ for e in self.gains], "unranked": [e.__dict__ for e in self.unnamed]}
+
+
+def leaderboard(store: ox.Store, dataset: str, metric: str | None = None) -> Board:
+    """The leaderboard of the dataset named ``dataset`` (a label or alias) under ``metric``, by
+    default the metric with the most scores on it.
+
+    Raises ``KGError`` when no dataset has that name (with close names to try), or when no score
+    on it is of ``metric`` (naming those there are).
+    """
+    iri = find_entity(store, dataset, type="Dataset")
+    rows = list(store.query(with_values(view("leaderboard"), "dataset", ox.NamedNode(iri)), prefixes=PREFIXES))
+    labels = labels_of(store, [iri] + [row[part].value for row in rows for part in ("metric", "subject") if row[part]])
+    entries = []
+    for row in rows:
+        named = labels.get(row["metric"].value, "") if row["metric"] else ""
+        entries.append(Entry(
+            value=float(row["value"].value), unit=row["unit"].value if row["unit"] else "",
+            previous=float(row["previous"].value) if row["previous"] else None, kind=row["kind"].value,
+            metric=named, subject=labels.get(row["subject"].value, "") if row["subject"] else "",
+            paper=row["paper"].value, paper_label=row["paperLabel"].value, sentence=row["sentence"].value,
+            start=int(row["start"].value), end=int(row["end"].value), confidence=float(row["confidence"].value),
+            lower_is_better=lower_is_better(named) if named else None))
+    return board(labels[iri], entries, metric)
+
+
+def board(dataset: str, entries: list[Entry], metric: str | None = None) -> Board:
+    """Rank ``entries`` under one metric: ``metric``, or the one with the most scores (ties: by name).
+    Within it the best comes first where the direction is known, else the papers' order is kept. The
+    value a score improved on ("from 93.2% to 94.3%") is ranked too, as a score of its own.
+
+    >>> e = lambda v, m, kind="score": Entry(v, "%", None, kind, m, "", "p", "p", "", 0, 1, 0.8, m == "error")
+    >>> b = board("CIFAR-10", [e(3.0, "error"), e(80.2, "accuracy"), e(2.0, "error"), e(0.1, ""), e(1.0, "error", "gain")])
+    >>> b.metric, [x.value for x in b.ranked], b.other_metrics, len(b.gains), len(b.unnamed)
+    ('error', [2.0, 3.0], {'accuracy': 1}, 1, 1)
+    """
+    in_order = sorted(entries, key=lambda e: (e.paper_label, e.start))
+    # "from 93.2% to 94.3%": both are scores on the dataset, the first of what the paper improved on.
+    scores = [x for e in in_order if e.kind == "score" and e.metric for x in (e, e.value_before()) if x is not None]
+    counts: dict[str, int] = {}
+    for entry in scores:
+        counts[entry.metric] = counts.get(entry.metric, 0) + 1
+    if metric is None:
+        chosen = min(counts, key=lambda m: (-counts[m], m.casefold()), default="")
+    else:
+        chosen = next((m for m in counts if m.casefold() == metric.casefold()), None)
+        if chosen is None:
+            there = ", ".join(f"{m} ({n})" for m, n in sorted(counts.items(), key=lambda x: -x[1])) or "none"
+            raise KGError(f"No result on {dataset} is of the metric {metric!r}; its metrics: {there}")
+    direction = lower_is_better(chosen) if chosen else None
+    ranked = [e for e in scores if e.metric == chosen]
+    if direction is not None:
+        ranked.sort(key=lambda e: e.value if direction else -e.value)
+    return Board(dataset, chosen, direction, ranked,
+                 {m: n for m, n in sorted(counts.items(), key=lambda x: (-x[1], x[0].casefold())) if m != chosen},
+                 [e for e in in_order if e.kind != "score" and e.metric], [e for e in in_order if not e.metric])

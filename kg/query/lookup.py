@@ -1,0 +1,105 @@
+"""Lookup: which entity of a built graph a name typed by a person stands for.
+
+``kg related GRPO``, ``kg explain E-GRPO GRPO`` and ``kg leaderboard RULER``
+name entities by a label or alias; a name matches case-insensitively, and
+through the resolution key (hyphens, plurals and evaluative words ignored),
+so "group relative policy optimizations" finds GRPO. When several entities
+share a name, the one most papers mention wins.
+"""
+from __future__ import annotations
+
+import difflib
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+from .. import vocab
+from ..errors import KGError
+from . import kg_terms, view, view_with, with_values
+from ..keys import resolution_key
+from ..store import run_query
+
+
+@dataclass
+class Entities:
+    """Every entity of a graph by IRI: its label, type and paper count, and the names it goes by."""
+
+    label: dict[str, str] = field(default_factory=dict)
+    type: dict[str, str] = field(default_factory=dict)
+    papers: dict[str, int] = field(default_factory=dict)  # papers on it: its own and its narrower entities'
+    named: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # folded name or key -> IRIs
+    salience: dict[str, float] = field(default_factory=dict)
+
+    def find(self, name: str, type: str | None = None) -> str:
+        """The IRI of the entity named ``name``, of ``type`` if given.
+
+        Raises ``KGError`` naming close matches when none is named so.
+
+        >>> entities = Entities({"e:1": "GRPO"}, {"e:1": "Method"}, {"e:1": 3})
+        >>> entities.add_name("e:1", "Group Relative Policy Optimization")
+        >>> entities.find("group relative policy optimizations")
+        'e:1'
+        """
+        for key in (name.casefold(), resolution_key(name)):
+            matches = {e for e in self.named.get(key, ()) if type is None or self.type.get(e) == type}
+            if matches:
+                return max(matches, key=lambda e: (self.papers.get(e, 0), e))
+        close = difflib.get_close_matches(name.casefold(), list(self.named), n=5, cutoff=0.6)
+        labels = sorted({self.label[iri] for key in close for iri in self.named[key] if iri in self.label})
+        hint = f" Did you mean: {', '.join(labels)}?" if labels else ""
+        raise KGError(f"No entity named {name!r} in the graph.{hint}")
+
+    def add_name(self, iri: str, name: str) -> None:
+        self.named[name.casefold()].add(iri)
+        self.named[resolution_key(name)].add(iri)
+
+
+def find_entity(store: ox.Store, name: str, type: str | None = None) -> str:
+    """The IRI of the entity of ``store`` named ``name`` (of ``type`` if given), as
+    :meth:`Entities.find` finds it, from one index lookup (``kg:lookupKey``) when a name matches
+    in any case; only otherwise are every name read, to match the resolution key or suggest names.
+
+    >>> import pyoxigraph as ox
+    >>> store, grpo = ox.Store(), ox.NamedNode("https://example.org/method/grpo")
+    >>> store.add(ox.Quad(grpo, ox.NamedNode(str(vocab.KG.lookupKey)), ox.Literal("grpo")))
+    >>> store.add(ox.Quad(grpo, ox.NamedNode(str(vocab.RDF.type)), ox.NamedNode(str(vocab.KG.Method))))
+    >>> find_entity(store, "GRPO")
+    'https://example.org/method/grpo'
+    """
+    query = with_values(view("entity-by-key"), "key", ox.Literal(vocab.lookup_key(name)))
+    best = None
+    for row in run_query(store, query):
+        kind = row["class"].value.rsplit("#", 1)[-1]
+        if kind not in vocab.ENTITY_TYPES or (type is not None and kind != type):
+            continue
+        count = row["reach"] or row["papers"]
+        rank = (int(count.value) if count else 0, row["e"].value)
+        best = max(best or rank, rank)
+    if best is not None:
+        return best[1]
+    return read_entities(store).find(name, type)
+
+
+def labels_of(store: ox.Store, iris) -> dict[str, str]:
+    """The preferred label of each entity IRI in ``iris``, by IRI."""
+    iris = sorted(set(iris))
+    if not iris:
+        return {}
+    query = with_values(view("entity-labels"), "entity", *(ox.NamedNode(iri) for iri in iris))
+    return {row["entity"].value: row["label"].value for row in run_query(store, query)}
+
+
+def read_entities(store: ox.Store) -> Entities:
+    """The entities of the graph in ``store`` with their names."""
+    entities = Entities()
+    for row in run_query(store, view_with("index-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)})):
+        iri = row["e"].value
+        entities.label[iri] = row["label"].value
+        entities.type[iri] = row["class"].value.rsplit("#", 1)[-1]
+        count = row["reach"] or row["papers"]
+        entities.papers[iri] = int(count.value) if count else 0
+        entities.salience[iri] = float(row["salience"].value) if row["salience"] else 0.0
+    for row in run_query(store, view("entity-names")):
+        entities.add_name(row["entity"].value, row["name"].value)
+    return entities

@@ -1,0 +1,88 @@
+"""Views: the data behind each page of the server, as plain dicts.
+
+Each HTML page renders one of these and its JSON twin is the same dict, so the two cannot
+disagree. An entity's and a paper's view is read by :class:`kg.query.views.Tables` from the tables of
+the whole graph (:func:`kg.query.tables.graph_tables`), the tables the offline page embeds and reads the
+same way (``viz/explorer/tables.js`` and ``views.js``), so that a panel is the same served and
+offline; the server adds only what needs it: the node's IRI, the SPARQL query behind the panel and
+the pages' URLs. Lists come from the index.
+"""
+from __future__ import annotations
+
+import threading
+from urllib.parse import urlencode
+
+import pyoxigraph as ox
+
+from .. import vocab
+from ..query.graph_index import GraphIndex, load_index
+from ..query import examples, kg_terms, view, view_with, with_values
+from ..query.tables import graph_tables
+from ..query.views import Tables
+
+_reading = threading.Lock()  # one reading of the tables, however many requests wait for it
+
+
+def example_queries(store: ox.Store | None = None) -> list[dict]:
+    """The shipped example queries, ready to run: each parameter bound to a name of the graph in
+    ``store`` for which the example answers (:meth:`kg.query.Example.values_in`, as ``kg query
+    --list`` cites them), else to the most mentioned entity of its type, else (without a ``store``,
+    or a graph with no entity of that type) to the example's own value."""
+    shipped = []
+    for example in examples().values():
+        found = example.values_in(store, or_most_mentioned=True) if store is not None else {}
+        chosen = {name: found.get(name) or value for name, value in example.params.items()}
+        shipped.append({"name": example.name, "description": example.description, "query": example.bind(chosen)})
+    return shipped
+
+
+def view_tables(store: ox.Store, index: GraphIndex) -> Tables:
+    """The tables of the whole graph in ``store``, read on first use (seconds on a large graph:
+    every abstract and piece of evidence) and kept with ``index``; only the tables are kept."""
+    with _reading:
+        if index.views is None:
+            index.views = Tables(graph_tables(load_index(store, texts=True).graph))
+        return index.views
+
+
+def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
+    """An entity's panel (:meth:`kg.query.views.Tables.entity_view`) with its IRI, its page's URLs and
+    the SPARQL query listing its evidence."""
+    iri = ox.NamedNode(index.iri[node])
+    query = with_values(view("panel-evidence"), "entity", iri)
+    return {**view_tables(store, index).view(node), "iri": iri.value, "sparql": query, "urls": urls(node, query)}
+
+
+def paper_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
+    """A paper's panel (:meth:`kg.query.views.Tables.paper_view`) with its IRI, its page's URLs and the
+    SPARQL query listing its mentions."""
+    iri = ox.NamedNode(index.iri[node])
+    query = with_values(view_with("paper-mentions", **{"class": kg_terms(vocab.ENTITY_TYPES)}), "paper", iri)
+    return {**view_tables(store, index).view(node), "iri": iri.value, "sparql": query, "urls": urls(node, query)}
+
+
+def urls(node: str, query: str | None = None) -> dict:
+    """A node's page, its JSON twin, its place in the explorer and (given) its query on /query."""
+    page = f"/{node}" if node.startswith("paper/") else f"/entity/{node}"
+    found = {"html": page, "json": page + ".json", "explorer": "/?" + urlencode({"node": node})}
+    if query is not None:
+        found["query"] = "/query?" + urlencode({"query": query})
+    return found
+
+
+def segments(text: str, spans) -> list[tuple[str, bool]]:
+    """``text`` cut at ``spans`` (start, end): ``(piece, marked)`` pairs, overlapping spans skipped.
+
+    >>> segments("We propose GRPO.", [(11, 15)])
+    [('We propose ', False), ('GRPO', True), ('.', False)]
+    """
+    pieces, at = [], 0
+    for start, end in sorted(spans):
+        if start < at or end > len(text) or start >= end:
+            continue
+        pieces += [(text[at:start], False), (text[start:end], True)]
+        at = end
+    pieces.append((text[at:], False))
+    return [piece for piece in pieces if piece[0]]
+
+

@@ -1,0 +1,86 @@
+"""Search and neighbourhoods over the index (:mod:`kg.query.graph_index`), for the explorer and ``/search.json``.
+
+Node ids are the ids :mod:`kg.vocab` mints, the same as in a built graph and its offline page.
+"""
+from __future__ import annotations
+
+import networkx as nx
+
+from ..query.graph_index import GraphIndex
+from ..query.views import NEIGHBOURHOOD_LIMIT, SEARCH_LIMIT
+
+#: Below this cosine with the text, an entity is not suggested for its meaning ("phone app agents"
+#: finds "Mobile GUI agents" at 0.72; "text summary" and "text-to-image generation" are at 0.59).
+SEARCH_SIMILARITY = 0.6
+
+
+def search(index: GraphIndex, text: str, *, limit: int = SEARCH_LIMIT) -> list[dict]:
+    """Nodes whose label, title or alias contains ``text`` (case ignored): exact names first,
+    then names starting with it, then the rest; entities mentioned by more papers first. With the
+    graph's vectors, entities whose meaning is close to ``text`` follow (each with its ``similar``
+    cosine), so that "phone app agents" finds "Mobile GUI agents"."""
+    wanted = " ".join(text.split()).casefold()
+    if not wanted:
+        return []
+    best: dict[str, tuple] = {}
+    for folded, name, node in index.names:
+        at = folded.find(wanted)
+        if at < 0:
+            continue
+        data = index.graph.nodes[node]
+        rank = (0 if folded == wanted else 1 if at == 0 else 2, -data.get("papers", 0), len(name), name)
+        if node not in best or rank < best[node][0]:
+            best[node] = (rank, name)
+    found = sorted(best.items(), key=lambda item: item[1][0])[:limit]
+    results = [{"id": node, "name": name, "label": index.graph.nodes[node]["label"],
+                "kind": index.graph.nodes[node]["kind"], "papers": index.graph.nodes[node].get("papers", 0)}
+               for node, (_, name) in found]
+    if index.vectors is not None and len(results) < limit:
+        results += _similar(index, wanted, {node for node, _ in found}, limit - len(results))
+    return results
+
+
+def _similar(index: GraphIndex, text: str, found: set[str], limit: int) -> list[dict]:
+    """Up to ``limit`` entities not in ``found`` whose vectors are closest to ``text``'s, best first."""
+    from ..similarity import load
+
+    cosines = index.vectors.matrix @ load().encode([text])[0]
+    results = []
+    for row in cosines.argsort()[::-1]:
+        node = index.vectors.nodes[row]
+        if cosines[row] < SEARCH_SIMILARITY or len(results) == limit:
+            break
+        if node in index.graph and node not in found:
+            data = index.graph.nodes[node]
+            results.append({"id": node, "name": data["label"], "label": data["label"], "kind": data["kind"],
+                            "papers": data.get("papers", 0), "similar": round(float(cosines[row]), 2)})
+    return results
+
+
+def neighbourhood(G: nx.MultiDiGraph, node: str, hops: int, *, limit: int = NEIGHBOURHOOD_LIMIT) -> tuple[list, int]:
+    """The nodes at most ``hops`` links from ``node`` (either direction), nearest first and, at
+    each distance, the most mentioned first; at most ``limit`` of them. Also returns how many
+    were left out.
+
+    >>> G = nx.MultiDiGraph([("paper/1", "task/a"), ("paper/2", "task/a"), ("paper/2", "task/b")])
+    >>> neighbourhood(G, "task/b", 2), neighbourhood(G, "task/b", 2, limit=2)
+    ((['task/b', 'paper/2', 'task/a'], 0), (['task/b', 'paper/2'], 1))
+    """
+    order, seen, frontier, left_out = [node], {node}, [node], 0
+    weight = lambda n: (-G.nodes[n].get("papers", 0), -G.degree(n), n)  # noqa: E731
+    for _ in range(hops):
+        following = []
+        for current in frontier:
+            for other in sorted(set(G.predecessors(current)) | set(G.successors(current)), key=weight):
+                if other in seen:
+                    continue
+                seen.add(other)
+                if len(order) < limit:
+                    order.append(other)
+                    following.append(other)
+                else:
+                    left_out += 1
+        frontier = following
+    return order, left_out
+
+
