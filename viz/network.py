@@ -10,6 +10,7 @@ import networkx as nx
 from pyvis.network import Network
 
 from kg.query.tables import PAPER, kinds_in, node_kind, papers_reached, role_order
+from kg.strings import truncate
 from kg.vocab import COLOURS
 
 from .layout import SEED
@@ -36,9 +37,8 @@ def kinds_of(G: nx.MultiDiGraph) -> list[str]:
     return kinds_in({node_kind(data) for _, data in G.nodes(data=True)})
 
 
-def _label(data: dict, node: str) -> str:
-    label = str(data.get("label", node))
-    return label if len(label) <= LABEL_LIMIT else label[: LABEL_LIMIT - 1] + "…"
+def drawn_label(data: dict, node: str) -> str:
+    return truncate(str(data.get("label", node)), LABEL_LIMIT)
 
 
 def overview_style(H: nx.MultiDiGraph) -> dict[str, tuple[str, int, int]]:
@@ -54,7 +54,7 @@ def overview_style(H: nx.MultiDiGraph) -> dict[str, tuple[str, int, int]]:
         share = (math.sqrt(reach[n]) - low) / (high - low) if high > low else 0.0
         return round(bounds[0] + share * (bounds[1] - bounds[0]))
 
-    return {n: (f"{_label(H.nodes[n], n)} · {r}", scaled(n, OVERVIEW_FONT), scaled(n, OVERVIEW_DOT)) for n, r in reach.items()}
+    return {n: (f"{drawn_label(H.nodes[n], n)} · {r}", scaled(n, OVERVIEW_FONT), scaled(n, OVERVIEW_DOT)) for n, r in reach.items()}
 
 
 def vis_network(H: nx.MultiDiGraph, positions: dict | None, title: str, *, kinds: list[str],
@@ -73,7 +73,7 @@ def vis_network(H: nx.MultiDiGraph, positions: dict | None, title: str, *, kinds
             item["label"], font, item["size"] = style[node]
             item["font"] = {"size": font}
         else:
-            item["label"] = _label(data, node)
+            item["label"] = drawn_label(data, node)
             item["value"] = round(math.sqrt(max(int(data.get("papers", 0)), 0)), 3)
         if positions:
             item["x"], item["y"] = positions[node]

@@ -20,6 +20,7 @@ from ..link.graph import KnowledgeGraph
 from . import kg_terms, view, view_with
 from ..similarity import Vectors
 from ..store import PREFIXES
+from ..strings import fold, js_order
 from .views import Tables
 
 
@@ -30,7 +31,7 @@ class GraphIndex:
 
     graph: KnowledgeGraph
     iri: dict[str, str]  # node id -> IRI
-    names: list[tuple[str, str, str]] = field(default_factory=list)  # (casefolded name, name, node id)
+    names: list[tuple[str, str, str]] = field(default_factory=list)  # (folded name, name, node id)
     by_label: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, label) -> node id
     vectors: Vectors | None = None  # the entities' vectors (kg.similarity), for search by meaning
     views: Tables | None = None  # the tables of the whole graph the server's views read (kg.serve.pages)
@@ -48,14 +49,18 @@ class GraphIndex:
         """
         from urllib.parse import unquote
 
-        for candidate in (raw, unquote(raw)):
+        try:  # decoded once; what is no percent-encoding of UTF-8 is taken as written (as the page does)
+            decoded = unquote(raw, errors="strict")
+        except UnicodeDecodeError:
+            decoded = raw
+        for candidate in (raw, decoded):
             if candidate in self.graph:
                 return candidate
-        kind, _, name = unquote(raw).partition("/")
-        wanted = " ".join(name.split()).casefold()
+        kind, _, name = decoded.partition("/")
+        wanted = fold(name)
         matches = [node for folded, _, node in self.names
                    if folded == wanted and self.graph.nodes[node]["kind"].lower() == kind]
-        return max(matches, key=lambda n: (self.graph.nodes[n].get("papers", 0), n), default=None)
+        return min(matches, key=lambda n: (-self.graph.nodes[n].get("papers", 0), js_order(n)), default=None)
 
 
 def _terms(names) -> list:
@@ -111,7 +116,7 @@ def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool =
             G.add_edge(subject, other, key=link, role=link, papers=int(row["papers"].value))
     for node, data in G.nodes(data=True):
         names = [data.get("title") or data["label"]] + list(data.get("aliases", ()))
-        index.names += [(" ".join(name.split()).casefold(), name, node) for name in dict.fromkeys(names) if name]
+        index.names += [(fold(name), name, node) for name in dict.fromkeys(names) if name]
     if texts:
         _load_texts(store, G)
     return index

@@ -14,6 +14,7 @@ The limits are defined here once; the page is handed them in its ``meta``
 """
 from __future__ import annotations
 
+from ..strings import js_order
 from ..vocab import ACTOR_TYPES, entity_node
 
 SEARCH_LIMIT = 20  # suggestions a search gives, offline and in kg serve's /search.json
@@ -51,11 +52,6 @@ def limits() -> dict:
             "list_limit": LIST_LIMIT, "leaderboard_limit": LEADERBOARD_LIMIT, "comparison_limit": COMPARISON_LIMIT,
             "actors": list(ACTORS), "proposing": list(PROPOSING), "page_kinds": PAGE_KINDS,
             "similar_width": len(SIMILAR_FIELDS), "shared_limit": SHARED_LIMIT, "collapse_papers": COLLAPSE_PAPERS}
-
-
-def _text(value: str) -> bytes:
-    """A sort key that orders text as JavaScript's ``<`` does: by UTF-16 code unit, not by code point."""
-    return value.encode("utf-16-be", "surrogatepass")
 
 
 class Tables:
@@ -167,7 +163,7 @@ class Tables:
         narrower concept."""
         t, ids, first = self.t, self.ids, self.first
         papers = sorted(self._roles_by_node(self.papers_of[i]).items(),
-                        key=lambda item: (item[1][0], _text(t["label"][item[0]])))
+                        key=lambda item: (item[1][0], js_order(t["label"][item[0]])))
         evidence, listed = [], []
         for p, roles in papers:
             row = p - first
@@ -184,7 +180,7 @@ class Tables:
                                  **found})
             listed.append({"id": ids[p], "title": t["label"][p], "roles": [t["roles"][code] for code in roles],
                            "evidence": sentence})
-        evidence.sort(key=lambda item: (_text(item["title"]), item["start"]))
+        evidence.sort(key=lambda item: (js_order(item["title"]), item["start"]))
         relations = []
         for r in self.relations_of[i]:
             subject, other, relation, support, paper, start, length = t["relations"][r:r + len(RELATION_FIELDS)]
@@ -192,7 +188,7 @@ class Tables:
             relations.append({"subject": ids[subject], "subject_label": t["label"][subject], "relation": t["roles"][relation],
                               "object": ids[other], "object_label": t["label"][other], "papers": support,
                               "sentence": found["sentence"] if found else ""})
-        relations.sort(key=lambda r: (-r["papers"], _text(r["relation"]), _text(r["subject_label"]), _text(r["object_label"])))
+        relations.sort(key=lambda r: (-r["papers"], js_order(r["relation"]), js_order(r["subject_label"]), js_order(r["object_label"])))
         results = []
         for row in self.results_of[i]:
             paper, written, kind, metric, dataset, subject, start, value, unit, previous = t["results"][row]
@@ -200,7 +196,7 @@ class Tables:
             results.append({"paper": ids[paper], "value": value, "unit": unit, "previous": previous, "kind": kind,
                             "text": written, "metric": self._name(metric), "dataset": self._name(dataset),
                             "subject": self._name(subject), "sentence": found["sentence"] if found else ""})
-        results.sort(key=lambda r: (_text(r["dataset"]), _text(r["metric"]), -r["value"]))
+        results.sort(key=lambda r: (js_order(r["dataset"]), js_order(r["metric"]), -r["value"]))
         view = {"id": ids[i], "type": self._kind(i), "label": t["label"][i], "aliases": t["aliases"][i] or [],
                 "definition": self._definition(i), "years": self._years(i),
                 "paper_count": t["papers"][i], "reach": t["reach"][i] or t["papers"][i],
@@ -254,7 +250,7 @@ class Tables:
     def _counted(self, found: dict[int, set[int]]) -> list[dict]:
         """``found`` (entity -> papers) as a list, most papers first: the first :data:`LIST_LIMIT`."""
         t, ids = self.t, self.ids
-        ranked = sorted(found.items(), key=lambda item: (-len(item[1]), _text(t["label"][item[0]]), _text(ids[item[0]])))
+        ranked = sorted(found.items(), key=lambda item: (-len(item[1]), js_order(t["label"][item[0]]), js_order(ids[item[0]])))
         return [{"id": ids[e], "label": t["label"][e], "type": self._kind(e), "papers": len(papers)}
                 for e, papers in ranked[:LIST_LIMIT]]
 
@@ -277,7 +273,7 @@ class Tables:
                 del entry["order"]
             listed.append({"metric": t["label"][metric], "metric_id": ids[metric], "better": better,
                            "results": entries[:LEADERBOARD_LIMIT], "not_listed": max(0, len(entries) - LEADERBOARD_LIMIT)})
-        listed.sort(key=lambda board: (-(len(board["results"]) + board["not_listed"]), _text(board["metric"])))
+        listed.sort(key=lambda board: (-(len(board["results"]) + board["not_listed"]), js_order(board["metric"])))
         return listed
 
     def _comparison(self, papers: list[int]) -> list[dict]:
@@ -302,7 +298,7 @@ class Tables:
                                 "dataset": self._name(dataset), "subject": self._name(subject)})
             rows.append({"paper": ids[p], "title": t["label"][p], "year": t["paper_year"][row] or "", **cells,
                          "results": results})
-        rows.sort(key=lambda r: (-len(r["results"]), -(r["year"] or 0), _text(r["title"]), _text(r["paper"])))
+        rows.sort(key=lambda r: (-len(r["results"]), -(r["year"] or 0), js_order(r["title"]), js_order(r["paper"])))
         return rows[:COMPARISON_LIMIT]
 
     def paper_view(self, i: int) -> dict:
@@ -312,7 +308,7 @@ class Tables:
         row = i - self.first
         links = t["paper_links"][row]
         entities = sorted(self._roles_by_node(zip(links[::2], links[1::2])).items(),
-                          key=lambda item: (item[1][0], _text(t["label"][item[0]])))
+                          key=lambda item: (item[1][0], js_order(t["label"][item[0]])))
         spans = t["paper_mentions"][row]
         mentions = []
         for m in range(0, len(spans), 3):
@@ -338,7 +334,7 @@ class Tables:
         for k in range(0, len(flat), len(SIMILAR_FIELDS)):
             other, score, words, entities, meaning = flat[k:k + len(SIMILAR_FIELDS)]
             shared = sorted(mine & set(t["paper_links"][other - first][::2]),
-                            key=lambda e: (t["papers"][e], _text(t["label"][e]), _text(ids[e])))
+                            key=lambda e: (t["papers"][e], js_order(t["label"][e]), js_order(ids[e])))
             found.append({"id": ids[other], "title": t["label"][other], "score": score, "words": words,
                           "entities": entities, "meaning": meaning,
                           "shared": [{"id": ids[e], "label": t["label"][e]} for e in shared[:SHARED_LIMIT]]})

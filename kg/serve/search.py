@@ -8,6 +8,7 @@ import networkx as nx
 
 from ..query.graph_index import GraphIndex
 from ..query.views import NEIGHBOURHOOD_LIMIT, SEARCH_LIMIT
+from ..strings import fold, js_order
 
 #: Below this cosine with the text, an entity is not suggested for its meaning ("phone app agents"
 #: finds "Mobile GUI agents" at 0.72; "text summary" and "text-to-image generation" are at 0.59).
@@ -19,7 +20,7 @@ def search(index: GraphIndex, text: str, *, limit: int = SEARCH_LIMIT) -> list[d
     then names starting with it, then the rest; entities mentioned by more papers first. With the
     graph's vectors, entities whose meaning is close to ``text`` follow (each with its ``similar``
     cosine), so that "phone app agents" finds "Mobile GUI agents"."""
-    wanted = " ".join(text.split()).casefold()
+    wanted = fold(text)
     if not wanted:
         return []
     best: dict[str, tuple] = {}
@@ -28,7 +29,8 @@ def search(index: GraphIndex, text: str, *, limit: int = SEARCH_LIMIT) -> list[d
         if at < 0:
             continue
         data = index.graph.nodes[node]
-        rank = (0 if folded == wanted else 1 if at == 0 else 2, -data.get("papers", 0), len(name), name)
+        # Lengths and names compared as JavaScript compares them (the page's searchTables ranks alike).
+        rank = (0 if folded == wanted else 1 if at == 0 else 2, -data.get("papers", 0), len(js_order(name)), js_order(name))
         if node not in best or rank < best[node][0]:
             best[node] = (rank, name)
     found = sorted(best.items(), key=lambda item: item[1][0])[:limit]
@@ -67,7 +69,9 @@ def neighbourhood(G: nx.MultiDiGraph, node: str, hops: int, *, limit: int = NEIG
     ((['task/b', 'paper/2', 'task/a'], 0), (['task/b', 'paper/2'], 1))
     """
     order, seen, frontier, left_out = [node], {node}, [node], 0
-    weight = lambda n: (-G.nodes[n].get("papers", 0), -G.degree(n), n)  # noqa: E731
+    def weight(n):  # the most mentioned first, then the most linked (distinct neighbours), then by id
+        return -G.nodes[n].get("papers", 0), -len(set(G.predecessors(n)) | set(G.successors(n))), js_order(n)
+
     for _ in range(hops):
         following = []
         for current in frontier:

@@ -38,7 +38,7 @@ function plural(count, noun) {
   return count + " " + noun + (count === 1 ? "" : "s");
 }
 
-/** `text` cut to `limit` code points (an emoji is never split), with an ellipsis. */
+/** `text` cut to `limit` code points (an emoji is never split), with an ellipsis (kg.strings.truncate is its twin). */
 function truncate(text, limit) {
   const chars = Array.from(text);
   return chars.length <= limit ? text : chars.slice(0, limit - 1).join("").trimEnd() + "…";
@@ -58,19 +58,33 @@ function swatch(kind) {
 function markedText(tag, text, spans, className) {
   const box = el(tag, null, className);
   const inner = bdi();
-  const chars = Array.from(text);
-  let at = 0;
-  for (const [start, end, title] of spans.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
-    if (start < at || end > chars.length || start >= end) continue; // overlapping or out of range
-    inner.append(document.createTextNode(chars.slice(at, start).join("")));
-    const mark = el("mark", chars.slice(start, end).join(""));
-    if (title) mark.title = title;
-    inner.append(mark);
-    at = end;
+  for (const [piece, span] of segments(text, spans)) {
+    if (span === null) {
+      inner.append(document.createTextNode(piece));
+    } else {
+      const mark = el("mark", piece);
+      if (span[2]) mark.title = span[2];
+      inner.append(mark);
+    }
   }
-  inner.append(document.createTextNode(chars.slice(at).join("")));
   box.append(inner);
   return box;
+}
+
+/** `text` cut at `spans` ([start, end, title?]): [piece, span or null] in order, empty pieces and
+ * spans overlapping an earlier one or out of range left out (kg.serve.pages.segments is its twin). */
+function segments(text, spans) {
+  const chars = Array.from(text);
+  const pieces = [];
+  let at = 0;
+  for (const span of spans.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
+    const [start, end] = span;
+    if (start < at || end > chars.length || start >= end) continue;
+    pieces.push([chars.slice(at, start).join(""), null], [chars.slice(start, end).join(""), span]);
+    at = end;
+  }
+  pieces.push([chars.slice(at).join(""), null]);
+  return pieces.filter(([piece]) => piece);
 }
 
 /** "Also: a, b, c, …": each item of corpus text isolated from the others. */

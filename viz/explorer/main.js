@@ -24,6 +24,19 @@ const api = {
     : tables.isPaper(indexOf(id)) ? paperView(tables, indexOf(id)) : entityView(tables, indexOf(id))),
   /** The id of the node a search for `text` picks, or null. */
   find: (text) => (searchTables(tables, text, 1)[0] || { id: null }).id,
+  /** The functions kg serve has a Python twin of, for tests/test_twin_parity.py to compare. */
+  twins: {
+    search: (text, limit) => searchTables(tables, text, limit).map((found) => found.id),
+    resolve: (raw) => resolveNode(tables, raw),
+    neighbourhood: (id, hops, limit) => {
+      const found = neighbourhood(tables, indexOf(id), hops, limit);
+      return [found.nodes.map((i) => tables.ids[i]), found.leftOut];
+    },
+    drawnLabel: (id) => visNodeAt(tables, indexOf(id)).label,
+    truncate: truncate,
+    segments: (text, spans) => segments(text, spans).map(([piece, span]) => [piece, span !== null]),
+    nodeUrl: nodeUrl,
+  },
   ready: false,
 };
 window.kgExplorer = api;

@@ -23,7 +23,7 @@ const data = JSON.parse(document.getElementById("kg-data").textContent);
 const meta = data.explorer.meta;
 const served = Boolean(meta.served);
 const colourOf = new Map(Object.entries(meta.colours));
-// Limits and the tables' layout come in meta, from kg.views: written once, in Python.
+// Limits and the tables' layout come in meta, from kg.query.views: written once, in Python.
 const RELATION_WIDTH = meta.relation_width; // numbers per relation in the tables
 
 const panel = document.getElementById("kg-panel");
@@ -37,7 +37,7 @@ const backButton = document.getElementById("kg-back");
 
 // ---------------------------------------------------------------- the server (kg serve only)
 
-/** The server's page for a node (kg serve only). */
+/** The server's page for a node (kg serve only; kg.serve.pages.urls is its twin). */
 function nodeUrl(id) {
   return (id.startsWith("paper/") ? "/" : "/entity/") + id;
 }

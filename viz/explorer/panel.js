@@ -12,7 +12,7 @@ function showEmptyPanel() {
 }
 
 /** A node's panel, drawn from its view: from the page's tables on disk, from the server's
- * /entity/ID.json or /paper/ID.json when served (kg.serve.views: the same shape). */
+ * /entity/ID.json or /paper/ID.json when served (kg.serve.pages: the same shape). */
 function showPanel(id) {
   if (served) {
     showServedPanel(id);
@@ -344,7 +344,7 @@ function nodeButton(id, label) {
 
 // ------------------------------------------------------- panel, served
 
-/** kg.related's methods for an entity: fetched apart, as they can take seconds on a large graph. */
+/** kg.query.related's methods for an entity: fetched apart, as they can take seconds on a large graph. */
 function relatedSection(id) {
   const box = el("div", null, "kg-related-box");
   box.append(el("h3", "Related methods"), el("p", "Finding related methods…", "kg-muted"));

@@ -4,6 +4,7 @@
 
 const namesOf = new WeakMap(); // tables -> [folded name, name, node] for every label, title and alias
 
+/** A name as search compares it (kg.strings.fold is its twin). */
 function fold(name) {
   return name.split(/\s+/).filter(Boolean).join(" ").toLowerCase();
 }
@@ -37,15 +38,22 @@ function searchTables(tables, query, limit) {
     .map(([i, [, name]]) => ({ id: ids[i], name: name, label: t.label[i], kind: kindOf(i), papers: t.papers[i] }));
 }
 
-/** The node a link names: its id, or (as kg serve takes them) TYPE/NAME with a label or alias. */
+/** The node a link names: its id (as given, or percent-decoded once), or (as kg serve takes them)
+ * TYPE/NAME with a label or alias, the node of most papers first, then the first id. */
 function resolveNode(tables, raw) {
   const { t, ids, kindOf } = tables;
-  if (tables.indexOf.has(raw)) return raw;
-  const cut = raw.indexOf("/");
-  const segment = raw.slice(0, cut), wanted = fold(raw.slice(cut + 1));
+  let decoded = raw;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch (error) { // no percent-encoding of UTF-8: taken as written
+  }
+  for (const candidate of [raw, decoded]) if (tables.indexOf.has(candidate)) return candidate;
+  const cut = decoded.indexOf("/");
+  const segment = cut < 0 ? decoded : decoded.slice(0, cut), wanted = fold(cut < 0 ? "" : decoded.slice(cut + 1));
   let found = null;
   for (const [folded, , i] of allNames(tables)) {
-    if (folded === wanted && kindOf(i).toLowerCase() === segment && (found === null || t.papers[i] > t.papers[found])) found = i;
+    if (folded !== wanted || kindOf(i).toLowerCase() !== segment) continue;
+    if (found === null || t.papers[i] > t.papers[found] || (t.papers[i] === t.papers[found] && ids[i] < ids[found])) found = i;
   }
   return found === null ? null : ids[found];
 }

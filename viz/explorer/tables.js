@@ -5,7 +5,7 @@
 /**
  * The graph's tables made readable: node ids both ways, each entity's papers,
  * relations and results. kg serve reads the same tables of its whole graph with
- * kg.views.Tables for /entity/ID.json and /paper/ID.json: the two readers are
+ * kg.query.views.Tables for /entity/ID.json and /paper/ID.json: the two readers are
  * written alike, function for function (this and views.js), and
  * tests/test_view_parity.py compares their views.
  */

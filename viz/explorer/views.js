@@ -1,8 +1,8 @@
 /* The views a panel shows, read from the tables (readTables): the JavaScript twin
- * of kg.views.Tables, which kg serve answers /entity/ID.json and /paper/ID.json with.
+ * of kg.query.views.Tables, which kg serve answers /entity/ID.json and /paper/ID.json with.
  */
 
-/** An entity's panel (kg.views.Tables.entity_view): its papers, each with its roles and first evidence
+/** An entity's panel (kg.query.views.Tables.entity_view): its papers, each with its roles and first evidence
  * sentence; relations, each with its support and first evidence sentence; results; evidence. */
 function entityView(tables, i) {
   const { t, first, ids, papersOf, relationsOf, resultsOf, kindOf, nameOf, evidenceAt, linksLeftOut, rolesByNode } = tables;
@@ -67,7 +67,7 @@ function entityView(tables, i) {
   return view;
 }
 
-/** What a paper says the entity is (kg.views.Tables._definition). */
+/** What a paper says the entity is (kg.query.views.Tables._definition). */
 function definitionOf(tables, i) {
   const { t, ids, first, evidenceAt } = tables;
   const found = t.definition[i];
@@ -78,7 +78,7 @@ function definitionOf(tables, i) {
            sentence: where ? where.sentence : "" };
 }
 
-/** [[year, papers], ...], earliest first (kg.views.Tables._years). */
+/** [[year, papers], ...], earliest first (kg.query.views.Tables._years). */
 function yearsOf(tables, i) {
   const { t, first, papersOf } = tables;
   const counts = new Map();
@@ -105,7 +105,7 @@ function linked(tables, papers, roles, kinds) {
   return found;
 }
 
-/** Entity -> papers as a list, most papers first (kg.views.Tables._counted). */
+/** Entity -> papers as a list, most papers first (kg.query.views.Tables._counted). */
 function counted(tables, found) {
   const { t, ids, kindOf } = tables;
   return [...found].sort(([a, pa], [b, pb]) => pb.size - pa.size || compareText(t.label[a], t.label[b])
@@ -113,7 +113,7 @@ function counted(tables, found) {
     .map(([e, papers]) => ({ id: ids[e], label: t.label[e], type: kindOf(e), papers: papers.size }));
 }
 
-/** The scores on dataset `i` by metric, best first where the direction is known (kg.views.Tables._leaderboard). */
+/** The scores on dataset `i` by metric, best first where the direction is known (kg.query.views.Tables._leaderboard). */
 function leaderboardOf(tables, i) {
   const { t, ids, resultsOf, nameOf, lower, higher } = tables;
   const boards = new Map();
@@ -138,7 +138,7 @@ function leaderboardOf(tables, i) {
     || compareText(a.metric, b.metric));
 }
 
-/** A task's papers as a table (kg.views.Tables._comparison). */
+/** A task's papers as a table (kg.query.views.Tables._comparison). */
 function comparisonOf(tables, papers) {
   const { t, ids, first, kindOf, nameOf, resultsIn } = tables;
   const rows = papers.map((p) => {
@@ -161,7 +161,7 @@ function comparisonOf(tables, papers) {
     || compareText(a.title, b.title) || compareText(a.paper, b.paper)).slice(0, meta.comparison_limit);
 }
 
-/** A paper's panel (kg.views.Tables.paper_view): abstract null where the page does not hold it. */
+/** A paper's panel (kg.query.views.Tables.paper_view): abstract null where the page does not hold it. */
 function paperView(tables, i) {
   const { t, first, ids, kindOf, text, linksLeftOut, rolesByNode } = tables;
   const row = i - first;
@@ -185,7 +185,7 @@ function paperView(tables, i) {
 }
 
 /** Paper `row`'s similar papers, each with its scores and the entities both name, rarest first
- * (kg.views.Tables._similar). */
+ * (kg.query.views.Tables._similar). */
 function similarOf(tables, row) {
   const { t, ids, first } = tables;
   const mine = new Set(t.paper_links[row].filter((_, k) => k % 2 === 0));
