@@ -13,6 +13,13 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
+def pytest_collection_modifyitems(items):
+    """A test that drives the browser is marked ``browser``: ``-m "not browser"`` leaves them out."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
 @pytest.fixture(scope="session")
 def browser():
     """Headless Chromium through playwright; the test is skipped, saying why, where either is missing."""

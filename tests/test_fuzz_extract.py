@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +17,9 @@ from kg.extract import extract_papers
 from kg.extract.pipeline import load_pipeline
 from kg.model import Paper
 from support import FIXTURES
+
+pytestmark = pytest.mark.slow  # a property-based fuzz run: over a minute
+
 
 ABSTRACTS = [block.strip() for block in FIXTURES.joinpath("sample.txt").read_text(encoding="utf-8").split("\n\n")[1:]
              if block.strip()]

@@ -1,6 +1,7 @@
 """Property: whatever the text, extraction does not crash, offsets slice the original, and the
 export parses back and validates."""
 import pyoxigraph as ox
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -11,6 +12,9 @@ from kg.model import Paper
 from kg.write.shapes import to_rdf, validate
 from kg.write.serialize import write_rdf
 from kg.resolve import resolve
+
+pytestmark = pytest.mark.slow  # property-based: dozens of generated corpora built
+
 
 # Pieces that exercise the markup cleaner and the name rules, mixed with arbitrary text.
 FRAGMENTS = st.sampled_from([
