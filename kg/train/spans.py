@@ -49,20 +49,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..evaluate.scier import SCIER_RELATIONS, SCIER_TYPES, read_scier, score_entities, score_relations
+from ..errors import KGError
+from ..evaluate.scier import SCIER_TYPES, read_scier, score_entities, score_relations
 from ..evaluate.scierc import PRF, SciercDoc, Scores, evaluate, evaluate_relations, read_scierc
 from ..extract.spans import (MAX_WIDTH, MODEL_DIR, Chunk, Labels, SpanModel, between_pieces, candidate_spans,
                             make_chunks)
-
-#: The recipe; ``kg train-ner`` reads it from the shipped config.json, so a retrain reproduces the shipped model.
-#: A setting the shipped config lacks takes its value here, which is what the model shipped before it had.
-DEFAULTS = {"seed": 13, "epochs": 15, "batch_size": 4, "encoder_lr": 5e-5, "head_lr": 5e-3, "warmup": 0.1,
-            "weight_decay": 0.01, "hidden": 150, "width_dim": 32, "label_dim": 32, "dropout": 0.2,
-            "relation_weight": 1.0, "max_pieces": 256, "schema": "scierc", "scierc_docs": "all"}
-
-#: Each schema's classes: the model's labels, written into its config.json.
-SCHEMAS = {"scierc": Labels(),
-           "kg": Labels(("Method", "Task", "Dataset", "Metric"), SCIER_RELATIONS, frozenset({"Compare-With"}))}
+from .recipe import DEFAULTS, SCHEMAS, SCIERC_DOCS, check_checkpoints, check_files, corpus_of, write_recipe
 
 #: Under the kg schema, the classes a span may take, by corpus and gold label ("" for a span the corpus
 #: leaves unlabelled; None is "no entity"). A label absent here allows only itself.
@@ -72,10 +64,6 @@ ALLOWED = {
                "OtherScientificTerm": {None, "Method", "Task", "Dataset"},
                "Generic": {None, "Method", "Task", "Dataset"}},
 }
-#: Which SciERC training documents the kg schema reads (the recipe's ``scierc_docs``): ``all``, or only
-#: the ``metric`` ones, those with a Metric, the one type SciERC alone brings (a third of its
-#: abstracts, a quarter of the training time SciERC would take).
-SCIERC_DOCS = {"all": lambda doc: True, "metric": lambda doc: any(label == "Metric" for _, _, label in doc.spans)}
 #: The SciERC labels scored on SciERC dev under the kg schema (its Material is not kg's Dataset).
 SCIERC_DEV_LABELS = ("Method", "Task", "Metric")
 
@@ -113,13 +101,6 @@ def to_example(doc: SciercDoc, tokenizer, corpus: str = "scierc") -> Example:
     relations = [(*aligned[hs, he][:2], *aligned[ts, te][:2], label) for hs, he, ts, te, label in doc.relations
                  if (hs, he) in aligned and (ts, te) in aligned]
     return Example(doc, words, chars, sentences, sorted(set(aligned.values())), relations, corpus)
-
-
-def corpus_of(path: str | Path) -> str:
-    """``scier`` for a SciER file (LLM or PLM layout: ``doc_id``), ``scierc`` for SciERC's (``doc_key``)."""
-    with open(path, encoding="utf-8") as lines:
-        first = next((line for line in lines if line.strip()), "{}")
-    return "scier" if "doc_id" in json.loads(first) else "scierc"
 
 
 def read_examples(paths: Iterable[str | Path], tokenizer) -> list[Example]:
@@ -437,8 +418,9 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
 
     settings = {**DEFAULTS, **(settings or {})}
     schema = settings["schema"]
-    if schema not in SCHEMAS:
-        raise ValueError(f"unknown schema {schema!r}; known: {', '.join(SCHEMAS)}")
+    check_files(_paths(train_path), _paths(dev_path), schema)
+    if checkpoints:
+        check_checkpoints(checkpoints, settings)
     labels = SCHEMAS[schema]
     if threads:
         torch.set_num_threads(threads)
@@ -455,8 +437,6 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
     train_examples = [e for e in read_examples(_paths(train_path), spacy_tokenizer)
                       if e.corpus != "scierc" or schema == "scierc" or keep(e.doc)]
     dev_examples = read_examples(_paths(dev_path), spacy_tokenizer)
-    if schema == "scierc" and any(e.corpus != "scierc" for e in train_examples + dev_examples):
-        raise ValueError("the scierc schema trains and scores on SciERC files only; use --set schema=kg for SciER")
     train_targets = [t for e in train_examples for t in targets(e, tokenizer, settings["max_pieces"], labels, schema)]
     lost = sum(len(e.doc.spans) for e in train_examples) - sum(len(e.entities) for e in train_examples)
     counts = {corpus: sum(t.corpus == corpus for t in train_targets) for corpus in ("scier", "scierc")}
@@ -482,9 +462,9 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
     folder = Path(checkpoints) if checkpoints else None
     if folder and (folder / "last.pt").exists():
         state = torch.load(folder / "last.pt", weights_only=False)
-        if state["settings"] != settings:
-            raise ValueError(f"{folder / 'last.pt'} is a checkpoint of another recipe ({state['settings']}); "
-                             "give another checkpoint folder or remove it")
+        if not isinstance(state, dict) or state.get("settings") != settings:
+            raise KGError(f"{folder / 'last.pt'} is no checkpoint of this recipe: give another --checkpoints "
+                          "folder, the same --set as the run that wrote it, or remove the folder.")
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
@@ -531,6 +511,7 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
                 _save({"model": best_state, "epoch": epoch}, folder / "best.pt")
         if folder:
             folder.mkdir(parents=True, exist_ok=True)
+            write_recipe(folder, settings)
             _save({"settings": settings, "epoch": epoch, "model": model.state_dict(),
                    "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
                    "order": order.getstate(), "torch_rng": torch.get_rng_state(), "random": random.getstate(),
