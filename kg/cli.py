@@ -54,6 +54,21 @@ graph_option = click.option(
          "Default: the only graph under graphs/.")
 
 
+def format_option(*choices: str):
+    """The --format option of a command that prints an answer: a table to read, or its JSON twin."""
+    meanings = {"table": "text to read", "csv": "CSV rows", "json": "the same answer whole, as JSON, for programs"}
+    return click.option("--format", "fmt", type=click.Choice(choices), default=choices[0], show_default=True,
+                        help="How to print the answer: " + "; ".join(f"{c}, {meanings[c]}" for c in choices) + ".")
+
+
+def _print(answer, fmt: str, **text) -> None:
+    """``answer`` as JSON (its ``as_json``) or as text (its ``as_text``, given ``text``)."""
+    if fmt == "json":
+        click.echo(json.dumps(answer.as_json(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(answer.as_text(**text))
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="kg")
 def main():
@@ -180,7 +195,7 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, fo
 @click.option("--example", help="Run a shipped example query by name (see --list).")
 @click.option("--bind", "bindings", multiple=True, metavar="NAME=VALUE",
               help="Bind a query variable to a literal (repeatable), e.g. --bind benchmark=RULER.")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+@format_option("table", "csv", "json")
 @click.option("--list", "list_examples", is_flag=True, help="List the example queries and exit.")
 @click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Seconds the query may run; a longer one is stopped with an error (as in 'kg serve').")
@@ -272,7 +287,7 @@ def stats(graph):
 @click.option("--k", default=10, show_default=True, help="How many results.")
 @click.option("--type", "entity_type", type=click.Choice(ENTITY_TYPES),
               default="Method", show_default=True, help="Type of the entities to rank.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@format_option("table", "json")
 def related(name, graph, k, entity_type, fmt):
     """Entities related to NAME (a label or alias), ranked by the concept hierarchy, co-mentions,
     comparisons, shared tasks and datasets and similarity, each with the items behind its score.
@@ -304,22 +319,8 @@ def related(name, graph, k, entity_type, fmt):
     from .similarity import graph_vectors
     from .store import open_graph
 
-    index = RelatedIndex(open_graph(graph))
-    label, results = index.related(name, k=k, type=entity_type, vectors=graph_vectors(graph))
-    variants = index.variants(name, k=k, type=entity_type)
-    if fmt == "json":
-        click.echo(json.dumps({"query": label, "results": [r.__dict__ for r in results],
-                               "variants": [{"label": v, "papers": n} for v, n in variants]}, indent=2))
-        return
-    click.echo(f"Related to {label}:")
-    if not results:
-        click.echo("  (nothing shares a task, dataset or paper with it)")
-    for rank, r in enumerate(results, 1):
-        click.echo(f"{rank:3}. {r.label} [{r.type}]  score {r.score:.2f}  "
-                   + " + ".join(f"{part} {value:.2f}" for part, value in r.parts.items()))
-        click.echo(f"     {r.reason()}")
-    if variants:
-        click.echo(f"\nVariants of its name (not ranked above): " + ", ".join(f"{v} ({n})" for v, n in variants))
+    answer = RelatedIndex(open_graph(graph)).answer(name, k=k, type=entity_type, vectors=graph_vectors(graph))
+    _print(answer, fmt)
 
 
 @main.command()
@@ -619,7 +620,8 @@ def fetch_openreview_command(venue, output, invitation, api, page_size, retries)
 @click.argument("name")
 @click.argument("other", required=False)
 @graph_option
-def explain(name, other, graph):
+@format_option("table", "json")
+def explain(name, other, graph, fmt):
     """The sentences behind NAME (a label or alias), or behind the links between NAME and OTHER.
 
     First comes what a paper says each is (its definition), where one does.
@@ -631,30 +633,11 @@ def explain(name, other, graph):
       kg explain GRPO -g graphs/sample
       kg explain C-GRPO GRPO -g graphs/sample
     """
-    from .query.explain import definition_of, explain as run_explain
-    from .query.lookup import find_entity
+    from .query.explain import explanation
     from .store import open_graph
 
-    store = open_graph(graph)
-    labels, evidence = run_explain(store, name, other)
-    for named in [name] + ([other] if other else []):  # what each is, first, where a paper says
-        iri = find_entity(store, named)
-        definition = definition_of(store, iri)
-        if definition:
-            click.echo(f"{labels.get(iri, named)}: {definition.text}\n  (from {definition.paper_label}  <{definition.paper}>)")
-    tty = sys.stdout.isatty()
-    mark = (lambda text: click.style(text, bold=True, underline=True)) if tty else (lambda text: f"«{text}»")
-    if not evidence:
-        click.echo("No evidence found.")
-    paper = None
-    for e in evidence:
-        if e.paper != paper:
-            paper = e.paper
-            click.echo(f"\n{e.paper_label}  <{e.paper}>")
-        edge = f"{labels.get(e.subject, 'paper')} {e.relation} {labels.get(e.object, e.object)}"
-        sentence = " ".join(e.before.split()) + (" " if e.before[-1:].isspace() else "") + mark(e.mention) \
-            + (" " if e.after[:1].isspace() else "") + " ".join(e.after.split())
-        click.echo(f"  {edge}  [{e.start}:{e.end}]  confidence {e.confidence:.2f}\n    {sentence}")
+    bold = lambda text: click.style(text, bold=True, underline=True)  # noqa: E731
+    _print(explanation(open_graph(graph), name, other), fmt, **({"mark": bold} if sys.stdout.isatty() else {}))
 
 
 @main.command()
@@ -728,7 +711,7 @@ def publish(graph, engine, url, name, base, isql, user, password, load_dir):
 @main.command()
 @click.argument("paper")
 @graph_option
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@format_option("table", "json")
 def similar(paper, graph, fmt):
     """The papers most similar to PAPER (its id, or its title), each with why.
 
@@ -743,54 +726,16 @@ def similar(paper, graph, fmt):
       kg similar HkwZSG-CZ -g graphs/iclr
       kg similar "Breaking the Softmax Bottleneck" -g graphs/iclr --format json
     """
-    G, tables = _whole_tables(graph)
-    node = _paper_node(G, paper)
-    view = tables.view(node)
-    if fmt == "json":
-        click.echo(json.dumps({"paper": node, "title": view["title"], "similar": view["similar"]}, indent=2,
-                              ensure_ascii=False))
-        return
-    click.echo(f"Papers similar to {view['title']}  <{node}>:")
-    if not view["similar"]:
-        click.echo("  (none: it shares no word, entity or meaning with another paper)")
-    for rank, item in enumerate(view["similar"], 1):
-        click.echo(f"  {rank:2}. {item['title']}  <{item['id']}>")
-        shared = ", ".join(e["label"] for e in item["shared"])
-        click.echo(f"      score {item['score']:.2f}: words {item['words']:.2f}, entities {item['entities']:.2f}, "
-                   f"meaning {item['meaning']:.2f}" + (f"; both name {shared}" if shared else ""))
+    from .query.panels import similar as similar_papers
 
+    _print(similar_papers(graph, paper), fmt)
 
-def _whole_tables(graph):
-    """The graph at ``graph`` read back whole, and its tables made readable: what kg serve's pages
-    read (:func:`kg.serve.pages.view_tables`), for the commands that print a page's view."""
-    from .query.graph_index import load_index
-    from .store import open_graph
-    from .query.tables import graph_tables
-    from .query.views import Tables
-
-    G = load_index(open_graph(graph), texts=True).graph
-    return G, Tables(graph_tables(G))
-
-
-def _paper_node(G, paper: str) -> str:
-    """The node of the paper whose id, node id or title (in any case) is ``paper``."""
-    from .vocab import paper_node
-
-    for node in (paper, paper_node(paper)):
-        if node in G and G.nodes[node].get("kind") == "Paper":
-            return node
-    wanted = " ".join(paper.split()).casefold()
-    found = sorted(n for n, d in G.nodes(data=True) if d.get("kind") == "Paper"
-                   and " ".join(str(d.get("title") or "").split()).casefold() == wanted)
-    if not found:
-        raise KGError(f"No paper has the id or the title {paper!r}.")
-    return found[0]
 
 
 @main.command()
 @click.argument("task")
 @graph_option
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@format_option("table", "json")
 def compare(task, graph, fmt):
     """The papers on TASK (a label or alias) side by side: what each proposes, the
     datasets and metrics it uses, and the results it reports; then the task's
@@ -802,28 +747,9 @@ def compare(task, graph, fmt):
       kg compare "mathematical reasoning" -g graphs/sample
       kg compare "language modeling" -g graphs/iclr --format json
     """
-    from .query.lookup import find_entity
-    from .store import open_graph
-    from .vocab import node_of_iri
+    from .query.panels import compare as comparison
 
-    iri = find_entity(open_graph(graph), task, type="Task")
-    view = _whole_tables(graph)[1].view(node_of_iri(iri))
-    if fmt == "json":
-        click.echo(json.dumps(view, indent=2, ensure_ascii=False))
-        return
-    names = lambda entries: ", ".join(e["label"] for e in entries) or "-"  # noqa: E731
-    click.echo(f"{view['label']}: {view['paper_count']} paper{'s' * (view['paper_count'] != 1)}" + (f", the first {len(view['comparison'])} below"
-                                                                  if len(view["comparison"]) < view["paper_count"] else ""))
-    for row in view["comparison"]:
-        click.echo(f"\n  {row['title']}" + (f" ({row['year']})" if row["year"] else "") + f"  <{row['paper']}>")
-        click.echo(f"    proposes: {names(row['proposes'])}\n    datasets: {names(row['datasets'])}"
-                   f"\n    metrics:  {names(row['metrics'])}")
-        for r in row["results"]:
-            words = [r["text"] + (" gain" if r["kind"] == "gain" else ""), r["metric"],
-                     r["dataset"] and f"on {r['dataset']}", r["subject"] and f"by {r['subject']}"]
-            click.echo("    result:   " + " ".join(w for w in words if w))
-    for key, title in (("datasets", "Datasets"), ("methods", "Methods proposed for it")):
-        click.echo(f"\n{title}: " + (", ".join(f"{e['label']} ({e['papers']})" for e in view[key]) or "-"))
+    _print(comparison(graph, task), fmt)
 
 
 @main.command()
@@ -836,7 +762,7 @@ def compare(task, graph, fmt):
 @click.option("--to", "later", metavar="PERIOD", help="The period to compare to. Default: the last.")
 @click.option("-k", "top", default=15, show_default=True, type=click.IntRange(min=1),
               help="How many rising and how many falling entities to list.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@format_option("table", "json")
 def trends(graph, by, types, earlier, later, top, fmt):
     """The entities whose share of papers rises or falls the most between two periods.
 
@@ -855,21 +781,7 @@ def trends(graph, by, types, earlier, later, top, fmt):
     from .query.trends import trends as run_trends
 
     found = run_trends(open_graph(graph), by=by, types=list(types), earlier=earlier, later=later, top=top)
-    if fmt == "json":
-        click.echo(json.dumps(found.as_json(), indent=2))
-        return
-    periods = list(found.periods)
-    what = " and ".join(f"{t}s" for t in types) if types else "Entities"
-    click.echo(f"{what} by share of papers, {found.earlier} ({found.periods[found.earlier]:,} papers) -> "
-               f"{found.later} ({found.periods[found.later]:,} papers); z: log-odds z-score.")
-    width = max(len(p) for p in periods) + 8
-    for title, listed in (("Rising", found.rising), ("Falling", found.falling)):
-        click.echo(f"\n{title}:\n  {'z':>6}  " + "".join(f"{p:>{width}}" for p in periods) + "  entity")
-        if not listed:
-            click.echo("  (none)")
-        for t in listed:
-            cells = "".join(f"{f'{t.counts[p]} ({100 * t.counts[p] / found.periods[p]:.1f}%)':>{width}}" for p in periods)
-            click.echo(f"  {t.z:+6.2f}  {cells}  {t.label} [{t.type}]")
+    _print(found, fmt, types=list(types))
 
 
 @main.command()
@@ -877,7 +789,7 @@ def trends(graph, by, types, earlier, later, top, fmt):
 @graph_option
 @click.option("--metric", help="The metric to rank by (a canonical name: error, accuracy, perplexity, BLEU ...). "
                                "Default: the one with the most scores on DATASET.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@format_option("table", "json")
 def leaderboard(dataset, graph, metric, fmt):
     """The results papers report on DATASET (a label or alias), best first, under one metric.
 
@@ -902,31 +814,7 @@ def leaderboard(dataset, graph, metric, fmt):
     from .query.leaderboard import leaderboard as run_leaderboard
     from .store import open_graph
 
-    board = run_leaderboard(open_graph(graph), dataset, metric)
-    if fmt == "json":
-        click.echo(json.dumps(board.as_json(), indent=2))
-        return
-    click.echo(f"Results on {board.dataset}" + (f", by {board.metric}" if board.metric else "") + ":")
-    if not board.ranked:
-        click.echo("  (no paper in this graph reports a result on it with a named metric)")
-    else:
-        direction = {True: "lower is better", False: "higher is better"}.get(board.lower_is_better,
-                                                                             "direction unknown: papers' order")
-        click.echo(f"  ({direction})\n")
-    for rank, e in enumerate(board.ranked, 1):
-        who = e.subject or ("(what the paper improved on)" if e.before else "(not named)")
-        click.echo(f"  {rank:3}. {e.shown():>16}  {who}  [{e.paper_label}]")
-        click.echo(f"       \"{' '.join(e.sentence.split())}\"  [{e.start}:{e.end}]")
-    left = []
-    if board.other_metrics:
-        left.append(f"{sum(board.other_metrics.values())} score(s) under other metrics: "
-                    + ", ".join(f"{m} {n}" for m, n in board.other_metrics.items()) + " (rank them with --metric)")
-    if board.gains:
-        left.append(f"{len(board.gains)} gain(s): differences, not scores")
-    if board.unnamed:
-        left.append(f"{len(board.unnamed)} result(s) whose sentence names no metric")
-    if left:
-        click.echo("\n  Left out: " + "; ".join(left) + ". --format json lists them.")
+    _print(run_leaderboard(open_graph(graph), dataset, metric), fmt)
 
 
 if __name__ == "__main__":

@@ -92,3 +92,43 @@ def explain(store: ox.Store, name: str, other: str | None = None) -> tuple[dict[
     labels = labels_of(store, [first] + ([second] if other is not None else [])
                        + [iri for e in found for iri in (e.subject, e.object)])
     return labels, found
+
+
+@dataclass
+class Explanation:
+    """What ``kg explain`` answers: what a paper says each named entity is, and the evidence."""
+
+    labels: dict[str, str]  # IRI -> label
+    definitions: list[tuple[str, Definition]]  # (the entity's IRI, what a paper says it is)
+    evidence: list[Evidence]
+
+    def as_json(self) -> dict:
+        return {"definitions": [{"entity": iri, "label": self.labels.get(iri, iri), **d.__dict__}
+                                for iri, d in self.definitions],
+                "evidence": [{**e.__dict__, "subject_label": self.labels.get(e.subject, "paper"),
+                              "object_label": self.labels.get(e.object, e.object)} for e in self.evidence]}
+
+    def as_text(self, mark=lambda text: f"«{text}»") -> str:
+        """The definitions, then the evidence paper by paper, each mention marked by ``mark``."""
+        lines = [f"{self.labels.get(iri, iri)}: {d.text}\n  (from {d.paper_label}  <{d.paper}>)"
+                 for iri, d in self.definitions]
+        if not self.evidence:
+            lines.append("No evidence found.")
+        paper = None
+        for e in self.evidence:
+            if e.paper != paper:
+                paper = e.paper
+                lines.append(f"\n{e.paper_label}  <{e.paper}>")
+            edge = f"{self.labels.get(e.subject, 'paper')} {e.relation} {self.labels.get(e.object, e.object)}"
+            sentence = " ".join(e.before.split()) + (" " if e.before[-1:].isspace() else "") + mark(e.mention) \
+                + (" " if e.after[:1].isspace() else "") + " ".join(e.after.split())
+            lines.append(f"  {edge}  [{e.start}:{e.end}]  confidence {e.confidence:.2f}\n    {sentence}")
+        return "\n".join(lines)
+
+
+def explanation(store: ox.Store, name: str, other: str | None = None) -> Explanation:
+    """:func:`explain` with what a paper says each of ``name`` and ``other`` is, where one does."""
+    labels, evidence = explain(store, name, other)
+    named = [find_entity(store, n) for n in (name, other) if n is not None]
+    definitions = [(iri, d) for iri in named if (d := definition_of(store, iri)) is not None]
+    return Explanation(labels, definitions, evidence)

@@ -81,6 +81,31 @@ class Board:
                 "results": [e.__dict__ for e in self.ranked], "other_metrics": self.other_metrics,
                 "gains": [e.__dict__ for e in self.gains], "unranked": [e.__dict__ for e in self.unnamed]}
 
+    def as_text(self) -> str:
+        """What ``kg leaderboard`` prints: the ranked scores, each with its sentence, then what was left out."""
+        lines = [f"Results on {self.dataset}" + (f", by {self.metric}" if self.metric else "") + ":"]
+        if not self.ranked:
+            lines.append("  (no paper in this graph reports a result on it with a named metric)")
+        else:
+            direction = {True: "lower is better", False: "higher is better"}.get(self.lower_is_better,
+                                                                                "direction unknown: papers' order")
+            lines.append(f"  ({direction})\n")
+        for rank, e in enumerate(self.ranked, 1):
+            who = e.subject or ("(what the paper improved on)" if e.before else "(not named)")
+            lines.append(f"  {rank:3}. {e.shown():>16}  {who}  [{e.paper_label}]")
+            lines.append(f"       \"{' '.join(e.sentence.split())}\"  [{e.start}:{e.end}]")
+        left = []
+        if self.other_metrics:
+            left.append(f"{sum(self.other_metrics.values())} score(s) under other metrics: "
+                        + ", ".join(f"{m} {n}" for m, n in self.other_metrics.items()) + " (rank them with --metric)")
+        if self.gains:
+            left.append(f"{len(self.gains)} gain(s): differences, not scores")
+        if self.unnamed:
+            left.append(f"{len(self.unnamed)} result(s) whose sentence names no metric")
+        if left:
+            lines.append("\n  Left out: " + "; ".join(left) + ". --format json lists them.")
+        return "\n".join(lines)
+
 
 def leaderboard(store: ox.Store, dataset: str, metric: str | None = None) -> Board:
     """The leaderboard of the dataset named ``dataset`` (a label or alias) under ``metric``, by

@@ -136,6 +136,33 @@ class Related:
         return "; ".join(bits)
 
 
+@dataclass
+class RelatedAnswer:
+    """What ``kg related`` answers: the entity asked about, its related entities best first, and the
+    variants of its name, listed apart with their papers."""
+
+    query: str
+    results: list[Related]
+    variants: list[tuple[str, int]]
+
+    def as_json(self) -> dict:
+        return {"query": self.query, "results": [r.__dict__ for r in self.results],
+                "variants": [{"label": v, "papers": n} for v, n in self.variants]}
+
+    def as_text(self) -> str:
+        lines = [f"Related to {self.query}:"]
+        if not self.results:
+            lines.append("  (nothing shares a task, dataset or paper with it)")
+        for rank, r in enumerate(self.results, 1):
+            lines.append(f"{rank:3}. {r.label} [{r.type}]  score {r.score:.2f}  "
+                         + " + ".join(f"{part} {value:.2f}" for part, value in r.parts.items()))
+            lines.append(f"     {r.reason()}")
+        if self.variants:
+            lines.append("\nVariants of its name (not ranked above): "
+                         + ", ".join(f"{v} ({n})" for v, n in self.variants))
+        return "\n".join(lines)
+
+
 class RelatedIndex:
     """What :meth:`related` reads, gathered from a store in one pass: every role edge, the
     variant and concept links, each entity's papers (its own and its narrower ones') and, per
@@ -226,6 +253,11 @@ class RelatedIndex:
         """The entity named ``name`` (or with that IRI), and every name it goes by."""
         query = name if name in self.label else self.entities.find(name)
         return query, {self.label[query]} | self.names_of.get(query, set())
+
+    def answer(self, name: str, *, k: int = 10, type: str = "Method", vectors: Vectors | None = None) -> RelatedAnswer:
+        """:meth:`related` and :meth:`variants` together, as ``kg related`` prints them."""
+        label, results = self.related(name, k=k, type=type, vectors=vectors)
+        return RelatedAnswer(label, results, self.variants(name, k=k, type=type))
 
     def variants(self, name: str, *, k: int = 10, type: str = "Method") -> list[tuple[str, int]]:
         """The ``k`` entities of ``type`` whose names are variants of the name of the one named

@@ -82,6 +82,23 @@ class Trends:
     def as_json(self) -> dict:
         return asdict(self)
 
+    def as_text(self, types: list[str] | None = None) -> str:
+        """What ``kg trends`` prints: a table of the rising, then of the falling, with papers per period."""
+        periods = list(self.periods)
+        what = " and ".join(f"{t}s" for t in types) if types else "Entities"
+        lines = [f"{what} by share of papers, {self.earlier} ({self.periods[self.earlier]:,} papers) -> "
+                 f"{self.later} ({self.periods[self.later]:,} papers); z: log-odds z-score."]
+        width = max(len(p) for p in periods) + 8
+        for title, listed in (("Rising", self.rising), ("Falling", self.falling)):
+            lines.append(f"\n{title}:\n  {'z':>6}  " + "".join(f"{p:>{width}}" for p in periods) + "  entity")
+            if not listed:
+                lines.append("  (none)")
+            for t in listed:
+                cells = "".join(f"{f'{t.counts[p]} ({100 * t.counts[p] / self.periods[p]:.1f}%)':>{width}}"
+                                for p in periods)
+                lines.append(f"  {t.z:+6.2f}  {cells}  {t.label} [{t.type}]")
+        return "\n".join(lines)
+
 
 def _period_order(period: str):
     return (0, int(period), "") if period.isdigit() else (1, 0, period)
