@@ -74,23 +74,6 @@ class Mention:
     role_confidence: float = 0.0
     #: The rule that found it ("abbreviation-short", "name", "ner", ...; "gold" for given entities).
     rule: str = ""
-    #: The parsed span (a spaCy ``Span``) while the extract stage reads its document: the rules, links
-    #: and results work on tokens. ``None`` in every extraction the stage returns, so none is cached.
-    span: object = field(default=None, compare=False, repr=False)
-
-    @classmethod
-    def found(cls, span, label: str, confidence: float, rule: str, *, acronym_of: str = "",
-              role: str = "") -> "Mention":
-        """A mention a rule found in a parsed document, not yet placed in its abstract.
-
-        ``start``, ``end`` and ``sentence`` stay -1 until the extract stage places it.
-
-        >>> class Span: text = "CIFAR-10"
-        >>> Mention.found(Span(), "Dataset", 0.7, "name")
-        Mention(start=-1, end=-1, text='CIFAR-10', label='Dataset', sentence=-1, confidence=0.7, extractor='', acronym_of='', role='', role_confidence=0.0, rule='name')
-        """
-        return cls(start=-1, end=-1, text=span.text, label=label, sentence=-1, confidence=confidence,
-                   extractor="", acronym_of=acronym_of, role=role, rule=rule, span=span)
 
 
 @dataclass(slots=True)
@@ -183,8 +166,9 @@ class PaperExtraction:
             paper["source"] = Source(**paper["source"])
         # JSON gives every mention its own copy of strings that recur in every paper ("Method",
         # the extractor's name, the role): one shared copy keeps a 100k-paper corpus in memory.
-        mentions = [Mention(**{**m, "label": intern(m["label"]), "extractor": intern(m["extractor"]),
-                               "role": intern(m["role"])})
+        # ("span": an always-empty field the mentions of extractions cached by earlier versions carry.)
+        mentions = [Mention(**{**{k: v for k, v in m.items() if k != "span"}, "label": intern(m["label"]),
+                               "extractor": intern(m["extractor"]), "role": intern(m["role"])})
                     for m in data["mentions"]]
         return cls(
             paper=Paper(**paper),

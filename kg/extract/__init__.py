@@ -21,14 +21,15 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..errors import KGError
-from ..model import Mention, Paper, PaperExtraction, Result
+from ..model import Link, Mention, Paper, PaperExtraction, Result
 from ..text import clean
 from ..vocab import KG_TO_SCIERC, SCIERC_RELATION, SCIERC_TO_KG
 from . import roles, rules
+from .candidate import Candidate
 from .links import find_links
 from .pipeline import load_pipeline, version
 from .relation_model import load_relation_model, span_model_links, span_model_synonyms
-from .results import find_results
+from .results import Found, find_results
 
 #: Bump when the rules change: cached extractions of older versions are redone.
 RULES_VERSION = "34"
@@ -47,9 +48,29 @@ def find_mentions(doc: Doc, matchers) -> list:
             + rules.find_ner_mentions(doc))
 
 
+@dataclass
+class Finding:
+    """What one parsed abstract names and says, in token terms: its mentions with their roles (in
+    the order of their spans), the acronyms it defines, the links between its mentions (indices
+    into ``mentions``), the pairs the span model calls synonyms, and the results it reports."""
+
+    mentions: list[Candidate]
+    acronyms: dict[str, str]
+    links: list[Link]
+    synonyms: list[tuple[int, int]]
+    results: list[Found]
+
+
 def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
                 without: frozenset[str] = frozenset()) -> PaperExtraction:
-    """Mentions and roles of one parsed abstract. ``offsets`` maps clean to original characters.
+    """The extraction of one parsed abstract: what it names and says (:func:`find`), placed in the
+    original text (:func:`place`). ``offsets`` maps clean to original characters; ``without``: see
+    :func:`find`."""
+    return place(paper, doc, offsets, find(doc, matchers, without=without), extractor=extractor)
+
+
+def find(doc: Doc, matchers, *, without: frozenset[str] = frozenset()) -> Finding:
+    """The mentions of a parsed abstract with their roles, then the links and results between them.
     Mentions found by a rule named in ``without`` ("ner", "task-head", ...) are left out before the
     others are chosen: what evaluation does to measure what each rule brings."""
     mentions = rules.with_levels(rules.select([m for m in find_mentions(doc, matchers) if m.rule not in without]))
@@ -58,6 +79,42 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
     unnamed = [m for m in roles.unnamed_proposals(doc, proposed, taken) if m.rule not in without]
     mentions = sorted(mentions + unnamed, key=lambda m: (m.span.start, m.span.end))
 
+    # Each mention is given its role (and final label) before links and results read them;
+    # ``acronyms`` maps each defined short form to its long form.
+    acronyms = {}
+    for mention in mentions:
+        span = mention.span
+        nested = any(o is not mention and o.span.start <= span.start and span.end <= o.span.end
+                     and len(o.span) > len(span) and o.rule in roles.NAMED_RULES for o in mentions)
+        role, confidence = roles.role_of(mention, proposed, nested=nested)
+        mention.role, mention.role_confidence = role, round(confidence, 3)
+        if mention.rule == "abbreviation-short":
+            acronyms[span.text] = mention.acronym_of
+    roles.settle_proposals(mentions)
+    if "described-proposal" not in without:  # an abstract proposing nothing by name: its description
+        for mention in roles.described_proposals(doc, mentions):
+            mention.role_confidence = 0.6
+            mentions = sorted(mentions + [mention], key=lambda m: (m.span.start, m.span.end))
+    for mention in mentions:
+        if mention.role == "proposes" and mention.label == "Task":
+            mention.label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task
+
+    results = list(find_results(doc, mentions))
+    # The model's relations first: on SciER dev they are the more precise where both relate a pair,
+    # but a sentence's "A outperforms B" says more than the model's "A is compared with B".
+    stated = find_links(doc, mentions)
+    wins = {frozenset((link.head, link.tail)) for link in stated if link.relation == "outperforms"}
+    links = [link for link in span_model_links(mentions)
+             if not (link.relation == "comparedWith" and frozenset((link.head, link.tail)) in wins)]
+    related = {frozenset((link.head, link.tail)) for link in links}
+    links += [link for link in stated if frozenset((link.head, link.tail)) not in related]
+    return Finding(mentions, acronyms, links, span_model_synonyms(mentions), results)
+
+
+def place(paper: Paper, doc: Doc, offsets, found: Finding, *, extractor: str) -> PaperExtraction:
+    """``found`` in the original abstract: each sentence's, mention's, result's and token's offsets
+    mapped back through ``offsets``, each mention made a :class:`kg.model.Mention` with its
+    sentence. What leaves the stage is plain data: no parse, confidences as stored."""
     sentence_of = {}
     sentences = []
     for index, sent in enumerate(doc.sents):
@@ -70,54 +127,24 @@ def extract_doc(paper: Paper, doc: Doc, offsets, *, extractor: str, matchers,
         for token in sent:
             sentence_of[token.i] = index
 
-    # Each mention is placed in the original abstract and given its role (and final label) before
-    # links and results read them; ``acronyms`` maps each defined short form to its long form.
-    acronyms = {}
-    for mention in mentions:
-        span = mention.span
-        nested = any(o is not mention and o.span.start <= span.start and span.end <= o.span.end
-                     and len(o.span) > len(span) and o.rule in roles.NAMED_RULES for o in mentions)
-        role, confidence = roles.role_of(mention, proposed, nested=nested)
-        mention.start, mention.end = offsets.original_span(span.start_char, span.end_char)
-        mention.sentence, mention.extractor = sentence_of[span.start], extractor
-        mention.role, mention.role_confidence = role, round(confidence, 3)
-        if mention.rule == "abbreviation-short":
-            acronyms[span.text] = mention.acronym_of
-    roles.settle_proposals(mentions)
-    if "described-proposal" not in without:  # an abstract proposing nothing by name: its description
-        for mention in roles.described_proposals(doc, mentions):
-            span = mention.span
-            mention.start, mention.end = offsets.original_span(span.start_char, span.end_char)
-            mention.sentence, mention.extractor, mention.role_confidence = sentence_of[span.start], extractor, 0.6
-            mentions = sorted(mentions + [mention], key=lambda m: (m.span.start, m.span.end))
-    for mention in mentions:
-        if mention.role == "proposes" and mention.label == "Task":
-            mention.label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task
-
+    mentions = []
+    for c in found.mentions:
+        start, end = offsets.original_span(c.span.start_char, c.span.end_char)
+        mentions.append(Mention(start=start, end=end, text=c.text, label=c.label, sentence=sentence_of[c.span.start],
+                                confidence=round(c.confidence, 3), extractor=extractor, acronym_of=c.acronym_of,
+                                role=c.role, role_confidence=c.role_confidence, rule=c.rule))
     results = []
-    for found in find_results(doc, mentions):
-        start, end = offsets.original_span(found.value.start_char, found.value.end_char)
-        results.append(Result(start=start, end=end, value=found.number, unit=found.unit,
-                              sentence=sentence_of[found.value.start], metric=found.metric, dataset=found.dataset,
-                              subject=found.subject, previous=found.previous, kind=found.kind,
-                              confidence=found.confidence))
-    # The model's relations first: on SciER dev they are the more precise where both relate a pair,
-    # but a sentence's "A outperforms B" says more than the model's "A is compared with B".
-    stated = find_links(doc, mentions)
-    wins = {frozenset((link.head, link.tail)) for link in stated if link.relation == "outperforms"}
-    links = [link for link in span_model_links(mentions)
-             if not (link.relation == "comparedWith" and frozenset((link.head, link.tail)) in wins)]
-    related = {frozenset((link.head, link.tail)) for link in links}
-    links += [link for link in stated if frozenset((link.head, link.tail)) not in related]
-    synonyms = span_model_synonyms(mentions)
-    for mention in mentions:  # what leaves the stage is plain data: no parse, confidences as stored
-        mention.span, mention.confidence = None, round(mention.confidence, 3)
+    for r in found.results:
+        start, end = offsets.original_span(r.value.start_char, r.value.end_char)
+        results.append(Result(start=start, end=end, value=r.number, unit=r.unit, sentence=sentence_of[r.value.start],
+                              metric=r.metric, dataset=r.dataset, subject=r.subject, previous=r.previous, kind=r.kind,
+                              confidence=r.confidence))
     spans = []
     for token in doc:
         spans += offsets.original_span(token.idx, token.idx + len(token))
     tokens, token_spans = PaperExtraction.pack_tokens([token.text_with_ws for token in doc], spans)
-    return PaperExtraction(paper=paper, sentences=sentences, mentions=mentions, acronyms=acronyms,
-                           links=links, results=results, synonyms=synonyms, tokens=tokens,
+    return PaperExtraction(paper=paper, sentences=sentences, mentions=mentions, acronyms=found.acronyms,
+                           links=found.links, results=results, synonyms=found.synonyms, tokens=tokens,
                            token_spans=token_spans)
 
 
@@ -309,7 +336,7 @@ def predict_relations(text: str, entities: list[tuple[int, int, str]] | None = N
             span = doc.char_span(start, end, alignment_mode="expand")
             if span is None or not len(span):
                 continue
-            gold = Mention.found(span, SCIERC_TO_KG.get(label, label), 0.8, "gold")
+            gold = Candidate(span, SCIERC_TO_KG.get(label, label), 0.8, "gold")
             gold.role, _ = roles.role_of(gold, proposed)
             mentions.append(gold)
             spans.append((start, end))

@@ -11,7 +11,7 @@ proposal is evaluated on a dataset another sentence names is what the paper's
 roles say (``proposes``, ``evaluatesOn``), and linking the two across
 sentences cost precision on SciER dev (0.465 against 0.407).
 
-The mentions are the rules' ``kg.model.Mention`` objects, their roles set;
+The mentions are the rules' ``Candidate`` objects, their roles set;
 any typed span will do, so the same rules score SciERC's gold entities.
 """
 from __future__ import annotations
@@ -20,8 +20,9 @@ from collections import defaultdict
 
 from spacy.tokens import Doc, Span
 
-from ..model import Link, Mention
+from ..model import Link
 from ..vocab import ACTOR_TYPES, RELATION_TYPES
+from .candidate import Candidate
 
 _SUBJECT_DEPS = {"nsubj", "nsubjpass"}
 _OUTPERFORM = {"outperform", "surpass", "beat", "exceed", "outperforms", "surpasses", "beats", "exceeds"}
@@ -34,18 +35,18 @@ _EVALUATE_VERBS = {"evaluate", "test", "benchmark", "assess", "compare", "apply"
 _PURPOSE = {"for", "to", "in", "towards", "toward"}
 
 
-def main_proposal(mentions: list[Mention]) -> int | None:
+def main_proposal(mentions: list[Candidate]) -> int | None:
     """The paper's first proposed method or model: what "our method" and "experiments" are about."""
     return next((i for i, m in enumerate(mentions) if m.role == "proposes" and m.label in ACTOR_TYPES), None)
 
 
-def sentence_actor(members: list[int], mentions: list[Mention]) -> tuple[int | None, float]:
+def sentence_actor(members: list[int], mentions: list[Candidate]) -> tuple[int | None, float]:
     """The method or model a sentence is about, and how sure that is.
 
     >>> from kg.extract.pipeline import load_pipeline
     >>> doc = load_pipeline()("The resultant MOBILERL-9B model achieves 80.2% on AndroidWorld.")
-    >>> spans = [Mention.found(doc[2:3], "Model", 0.7, "name", role="uses"),
-    ...          Mention.found(doc[9:10], "Dataset", 0.7, "name", role="evaluatesOn")]
+    >>> spans = [Candidate(doc[2:3], "Model", 0.7, "name", role="uses"),
+    ...          Candidate(doc[9:10], "Dataset", 0.7, "name", role="evaluatesOn")]
     >>> sentence_actor([0, 1], spans)
     (0, 0.7)
     """
@@ -70,7 +71,7 @@ def _is_outperform(span: Span) -> bool:
                for t in span.doc[span.sent.start : span.start])
 
 
-def _comparison_subject(span: Span, mentions: list[Mention], members: list[int]) -> int | None:
+def _comparison_subject(span: Span, mentions: list[Candidate], members: list[int]) -> int | None:
     """What a baseline is compared against: the subject of "outperforms", "surpasses", "beats" above it."""
     token = span.root
     for _ in range(4):
@@ -87,7 +88,7 @@ def _comparison_subject(span: Span, mentions: list[Mention], members: list[int])
     return None
 
 
-def _purpose_head(span: Span, mentions: list[Mention], members: list[int]) -> int | None:
+def _purpose_head(span: Span, mentions: list[Candidate], members: list[int]) -> int | None:
     """The method a task is for: "X for visual grounding", "we apply X to code generation"."""
     doc = span.doc
     root = span.root
@@ -110,7 +111,7 @@ def _purpose_head(span: Span, mentions: list[Mention], members: list[int]) -> in
     return None
 
 
-def _examples(i: int, members: list[int], mentions: list[Mention]) -> list[int]:
+def _examples(i: int, members: list[int], mentions: list[Candidate]) -> list[int]:
     """The mentions listed as examples of mention ``i``: "LLMs such as LLaMA-3 and Qwen2.5"."""
     doc = mentions[i].span.doc
     at = mentions[i].span.end
@@ -133,7 +134,7 @@ def _examples(i: int, members: list[int], mentions: list[Mention]) -> list[int]:
     return found
 
 
-def _whole(sentence: Span, members: list[int], mentions: list[Mention]) -> tuple[int | None, float]:
+def _whole(sentence: Span, members: list[int], mentions: list[Candidate]) -> tuple[int | None, float]:
     """What a sentence with a part cue is about: "In ADAGRPO, we design ...", "X consists of ..."."""
     tokens = list(sentence)
     if not any(t.lower_ in _PART_CUES for t in tokens) and not (tokens and tokens[0].lower_ in ("in", "within")):
@@ -151,16 +152,16 @@ def _whole(sentence: Span, members: list[int], mentions: list[Mention]) -> tuple
     return None, 0.0
 
 
-def find_links(doc: Doc, mentions: list[Mention]) -> list[Link]:
+def find_links(doc: Doc, mentions: list[Candidate]) -> list[Link]:
     """The relations between ``mentions`` that the sentences of ``doc`` state, one ``Link`` each.
 
     Example
     -------
     >>> from kg.extract.pipeline import load_pipeline
     >>> doc = load_pipeline()("We introduce LongFilter, which shows gains on RULER and HELMET.")
-    >>> spans = [Mention.found(doc[2:3], "Method", 0.75, "proposed-name", role="proposes"),
-    ...          Mention.found(doc[8:9], "Dataset", 0.7, "name", role="evaluatesOn"),
-    ...          Mention.found(doc[10:11], "Dataset", 0.7, "name", role="evaluatesOn")]
+    >>> spans = [Candidate(doc[2:3], "Method", 0.75, "proposed-name", role="proposes"),
+    ...          Candidate(doc[8:9], "Dataset", 0.7, "name", role="evaluatesOn"),
+    ...          Candidate(doc[10:11], "Dataset", 0.7, "name", role="evaluatesOn")]
     >>> [(spans[l.head].span.text, l.relation, spans[l.tail].span.text) for l in find_links(doc, spans)]
     [('LongFilter', 'evaluatedOn', 'RULER'), ('LongFilter', 'evaluatedOn', 'HELMET')]
     """

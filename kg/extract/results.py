@@ -46,8 +46,8 @@ from typing import NamedTuple
 from spacy.tokens import Doc, Span, Token
 
 from .. import lexicon
-from ..model import Mention
 from ..vocab import ACTOR_TYPES
+from .candidate import Candidate
 from .links import main_proposal
 
 _UNITS = {"%": "%", "percent": "%", "points": "points", "point": "points", "pp": "points", "x": "x", "×": "x"}
@@ -130,7 +130,7 @@ class _Reading(NamedTuple):
 class _Mentions:
     """The mentions of one sentence, found by token: which name does this token belong to?"""
 
-    def __init__(self, members: list[int], mentions: list[Mention]):
+    def __init__(self, members: list[int], mentions: list[Candidate]):
         self.mentions = mentions
         self.by_token: dict[int, list[int]] = {}
         for j in sorted(members, key=lambda j: -len(mentions[j].span)):  # the longest name first
@@ -173,7 +173,7 @@ def _unit(doc: Doc, i: int) -> tuple[str, int] | None:
     return None
 
 
-def _inside(i: int, spans: list[Mention]) -> bool:
+def _inside(i: int, spans: list[Candidate]) -> bool:
     return any(m.span.start <= i < m.span.end for m in spans)
 
 
@@ -269,8 +269,8 @@ def _of_gain(value: Span, words: list[str]) -> bool:
     return words[-1:] == ["of"] and any(w in _CHANGE_NOUNS for w in words)
 
 
-def _bare(token: Token, mentions: list[Mention], members: list[int], names: _Mentions,
-          values: list[_Value]) -> tuple[bool, Mention | None]:
+def _bare(token: Token, mentions: list[Candidate], members: list[int], names: _Mentions,
+          values: list[_Value]) -> tuple[bool, Candidate | None]:
     """Whether a number without a unit is a value, and the metric it stands beside."""
     doc = token.doc
     if _is_count(token, names):
@@ -305,7 +305,7 @@ def _bare(token: Token, mentions: list[Mention], members: list[int], names: _Men
     return owned or on_dataset or listed or _leads_list(token, names), None
 
 
-def _read_values(sentence: Span, mentions: list[Mention], names: _Mentions, members: list[int]) -> list[_Value]:
+def _read_values(sentence: Span, mentions: list[Candidate], names: _Mentions, members: list[int]) -> list[_Value]:
     """The numbers of ``sentence`` that are values, with their unit, kind, the value before and their own metric."""
     doc = sentence.doc
     values: list[_Value] = []
@@ -756,7 +756,7 @@ def _names_the_one_before(sentence: Span) -> bool:
         c.lower_ in ("this", "that", "same") for c in t.children) for t in sentence)
 
 
-def _dataset_runs(datasets: list[int], mentions: list[Mention]) -> list[list[int]]:
+def _dataset_runs(datasets: list[int], mentions: list[Candidate]) -> list[list[int]]:
     """The datasets of a sentence grouped into the lists it writes: "on PTB and WikiText-2 to 51.1 and
     44.3, and on the text8 and Hutter Prize datasets to 1.19 and 1.08" writes two lists of two."""
     runs: list[list[int]] = []
@@ -771,7 +771,7 @@ def _dataset_runs(datasets: list[int], mentions: list[Mention]) -> list[list[int
     return runs
 
 
-def _paired_run(runs: list[list[int]], length: int, start: int, mentions: list[Mention]) -> list[int] | None:
+def _paired_run(runs: list[list[int]], length: int, start: int, mentions: list[Candidate]) -> list[int] | None:
     """The list of datasets that a list of ``length`` values starting at token ``start`` pairs with
     "respectively": the last list of that length before the values, else the first after them; None
     when no list has that length, or the values stand alone."""
@@ -780,16 +780,16 @@ def _paired_run(runs: list[list[int]], length: int, start: int, mentions: list[M
     return before[-1] if before else next(iter(fitting), None)
 
 
-def find_results(doc: Doc, mentions: list[Mention]) -> list[Found]:
+def find_results(doc: Doc, mentions: list[Candidate]) -> list[Found]:
     """The results stated in ``doc``, linked to ``mentions`` through the sentence's parse.
 
     Example
     -------
     >>> from kg.extract.pipeline import load_pipeline
     >>> doc = load_pipeline()("On AndroidWorld, our agent reaches a success rate of 80.2% and a perplexity of 3.65.")
-    >>> spans = [Mention.found(doc[1:2], "Dataset", 0.7, "name", role="evaluatesOn"),
-    ...          Mention.found(doc[7:9], "Metric", 0.8, "metric-lexicon", role="measures"),
-    ...          Mention.found(doc[15:16], "Metric", 0.7, "metric-lexicon", role="measures")]
+    >>> spans = [Candidate(doc[1:2], "Dataset", 0.7, "name", role="evaluatesOn"),
+    ...          Candidate(doc[7:9], "Metric", 0.8, "metric-lexicon", role="measures"),
+    ...          Candidate(doc[15:16], "Metric", 0.7, "metric-lexicon", role="measures")]
     >>> [(r.value.text, r.unit, r.metric, r.dataset, r.kind) for r in find_results(doc, spans)]
     [('80.2%', '%', 1, 0, 'score'), ('3.65', '', 2, 0, 'score')]
     """

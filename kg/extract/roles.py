@@ -13,8 +13,8 @@ from spacy.tokens import Doc, Span, Token
 
 from .. import lexicon
 from ..keys import is_generic_key, resolution_key, singular
-from ..model import Mention
 from ..vocab import ACTOR_TYPES, DEFAULT_ROLE, NEW_ROLE
+from .candidate import Candidate
 from .abbreviations import find_abbreviations
 from .rules import described_as_dataset, looks_like_name, type_of_name
 
@@ -187,7 +187,7 @@ def _foundations(doc: Doc, region: set[int]) -> set[int]:
     return found
 
 
-def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Mention]:
+def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Candidate]:
     """Capitalised words in a proposed object that no rule found ("we propose Nüwa, a ... framework").
 
     The tagger often calls a new name an adjective ("Earth-Agent") or a noun ('termed as "WAGE"'),
@@ -206,7 +206,7 @@ def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Men
                 and start - 1 not in taken:
             start -= 1
         span = doc[start : i + 1]
-        found.append(Mention.found(span, _proposed_label(span), 0.75, "proposed-name"))
+        found.append(Candidate(span, _proposed_label(span), 0.75, "proposed-name"))
     return found
 
 
@@ -233,7 +233,7 @@ _DESCRIPTION_STOPS = {"that", "which", "this", "these", "its", "their", "using",
 _DESCRIPTION_LIMIT = 10  # tokens of a description: past that it is a sentence, not a name
 
 
-def described_proposals(doc: Doc, mentions: list[Mention]) -> list[Mention]:
+def described_proposals(doc: Doc, mentions: list[Candidate]) -> list[Candidate]:
     """What an abstract that names no proposal says it puts forward, as the words describing it:
     "We present a novel framework for generating pop music" -> "framework for generating pop
     music"; "we propose a new model for the rating prediction task" -> "model for the rating
@@ -297,13 +297,13 @@ def described_proposals(doc: Doc, mentions: list[Mention]) -> list[Mention]:
                 or any(t.is_quote for t in span) \
                 or any(m.span.start <= start and end <= m.span.end for m in mentions):
             continue  # a kind word alone, a name (the name rules' work), or what a mention already is
-        found = Mention.found(span, label, 0.6, "described-proposal")
+        found = Candidate(span, label, 0.6, "described-proposal")
         found.role = NEW_ROLE.get(label, "proposes")
         return [found]
     return []
 
 
-def _named_later(doc: Doc, mentions: list[Mention], kind: Token) -> list[Mention]:
+def _named_later(doc: Doc, mentions: list[Candidate], kind: Token) -> list[Candidate]:
     """The defined name an abstract gives the kind of thing it says it proposes, written with that
     kind word: "a novel model ..." then "The Gated Multimodal Unit (GMU) model" -> the name and its
     acronym; nothing when no such name follows the claim."""
@@ -326,7 +326,7 @@ def _proposed_label(span: Span) -> str:
 NAMED_RULES = {"abbreviation-long", "family", "name", "name-shape", "proposed-name"}
 
 
-def is_name(mention: Mention) -> bool:
+def is_name(mention: Candidate) -> bool:
     """Whether a mention is written as a name: by a naming rule, an acronym, a word spelt like a name
     ("PreImageGAN"), or capitalised words inside a sentence ("Neural Map", "Boundary Attack")."""
     span = mention.span
@@ -336,7 +336,7 @@ def is_name(mention: Mention) -> bool:
     return span.start != span.sent.start and bool(words) and all(t.text[:1].isupper() for t in words)
 
 
-def settle_proposals(mentions: list[Mention]) -> None:
+def settle_proposals(mentions: list[Candidate]) -> None:
     """The roles of an abstract's mentions, each given by :func:`role_of`, settled across them.
 
     In an abstract that names what it proposes, only the names are proposed: the phrases describing
@@ -369,7 +369,7 @@ def is_compared(token: Token) -> bool:
     return current.lemma_.lower() in lexicon.COMPARE_WORDS
 
 
-def role_of(mention: Mention, proposed: set[int], *, nested: bool = False) -> tuple[str, float]:
+def role_of(mention: Candidate, proposed: set[int], *, nested: bool = False) -> tuple[str, float]:
     """The paper's role for one mention, with a confidence.
 
     A name ``nested`` inside a longer proposed name ("GRPO" in "Difficulty-Adaptive

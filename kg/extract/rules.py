@@ -1,7 +1,7 @@
 """Rules that find mentions in a parsed abstract and type them; :mod:`.roles` tells the paper's role for each.
 
-Each ``find_*`` function reads a ``Doc`` and returns ``kg.model.Mention``
-objects (``Mention.found``), each holding its span; ``select`` keeps one
+Each ``find_*`` function reads a ``Doc`` and returns ``Candidate``
+objects (``Candidate.found``), each holding its span; ``select`` keeps one
 mention per span. Everything here works on one paper with no corpus-wide state.
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span, Token
 
 from .. import lexicon
-from ..model import Mention
 from ..vocab import ENTITY_TYPES, SCIERC_TO_KG
+from .candidate import Candidate
 from .abbreviations import find_abbreviations
 
 _SIZE = re.compile(r"(?:^|[-_])\d+(?:\.\d+)?[BMK](?:$|[-_])|-(?:Instruct|Chat|Base|it)$")
@@ -160,7 +160,7 @@ def is_generic(span: Span) -> bool:
                for t in words)
 
 
-def find_abbreviation_mentions(doc: Doc) -> list[Mention]:
+def find_abbreviation_mentions(doc: Doc) -> list[Candidate]:
     found = []
     for short, long in find_abbreviations(doc):
         # "our novel GNN" loses "our novel", but the E of ENAS stands for "Efficient": a word
@@ -168,15 +168,15 @@ def find_abbreviation_mentions(doc: Doc) -> list[Mention]:
         while len(long) > 1 and long[0].lower_ in lexicon.EVALUATIVE and long[0].text[:1].lower() != short.text[:1].lower():
             long = long[1:]
         label = type_of_name(short.text) or _label_of_phrase(long)
-        found.append(Mention.found(long, label, 0.85, "abbreviation-long", acronym_of=short.text))
-        found.append(Mention.found(short, label, 0.9, "abbreviation-short", acronym_of=long.text))
+        found.append(Candidate(long, label, 0.85, "abbreviation-long", acronym_of=short.text))
+        found.append(Candidate(short, label, 0.9, "abbreviation-short", acronym_of=long.text))
     return found
 
 
 _MULTIWORD_FAMILIES = [f.split() for f in lexicon.MODEL_FAMILIES if " " in f]
 
 
-def find_family_mentions(doc: Doc) -> list[Mention]:
+def find_family_mentions(doc: Doc) -> list[Candidate]:
     """Model families of several words, with what is attached to the last one: "Stable Diffusion-XL"."""
     found = []
     for token in doc:
@@ -186,17 +186,17 @@ def find_family_mentions(doc: Doc) -> list[Mention]:
                 continue
             tokens = doc[token.i : end]
             if all(t.text == w for t, w in zip(tokens[:-1], words[:-1])) and tokens[-1].text.startswith(words[-1]):
-                found.append(Mention.found(tokens, "Model", 0.85, "family"))
+                found.append(Candidate(tokens, "Model", 0.85, "family"))
     return found
 
 
-def find_name_mentions(doc: Doc) -> list[Mention]:
+def find_name_mentions(doc: Doc) -> list[Candidate]:
     found = find_family_mentions(doc)
     for token in doc:
         if not looks_like_name(token):
             # "Android-Lab" is spelt like "Text-Attributed": a name only where the context calls it a dataset.
             if _capitalised_compound(token) and (type_from_context(token) or ("", 0))[0] == "Dataset":
-                found.append(Mention.found(doc[token.i : token.i + 1], "Dataset", 0.7, "name"))
+                found.append(Candidate(doc[token.i : token.i + 1], "Dataset", 0.7, "name"))
             continue
         span = doc[token.i : token.i + 1]
         label = type_of_name(token.text)
@@ -208,11 +208,11 @@ def find_name_mentions(doc: Doc) -> list[Mention]:
                 continue  # an undefined "GPU", "FPS", "RoI" or "AP": short capitals are rarely a method
             label, confidence = context if context else ("Method", 0.6)
             rule = "name" if context else "name-shape"  # a Method by its spelling alone
-        found.append(Mention.found(span, label, confidence, rule))
+        found.append(Candidate(span, label, confidence, rule))
     return found
 
 
-def find_ner_mentions(doc: Doc) -> list[Mention]:
+def find_ner_mentions(doc: Doc) -> list[Candidate]:
     """Spans of the learned scientific NER (when the pipeline has it), in our types, with its probability.
 
     A model trained on kg's types gives ours; SciERC's labels are read as ours
@@ -243,7 +243,7 @@ def find_ner_mentions(doc: Doc) -> list[Mention]:
             if not named and not (type_from_context(span.root) or ("", 0))[0] == "Dataset":
                 continue
         confidence = probabilities[index] if index < len(probabilities) else 0.7
-        found.append(Mention.found(span, label, confidence, "ner"))
+        found.append(Candidate(span, label, confidence, "ner"))
     return found
 
 
@@ -273,7 +273,7 @@ def is_numeric_precision(span: Span) -> bool:
     return before in _NUMERIC_BEFORE or before.endswith("-bit") or after in _NUMERIC_AFTER or of_numbers
 
 
-def find_lexicon_mentions(doc: Doc, matchers: dict[str, "_Both"]) -> list[Mention]:
+def find_lexicon_mentions(doc: Doc, matchers: dict[str, "_Both"]) -> list[Candidate]:
     """Known names (``lexicon.METRICS``, ``lexicon.METHOD_NAMES``) wherever they occur as a noun phrase."""
     found = []
     for label, matcher in matchers.items():
@@ -287,11 +287,11 @@ def find_lexicon_mentions(doc: Doc, matchers: dict[str, "_Both"]) -> list[Mentio
                 continue
             if label == "Metric" and is_numeric_precision(span):
                 continue
-            found.append(Mention.found(span, label, 0.8, f"{label.lower()}-lexicon"))
+            found.append(Candidate(span, label, 0.8, f"{label.lower()}-lexicon"))
     # "5.6% error": a measure named by a word too generic for the lexicon, right after its value.
     for token in doc[1:]:
         if token.lower_ in lexicon.METRICS_AFTER_VALUE and doc[token.i - 1].text == "%":
-            found.append(Mention.found(doc[token.i : token.i + 1], "Metric", 0.7, "metric-lexicon"))
+            found.append(Candidate(doc[token.i : token.i + 1], "Metric", 0.7, "metric-lexicon"))
     return found
 
 
@@ -361,7 +361,7 @@ TIERS = (
 _LEVELS = {("character", "level"), ("char", "level"), ("character", "-", "level"), ("char", "-", "level")}
 
 
-def with_levels(mentions: list[Mention]) -> list[Mention]:
+def with_levels(mentions: list[Candidate]) -> list[Candidate]:
     """Dataset mentions grown over a "character-level" before them: "the Character Level Penn
     Treebank (PTB) task" names the character-level benchmark, not Penn Treebank."""
     out = []
@@ -371,14 +371,14 @@ def with_levels(mentions: list[Mention]) -> list[Mention]:
             for n in (3, 2):
                 words = tuple(t.lower_ for t in span.doc[max(0, span.start - n) : span.start])
                 if len(words) == n and words in _LEVELS:
-                    mention = Mention.found(span.doc[span.start - n : span.end], "Dataset", mention.confidence,
+                    mention = Candidate(span.doc[span.start - n : span.end], "Dataset", mention.confidence,
                                             mention.rule, role=mention.role)
                     break
         out.append(mention)
     return out
 
 
-def select(candidates: list[Mention]) -> list[Mention]:
+def select(candidates: list[Candidate]) -> list[Candidate]:
     """One candidate per span, chosen in the order of :data:`TIERS`, and no phrase that merely wraps
     a name or a defined long form."""
     tier_of = {rule: n for n, rules in enumerate(TIERS) for rule in rules}
@@ -392,7 +392,7 @@ def select(candidates: list[Mention]) -> list[Mention]:
     metrics = [c.span for c in candidates if c.rule == "metric-lexicon"]
     candidates = [c for c in candidates if c.label != "Metric" or c.rule == "metric-lexicon" or not any(
         m.start <= c.span.start and c.span.end <= m.end and len(m) > len(c.span) for m in metrics)]
-    by_span: dict[tuple[int, int], Mention] = {}
+    by_span: dict[tuple[int, int], Candidate] = {}
     for c in sorted(candidates, key=lambda c: tier_of.get(c.rule, last)):
         by_span.setdefault((c.span.start, c.span.end), c)
     # Where a rule finds the span model's very span, the model's type stands (on SciER dev it was right
@@ -407,7 +407,7 @@ def select(candidates: list[Mention]) -> list[Mention]:
     for c in candidates:
         if (c.rule, c.label) in (("name", "Dataset"), ("metric-lexicon", "Metric"), ("dataset-lexicon", "Dataset")):
             by_span[c.span.start, c.span.end].label = c.label  # a known metric is a Metric: FID, BLEU
-    def shadowed(c: Mention, strong: list[Mention]) -> bool:
+    def shadowed(c: Candidate, strong: list[Candidate]) -> bool:
         for s in strong:
             a, b = c.span, s.span
             if a.end <= b.start or b.end <= a.start:
@@ -427,7 +427,7 @@ def select(candidates: list[Mention]) -> list[Mention]:
     # Tier by tier: a later source's span may not cross or sit inside an earlier one's, nor wrap it
     # with only generic words ("an online ... framework MOBILERL" is MOBILERL).
     # Within a tier the longer span first: "test error" holds the metric "error".
-    kept: list[Mention] = []
+    kept: list[Candidate] = []
     for tier in range(last + 1):
         for c in sorted((c for c in by_span.values() if tier_of.get(c.rule, last) == tier),
                         key=lambda c: (-len(c.span), c.span.start)):
