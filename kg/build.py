@@ -36,7 +36,7 @@ from .model import Entity, Paper, PaperExtraction
 from .resolve.propagate import propagate
 from .write.triples import node_iri
 from .link.relations import sentence_relations, variant_relations
-from .resolve import resolution_report, resolve
+from .resolve import corpus_names, resolution_report, resolve
 from .similarity import Vectors, entity_vectors
 from .store import INDEX_SUFFIX, STORE_SUFFIX, VECTORS_SUFFIX, write_store
 from .text import normalize_for_id
@@ -217,7 +217,9 @@ def build(
         said(f"Extracted {len(extractions):,} papers ({hits:,} from the cache, {len(extractions) - hits:,} parsed)")
         # Resolution, then its last step: the names it found looked up in every abstract.
         taxonomy = pwc.load()
-        extractions, entities = propagate(extractions, resolve(extractions, known_datasets=taxonomy.datasets))
+        names = corpus_names(extractions)  # what resolution and its last step both read
+        entities = resolve(extractions, known_datasets=taxonomy.datasets, names=names)
+        extractions, entities = propagate(extractions, entities, names=names)
         said(f"Resolved {sum(len(ex.mentions) for ex in extractions):,} mentions into {len(entities):,} entities")
         relations = variant_relations(entities, extractions) + sentence_relations(entities, extractions)
         # The concept hierarchy joins specific names to the concepts papers share.

@@ -255,3 +255,29 @@ def test_a_dataset_named_with_its_language_is_the_dataset_its_acronym_names():
               PaperExtraction(Paper("b", b), [(0, len(b))], [Mention(4, 15, "English PTB", "Dataset", 0, 0.9, "t")], {})]
     [entity] = resolve(papers)
     assert entity.aliases == ["English PTB", "PTB", "Penn Treebank"]  # one entity, whichever label it takes
+
+
+def test_propagate_returns_new_entities_and_leaves_its_inputs_as_they_were():
+    from kg.model import Mention, Paper, PaperExtraction
+    from kg.resolve.propagate import propagate
+
+    def extraction(paper_id, text, found):
+        words = [word + " " for word in text.split(" ")]
+        words[-1] = words[-1].rstrip()
+        spans, at = [], 0
+        for word in words:
+            spans, at = spans + [at, at + len(word.rstrip())], at + len(word)
+        tokens, token_spans = PaperExtraction.pack_tokens(words, spans)
+        mentions = [Mention(text.index(f), text.index(f) + len(f), f, "Method", 0, 0.8, "rules",
+                            role="uses", role_confidence=0.8) for f in found]
+        return PaperExtraction(Paper(paper_id, text), [(0, len(text))], mentions, {}, tokens=tokens,
+                               token_spans=token_spans)
+
+    extractions = [extraction("a", "We build on flow matching .", ["flow matching"]),
+                   extraction("b", "CurlFlow is compared relative to Flow Matching .", [])]
+    entities = resolve(extractions)
+    before = [list(e.mentions) for e in entities]
+    grown, found = propagate(extractions, entities)
+    assert [e.mentions for e in entities] == before and extractions[1].mentions == []
+    assert found[0].mentions == [("a", 0), ("b", 0)] and found[0] is not entities[0]
+    assert [m.text for m in grown[1].mentions] == ["Flow Matching"]

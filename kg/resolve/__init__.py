@@ -398,7 +398,8 @@ def cluster_key(text: str, extraction: PaperExtraction, names: dict[str, str]) -
 _KNOWN_METHODS = frozenset(resolution_key(name) for name in lexicon.METHOD_NAMES)  # Adam is no dataset ADAM
 
 
-def resolve(extractions: list[PaperExtraction], *, known_datasets: Collection[str] = ()) -> list[Entity]:
+def resolve(extractions: list[PaperExtraction], *, known_datasets: Collection[str] = (),
+            names: dict[str, str] | None = None) -> list[Entity]:
     """Group every mention of ``extractions`` into entities, largest first.
 
     ``known_datasets`` holds the keys of names known to be datasets (the build hands on
@@ -415,7 +416,7 @@ def resolve(extractions: list[PaperExtraction], *, known_datasets: Collection[st
     >>> [(e.label, sorted(e.aliases), len(e.mentions)) for e in resolve([a, b])]
     [('LLM', ['LLM', 'LLMs', 'Large Language Models', 'large language models'], 4)]
     """
-    names = corpus_names(extractions)
+    names = corpus_names(extractions) if names is None else names
     clusters: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for ex in extractions:
         for index, mention in enumerate(ex.mentions):

@@ -35,9 +35,11 @@ def _distinctive(form: str) -> bool:
     return (is_acronym_like(form) and len(form) >= 2) or len(form.split()) >= 2
 
 
-def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> tuple[list[PaperExtraction], list[Entity]]:
-    """``extractions`` with a mention added wherever an entity's distinctive name occurs uncovered,
-    and ``entities`` with those mentions.
+def propagate(extractions: list[PaperExtraction], entities: list[Entity], *,
+              names: dict[str, str] | None = None) -> tuple[list[PaperExtraction], list[Entity]]:
+    """New ``extractions`` with a mention added wherever an entity's distinctive name occurs
+    uncovered, and new ``entities`` with those mentions; neither input is changed. ``names`` is
+    what :func:`kg.resolve.corpus_names` gives for ``extractions``, where the caller has it.
 
     Example
     -------
@@ -84,8 +86,9 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> tup
     longest = max((len(p) for p in patterns), default=0)
     firsts = {p[0] for p in patterns}
 
-    names = corpus_names(extractions)
+    names = corpus_names(extractions) if names is None else names
     by_key = {entity.key: entity for entity in entities}
+    added: dict[str, list[tuple[str, int]]] = {}  # entity key -> the mentions it gains
     results = []
     for ex in extractions:
         words, spans = ex.token_list()
@@ -110,10 +113,10 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity]) -> tup
             role = "comparesWith" if label in ACTOR_TYPES and before & _COMPARE_CUES else DEFAULT_ROLE[label]
             mentions.append(Mention(start, end, text, label, max(sentence, 0), CONFIDENCE, EXTRACTOR,
                                     role=role, role_confidence=CONFIDENCE))
-            entity.mentions.append((ex.paper.id, len(mentions) - 1))
+            added.setdefault(entity.key, []).append((ex.paper.id, len(mentions) - 1))
             covered.append((start, end))
         results.append(replace(ex, mentions=mentions))
-    return results, entities
+    return results, [replace(e, mentions=e.mentions + added[e.key]) if e.key in added else e for e in entities]
 
 
 def _pattern(words: list[str], *, exact: bool) -> tuple[str, ...]:
