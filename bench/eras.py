@@ -1,0 +1,158 @@
+"""The answers' figures on several corpora side by side, each split into the part judgments may be
+tuned on and the third set aside by a hash of the paper id, so that a figure measured where it was
+tuned is never read alone.
+
+    python bench/eras.py iclr=/tmp/iclr:bench/concepts_dev.json \\
+        neurips=/tmp/neurips:bench/judged/neurips2023.json small=/tmp/small:bench/judged/neurips2023_ssl40.json
+
+Each argument is NAME=GRAPH:JUDGED (a graph built by ``kg build``, the judgments made by reading its
+abstracts, in the format of ``bench/concepts_dev.json``). A paper is held out when
+``int(sha1(id), 16) % 3 == 0``. Figures, each as a share with its counts:
+
+- proposals recall: judged papers with a named proposal that have a proposes/introduces edge to an
+  entity one of whose names is a judged name; precision: such edges over all proposes/introduces
+  edges of those papers;
+- the same precision over every judged paper, those proposing nothing by name included (an edge
+  to "a sampling method" where the paper names nothing is wrong);
+- papers proposing nothing at all that have a proposes edge (lower is better);
+- leaderboard recall: judged scores (kind ``score`` on the dataset itself, not a variant such as
+  ImageNet-C) that some board of the dataset ranks (same paper, same value); precision: ranked
+  entries of judged papers that are judged scores of that dataset; method named: of the right
+  entries, those whose method is the judged one (by name, or the paper's own proposal where the
+  judgment says the paper's method reached it).
+
+Names match through kg's resolution key, as ``kg related NAME`` finds an entity. The noise of a
+figure is estimated as the binomial standard error sqrt(p(1-p)/n) of its share, printed beside it.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from answers import _number, names_of, proposals, rows  # noqa: E402
+
+from kg.keys import resolution_key  # noqa: E402
+from kg.query.leaderboard import leaderboard  # noqa: E402
+from kg.store import open_graph  # noqa: E402
+
+PARTS = ("tuned", "held out")
+#: The written forms of a dataset that are the dataset itself, not a variant of it.
+SAME_DATASET = {"imagenet": {"imagenet-1k", "imagenet1k", "imagenet-1K", "ilsvrc", "ilsvrc-2012", "ilsvrc2012",
+                             "imagenet-2012", "imagenet 2012", "imagenet-1k (ilsvrc 2012)"},
+                "coco": {"ms-coco", "mscoco", "ms coco", "coco 2017", "coco val2017", "coco test-dev", "coco2017"}}
+
+
+def part_of(paper_id: str) -> str:
+    return PARTS[int(hashlib.sha1(paper_id.encode()).hexdigest(), 16) % 3 == 0]
+
+
+class Tally:
+    """Hits over totals, per figure and part."""
+
+    def __init__(self):
+        self.counts = defaultdict(lambda: [0, 0])
+
+    def add(self, figure: str, paper_id: str, hits: int, total: int = 1) -> None:
+        """``hits`` of ``total`` (a bool counts as 0 or 1 of 1) for the part ``paper_id`` is in."""
+        cell = self.counts[figure, part_of(paper_id)]
+        cell[0] += int(hits)
+        cell[1] += total
+
+    def cell(self, figure: str, part: str) -> str:
+        hits, total = self.counts[figure, part]
+        if not total:
+            return "–"
+        p = hits / total
+        return f"{p:.2f}±{math.sqrt(p * (1 - p) / total):.2f} ({hits}/{total})"
+
+
+def proposal_figures(store, judged: list[dict], tally: Tally) -> None:
+    names, proposed = names_of(store), proposals(store)
+    for paper in judged:
+        edges = proposed[paper["id"]]
+        gold = {resolution_key(n) for n in paper["proposed"]}
+        if edges:  # every edge of a judged paper, a paper proposing nothing by name included
+            tally.add("proposals precision, every judged paper", paper["id"],
+                      sum(1 for iri in edges if names[iri] & gold), len(edges))
+        if paper["proposed"]:
+            hits = [iri for iri in edges if names[iri] & gold]
+            tally.add("proposals recall", paper["id"], bool(hits))
+            if edges:
+                tally.add("proposals precision", paper["id"], len(hits), len(edges))
+        elif not paper.get("unnamed"):
+            tally.add("proposes nothing, has an edge (lower is better)", paper["id"], bool(edges))
+
+
+def _itself(dataset: str, variant: str | None) -> bool:
+    if not variant:
+        return True
+    written = variant.strip().lower()
+    return written == dataset.lower() or written in SAME_DATASET.get(dataset.lower(), set())
+
+
+def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally: Tally) -> None:
+    ids = dict(rows(store, "SELECT ?p ?id WHERE { ?p a kg:Paper ; dcterms:identifier ?id }"))
+    names, proposed = names_of(store), proposals(store)
+    gold = defaultdict(dict)  # dataset -> (paper, value) -> judged record
+    for result in judged:
+        value = _number(str(result["value"]))
+        if result.get("kind") == "score" and value is not None and _itself(result["dataset"], result.get("variant")):
+            gold[result["dataset"]][result["paper"], round(value, 4)] = result
+    for dataset, expected in sorted(gold.items()):
+        try:
+            first = leaderboard(store, dataset)
+            boards = [first] + [leaderboard(store, dataset, metric) for metric in first.other_metrics]
+        except Exception:  # noqa: BLE001 - a dataset the graph lacks: every judged score is missed
+            boards = []
+        entries = {}
+        for entry in (e for b in boards for e in b.ranked if not e.before):
+            paper = ids.get(entry.paper)
+            if read is None or paper in read:
+                entries[paper, round(entry.value, 4)] = entry
+        for (paper, value), record in expected.items():
+            tally.add("leaderboard recall", paper, (paper, value) in entries)
+        for (paper, value), entry in entries.items():
+            right = (paper, value) in expected
+            tally.add("leaderboard precision", paper, right)
+            if right:
+                record = expected[paper, value]
+                subject = resolution_key(entry.subject) if entry.subject else None
+                own = {k for iri in proposed[paper] for k in names.get(iri, ())}
+                named = subject is not None and (
+                    (record.get("subject") and subject == resolution_key(record["subject"]))
+                    or (record.get("subject_is_proposal") and subject in own))
+                tally.add("leaderboard method named", paper, bool(named))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("corpora", nargs="+", metavar="NAME=GRAPH:JUDGED")
+    args = parser.parse_args()
+    tallies = {}
+    for spec in args.corpora:
+        name, _, rest = spec.partition("=")
+        graph, _, judged_path = rest.partition(":")
+        judged = json.loads(Path(judged_path).read_text(encoding="utf-8"))
+        store, tally = open_graph(graph), Tally()
+        if judged.get("proposals"):
+            proposal_figures(store, judged["proposals"], tally)
+        if judged.get("results"):
+            read = set(judged["results_read"]) if judged.get("results_read") else None
+            leaderboard_figures(store, judged["results"], read, tally)
+        tallies[name] = tally
+    figures = sorted({figure for t in tallies.values() for figure, _ in t.counts})
+    columns = [(name, part) for name in tallies for part in PARTS]
+    width = max(len(f) for f in figures) + 2
+    print(" " * width + "".join(f"{name + ' ' + part:>26}" for name, part in columns))
+    for figure in figures:
+        print(f"{figure:<{width}}" + "".join(f"{tallies[name].cell(figure, part):>26}" for name, part in columns))
+
+
+if __name__ == "__main__":
+    main()
