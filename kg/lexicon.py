@@ -220,6 +220,9 @@ TASK_CUES = frozenset("task problem challenge".split())
 
 #: Generic words that name a metric only right after a value ("5.6% error", "12% errors").
 METRICS_AFTER_VALUE = {"error", "errors", "loss"}
+#: Short names, as written, that are a metric right after a number ("16.8 AP", "26.8 PQ", "62.1 APbox")
+#: and may be anything elsewhere.
+METRICS_AFTER_NUMBER = {"AP", "AP50", "AP75", "APbox", "APmask", "AR", "PQ", "mAP50", "NDS", "mAR"}
 
 #: Words of a metric's name that say which way is better ("test error rate": lower).
 LOWER_IS_BETTER = frozenset("""

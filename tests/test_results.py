@@ -399,3 +399,14 @@ def test_a_pair_written_with_a_slash_takes_one_place_in_a_respectively_list():
                  "(Top-1 / Top-5) respectively.")
     assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [
         ("3.9%", "CIFAR-10"), ("18.5%", "CIFAR-100"), ("26.0%", None), ("8.5%", None)]
+
+
+def test_values_each_with_its_metric_share_the_dataset_named_after_the_last():
+    found = read("Trained on COCO only, our model achieves 26.8 PQ, 16.8 AP, and 34.1 mIoU on ADE20K.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [
+        ("26.8", "ADE20K"), ("16.8", "ADE20K"), ("34.1", "ADE20K")]
+
+
+def test_a_bracketed_gain_between_a_value_and_its_dataset_does_not_hide_the_dataset():
+    found = read("With MAFT, the performance of the methods is promoted to 50.4% (+ 8.2%) on COCO in terms of mIoU.")
+    assert ("50.4%", "score", None, "COCO") in [(value, kind, before, dataset) for value, kind, before, dataset, _, _ in found]

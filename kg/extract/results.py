@@ -352,7 +352,15 @@ def _listed(first: Span, second: Span) -> bool:
     return first.end <= second.start and all(t.lower_ in _LIST_SEPARATORS for t in first.doc[first.end : second.start])
 
 
-def _lists(values: list[_Value]) -> list[list[int]]:
+def _listed_with_metrics(first: Span, second: Span, names: _Mentions) -> bool:
+    """Whether only a metric and list separators stand between two values: "26.8 PQ, 16.8 AP, and
+    34.1 mIoU on ADE20K" is one list, each value with its own metric, sharing the dataset."""
+    between = first.doc[first.end : second.start]
+    separated = any(t.lower_ in _LIST_SEPARATORS for t in between)
+    return separated and all(t.lower_ in _LIST_SEPARATORS or names.at(t, {"Metric"}) is not None for t in between)
+
+
+def _lists(values: list[_Value], names: _Mentions) -> list[list[int]]:
     """The values grouped into the lists the sentence writes, each in order: "1.2%, 3.4% and 5.6% error"
     is one list of three, "AndroidWorld (80.2%) and Android-Lab (53.6%)" two lists of one.
 
@@ -360,7 +368,8 @@ def _lists(values: list[_Value]) -> list[list[int]]:
     """
     lists: list[list[int]] = []
     for n, value in enumerate(values):
-        if lists and _listed(values[n - 1].span, value.span):
+        if lists and (_listed(values[n - 1].span, value.span)
+                      or _listed_with_metrics(values[n - 1].span, value.span, names)):
             lists[-1].append(n)
         else:
             lists.append([n])
@@ -453,6 +462,11 @@ def _dataset_after(value: Span, names: _Mentions) -> tuple[int | None, bool]:
         at = max(at, names.mentions[following].span.end)
     if at < sentence.end and doc[at].lower_ in _COMPARATIVES:
         at += 1
+    # "50.4% (+ 8.2%) on COCO": past a short aside in brackets.
+    if at < sentence.end and doc[at].text == "(":
+        close = next((t.i for t in doc[at + 1 : min(at + 8, sentence.end)] if t.text == ")"), None)
+        if close is not None:
+            at = close + 1
     # "20.3% when transferred to ImageNet", "75.2% when applied to SVHN": where the value was measured.
     moved = at + 2 < sentence.end and doc[at].lower_ in ("when", "after", "once") and doc[at + 1].tag_ == "VBN" \
         and doc[at + 2].lower_ in _DATASET_PREPS | {"to"}
@@ -824,7 +838,7 @@ def find_results(doc: Doc, mentions: list[Candidate]) -> list[Found]:
             datasets = [earlier_only]
             distinct = {mentions[earlier_only].span.text}
         earlier_only = datasets[0] if len(datasets) == 1 else (None if distinct else earlier_only)
-        for group in _lists(values):
+        for group in _lists(values, names):
             slots = _slots([values[n] for n in group])
             for index, n in enumerate(group):
                 value = values[n]

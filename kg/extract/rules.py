@@ -292,6 +292,8 @@ def find_lexicon_mentions(doc: Doc, matchers: dict[str, "_Both"]) -> list[Candid
     for token in doc[1:]:
         if token.lower_ in lexicon.METRICS_AFTER_VALUE and doc[token.i - 1].text == "%":
             found.append(Candidate(doc[token.i : token.i + 1], "Metric", 0.7, "metric-lexicon"))
+        elif token.text in lexicon.METRICS_AFTER_NUMBER and doc[token.i - 1].like_num:
+            found.append(Candidate(doc[token.i : token.i + 1], "Metric", 0.75, "metric-lexicon"))
     return found
 
 
