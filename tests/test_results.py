@@ -410,3 +410,24 @@ def test_values_each_with_its_metric_share_the_dataset_named_after_the_last():
 def test_a_bracketed_gain_between_a_value_and_its_dataset_does_not_hide_the_dataset():
     found = read("With MAFT, the performance of the methods is promoted to 50.4% (+ 8.2%) on COCO in terms of mIoU.")
     assert ("50.4%", "score", None, "COCO") in [(value, kind, before, dataset) for value, kind, before, dataset, _, _ in found]
+
+
+def test_values_listed_before_a_comparison_are_gains_as_it_is():
+    found = read("MathNAS achieves 82.5% top-1 accuracy on ImageNet, 1.2% and 0.96% higher than Swin-T and LeViT-256, "
+                 "respectively.")
+    assert [(value, kind) for value, kind, *_ in found] == [("82.5%", "score"), ("1.2%", "gain"), ("0.96%", "gain")]
+
+
+def test_a_gain_joined_by_and_over_to_a_gain_is_a_gain():
+    found = read("DiffAttack decreases the robust accuracy by over 20% on CIFAR-10, and over 10% on ImageNet.")
+    assert [(value, kind) for value, kind, *_ in found] == [("20%", "gain"), ("10%", "gain")]
+
+
+def test_a_score_of_no_named_method_is_credited_to_the_papers_one_proposal_and_says_so(tmp_path):
+    from kg.query.leaderboard import leaderboard
+    source = tmp_path / "p.txt"
+    source.write_text("Test Papers\n\nWe propose FooNet, a network for image classification. "
+                      "Experiments show that it reaches 81.5% top-1 accuracy on ImageNet.\n", encoding="utf-8")
+    [entry] = leaderboard(open_graph(build(source, tmp_path)), "ImageNet").ranked
+    assert (entry.subject, entry.subject_from) == ("FooNet", "proposal")
+    assert entry.reached_by() == "FooNet (its paper's proposal; the sentence names none)"

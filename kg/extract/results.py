@@ -340,10 +340,24 @@ def _read_values(sentence: Span, mentions: list[Candidate], names: _Mentions, me
         gain = name == "x" or gain_phrase or _after_by(words) or _of_gain(span, words)
         if _is_share(span, names, gain):
             continue
+        joined = token.i - 1  # the word joining the value to the one before, past "over", "up to", "nearly"
+        while joined > sentence.start and doc[joined].lower_ in _BY_QUALIFIERS and doc[joined].lower_ != "to":
+            joined -= 1
         if values and values[-1].kind == "gain" and (_listed(values[-1].span, span) or (
-                doc[token.i - 1].lower_ in ("and", "or") and not named and not words[-1:] == ["to"])):
-            gain = True  # "by 2.0% and 1.1%", "by 0.9% for NASNet-A and 0.6% for Inception": a list of gains
+                doc[joined].lower_ in ("and", "or") and not named and not words[-1:] == ["to"])):
+            gain = True  # "by 2.0% and 1.1%", "by 0.9% for NASNet-A and 0.6% for Inception", "by over 20% ..., and over 10%"
         values.append(_Value(span, number, name, _anchor(span), previous, "gain" if gain else "score", metric, named))
+    # "1.2% and 0.96% higher than Swin-T": a list whose last value is a comparison is a list of gains.
+    comparing = False
+    for n in range(len(values) - 1, 0, -1):
+        later, earlier = values[n], values[n - 1]
+        comparing = later.kind == "gain" and (comparing or (
+            later.span.end < len(doc) and doc[later.span.end].lower_ in _COMPARATIVES))
+        if comparing and earlier.kind == "score" and earlier.metric is None and not earlier.named \
+                and _listed(earlier.span, later.span):
+            values[n - 1] = earlier._replace(kind="gain")
+        else:
+            comparing = False
     return values
 
 

@@ -25,7 +25,8 @@ import pyoxigraph as ox
 from ..errors import KGError
 from ..lexicon import lower_is_better
 from .lookup import find_entity, labels_of
-from . import view, with_values
+from . import kg_terms, view, view_with, with_values
+from ..vocab import ACTOR_TYPES
 from ..store import PREFIXES
 
 @dataclass
@@ -46,6 +47,19 @@ class Entry:
     confidence: float
     lower_is_better: bool | None
     before: bool = False  # the value a result improved on ("from 93.2% to 94.3%": 93.2%), itself a score
+    #: Where ``subject`` comes from: "sentence" (the sentence names it), "proposal" (the sentence names
+    #: none and its paper proposes this one method or model), or "" (none: ``unnamed_because`` says why).
+    subject_from: str = ""
+    unnamed_because: str = ""
+
+    def reached_by(self) -> str:
+        """Who reached the value, as a reader is told: the method or model, marked when it is the
+        paper's proposal rather than a name in the sentence, or why none can be named."""
+        if self.before:
+            return "(what the paper improved on)"
+        if self.subject_from == "proposal":
+            return f"{self.subject} (its paper's proposal; the sentence names none)"
+        return self.subject or f"(not named: {self.unnamed_because or 'the sentence names no method'})"
 
     def shown(self) -> str:
         """The value as a reader writes it: "80.2%", "57.5% -> 64.0%", "+12%", "1.37", "57.5% (before)"."""
@@ -61,7 +75,7 @@ class Entry:
         """The value this result improved on as an entry of its own, reached by no one named."""
         if self.previous is None or self.kind != "score":
             return None
-        return replace(self, value=self.previous, previous=None, subject="", before=True)
+        return replace(self, value=self.previous, previous=None, subject="", subject_from="", before=True)
 
 
 @dataclass
@@ -91,8 +105,7 @@ class Board:
                                                                                 "direction unknown: papers' order")
             lines.append(f"  ({direction})\n")
         for rank, e in enumerate(self.ranked, 1):
-            who = e.subject or ("(what the paper improved on)" if e.before else "(not named)")
-            lines.append(f"  {rank:3}. {e.shown():>16}  {who}  [{e.paper_label}]")
+            lines.append(f"  {rank:3}. {e.shown():>16}  {e.reached_by()}  [{e.paper_label}]")
             lines.append(f"       \"{' '.join(e.sentence.split())}\"  [{e.start}:{e.end}]")
         left = []
         if self.other_metrics:
@@ -117,17 +130,39 @@ def leaderboard(store: ox.Store, dataset: str, metric: str | None = None) -> Boa
     iri = find_entity(store, dataset, type="Dataset")
     rows = list(store.query(with_values(view("leaderboard"), "dataset", ox.NamedNode(iri)), prefixes=PREFIXES))
     labels = labels_of(store, [iri] + [row[part].value for row in rows for part in ("metric", "subject") if row[part]])
+    proposed = _proposals(store, {row["paper"].value for row in rows if not row["subject"]})
     entries = []
     for row in rows:
         named = labels.get(row["metric"].value, "") if row["metric"] else ""
+        subject, source, because = labels.get(row["subject"].value, "") if row["subject"] else "", "sentence", ""
+        if not subject:
+            own = proposed.get(row["paper"].value, [])
+            if len(own) == 1:  # "our method achieves ...", "it reaches ...": the paper's one proposal
+                subject, source = own[0], "proposal"
+            else:
+                source = ""
+                because = ("the sentence names no method, and the paper proposes several" if own else
+                           "the sentence names no method, and the paper proposes none by name")
         entries.append(Entry(
             value=float(row["value"].value), unit=row["unit"].value if row["unit"] else "",
             previous=float(row["previous"].value) if row["previous"] else None, kind=row["kind"].value,
-            metric=named, subject=labels.get(row["subject"].value, "") if row["subject"] else "",
+            metric=named, subject=subject, subject_from=source, unnamed_because=because,
             paper=row["paper"].value, paper_label=row["paperLabel"].value, sentence=row["sentence"].value,
             start=int(row["start"].value), end=int(row["end"].value), confidence=float(row["confidence"].value),
             lower_is_better=lower_is_better(named) if named else None))
     return board(labels[iri], entries, metric)
+
+
+def _proposals(store: ox.Store, papers: set[str]) -> dict[str, list[str]]:
+    """The labels of the methods and models each of ``papers`` (IRIs) proposes or introduces."""
+    if not papers:
+        return {}
+    found: dict[str, set[str]] = {}
+    query = view_with("paper-proposals", paper=[ox.NamedNode(p) for p in sorted(papers)],
+                      **{"class": kg_terms(sorted(ACTOR_TYPES))})
+    for row in store.query(query, prefixes=PREFIXES):
+        found.setdefault(row["paper"].value, set()).add(row["label"].value)
+    return {paper: sorted(labels) for paper, labels in found.items()}
 
 
 def board(dataset: str, entries: list[Entry], metric: str | None = None) -> Board:
