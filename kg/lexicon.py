@@ -197,7 +197,7 @@ KNOWN_DATASETS = (
 #: Verbs with which a paper introduces its own contribution ("we propose X").
 PROPOSE_VERBS = frozenset("""
 propose introduce present develop design build construct create release curate establish
-contribute offer devise formulate unveil compile
+contribute offer devise formulate unveil compile describe suggest
 """.split())
 
 #: Subjects that make a proposing verb the paper's own claim.

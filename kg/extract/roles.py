@@ -82,6 +82,33 @@ def _object_region(doc: Doc, verb: Token, limit: int = 30) -> set[int]:
     return region
 
 
+#: What a paper calls its own work before naming it: "our approach, calibrated Q-learning (Cal-QL), ...".
+_OWN_WORK = {"approach", "method", "framework", "model", "algorithm", "system", "technique", "architecture",
+             "benchmark", "dataset"}
+
+
+def _named_own_work(doc: Doc) -> set[int]:
+    """Tokens of the name set off by commas after "our approach," (or method, framework ...), its
+    bracketed acronym included: "Our approach, calibrated Q-learning (Cal-QL), accomplishes ...";
+    not a phrase of another kind there ("Our model, trained on ImageNet, reaches ...")."""
+    tokens: set[int] = set()
+    for token in doc[: len(doc) - 3]:
+        if token.lower_ != "our" or doc[token.i + 1].lemma_.lower() not in _OWN_WORK or doc[token.i + 2].text != ",":
+            continue
+        name, depth, closed = [], 0, False
+        for t in doc[token.i + 3 : min(token.i + 15, token.sent.end)]:
+            depth += (t.text == "(") - (t.text == ")")
+            if depth == 0 and t.text == ",":
+                closed = True
+                break
+            name.append(t)
+        if closed and name and name[0].pos_ not in ("DET", "PRON", "ADV", "ADP") and name[0].tag_ != "VBN" \
+                and not any(t.lower_ in _REGION_STOP or t.tag_ in ("VBZ", "VBP", "MD") or t.text in (";", ".")
+                            for t in name):
+            tokens |= {t.i for t in name}
+    return tokens
+
+
 def proposed_tokens(doc: Doc) -> set[int]:
     """Tokens of what the paper says it introduces: "we propose X", "this work introduces X", "dubbed X"."""
     tokens: set[int] = set()
@@ -108,6 +135,7 @@ def proposed_tokens(doc: Doc) -> set[int]:
                 foundations -= {t.i for t in long}
                 tokens |= {t.i for t in long} | {t.i for t in short}
     tokens -= foundations
+    tokens |= _named_own_work(doc)
     for verb in doc:
         if verb.lemma_.lower() in ("call", "dub", "term", "name", "abbreviate", "refer") and verb.pos_ == "VERB":
             # The name given to what the paper proposes: "an architecture called Hierarchical
