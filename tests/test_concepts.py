@@ -181,18 +181,6 @@ def test_a_capitalised_name_is_a_kind_only_of_a_name_its_last_words_spell():
     assert not any(source in ("arcade learning environment", "discrete space representation") for source, _ in links)
 
 
-def test_a_contribution_only_described_is_not_salient_however_capitalised():
-    from kg.link.concepts import SALIENCE_THRESHOLD, annotate
-    from kg.model import Entity, Mention, PaperExtraction, Paper
-
-    text = "We propose a model for Interactive Question Answering."
-    described = Mention(13, 53, "model for Interactive Question Answering", "Method", 0, 0.6, "t",
-                        role="proposes", rule="described-proposal")
-    ex = PaperExtraction(Paper("p", text), [(0, len(text))], [described], {})
-    entity = Entity("model for interactive question answering", "Method", described.text, [described.text], [("p", 0)])
-    assert annotate([entity], [], [ex])[entity.key]["salience"] == 1.0 < SALIENCE_THRESHOLD
-
-
 def test_a_hyphen_in_any_form_an_entity_is_written_in_keeps_its_tail_whole():
     from kg.link.concepts import _tails
 

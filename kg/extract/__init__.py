@@ -32,7 +32,7 @@ from .relation_model import load_relation_model, span_model_links, span_model_sy
 from .results import Found, find_results
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "38"
+RULES_VERSION = "40"
 
 
 def extractor_name(nlp: Language) -> str:
@@ -91,10 +91,7 @@ def find(doc: Doc, matchers, *, without: frozenset[str] = frozenset()) -> Findin
         if mention.rule == "abbreviation-short":
             acronyms[span.text] = mention.acronym_of
     roles.settle_proposals(mentions)
-    if "described-proposal" not in without:  # an abstract proposing nothing by name: its description
-        for mention in roles.described_proposals(doc, mentions):
-            mention.role_confidence = 0.6
-            mentions = sorted(mentions + [mention], key=lambda m: (m.span.start, m.span.end))
+    roles.name_later_proposals(doc, mentions)  # "a novel model ... The Gated Multimodal Unit (GMU) model"
     for mention in mentions:
         if mention.role == "proposes" and mention.label == "Task":
             mention.label = "Method"  # "TransCoder-based Precise Editing (TCPE)" is a method, not a task

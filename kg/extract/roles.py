@@ -12,7 +12,7 @@ from __future__ import annotations
 from spacy.tokens import Doc, Span, Token
 
 from .. import lexicon
-from ..keys import is_generic_key, resolution_key, singular
+from ..keys import singular
 from ..vocab import ACTOR_TYPES, DEFAULT_ROLE, NEW_ROLE
 from .candidate import Candidate
 from .abbreviations import find_abbreviations
@@ -238,10 +238,8 @@ def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Can
     return found
 
 
-#: Words after which a described proposal goes on: "a framework for generating pop music", "a model of ...".
-_DESCRIPTION_PREPS = {"for", "of", "to"}
-#: The kinds of thing a paper puts forward under a description ("a novel framework for ..."), by the
-#: type they are; "a toy problem", "a fast way", "generalization bounds" or "an alternate view" are none.
+#: The kinds of thing a paper puts forward before naming it ("a novel framework ... The X framework"), by
+#: the type they are; "a toy problem", "a fast way", "generalization bounds" or "an alternate view" are none.
 _DESCRIBED_KINDS = {
     "Method": set("""method approach framework algorithm model architecture technique network system loss
         objective regularizer regularization metric measure procedure scheme strategy mechanism module layer
@@ -251,84 +249,24 @@ _DESCRIBED_KINDS = {
     "Dataset": {"dataset", "benchmark", "corpus", "environment", "suite", "testbed"},
     "Task": {"task"},
 }
-#: Words that, before a kind, say no more than it: "a principled method", "a joint model".
-_EMPTY_WORDS = set("""principled joint generic purpose flexible practical intuitive elegant lightweight
-straightforward improved alternative alternate interpretable scalable versatile""".split())
-#: Nouns that need what follows them: "a method for controlling the amount (of ...)".
-_VAGUE_NOUNS = set("task problem amount extent number degree way structure kind type form".split())
-#: Words past which a description says how, not what: "an approach to X using deep networks".
-_DESCRIPTION_STOPS = {"that", "which", "this", "these", "its", "their", "using", "based", "via", "by", "with"}
-_DESCRIPTION_LIMIT = 10  # tokens of a description: past that it is a sentence, not a name
 
 
-def described_proposals(doc: Doc, mentions: list[Candidate]) -> list[Candidate]:
-    """What an abstract that names no proposal says it puts forward, as the words describing it:
-    "We present a novel framework for generating pop music" -> "framework for generating pop
-    music"; "we propose a new model for the rating prediction task" -> "model for the rating
-    prediction task". Only where no mention is proposed or introduced, and only the object of the
-    first claim with a description that says more than a kind word ("a novel algorithm that ..."
-    says only "algorithm", "a principled method" no more: nothing).
-    """
+def name_later_proposals(doc: Doc, mentions: list[Candidate]) -> None:
+    """Where an abstract proposes nothing by name where it claims it, the name it gives that kind of
+    thing later is proposed: "We present a novel model for ... The Gated Multimodal Unit (GMU) model
+    is ..." -> GMU. A description alone ("a novel framework for generating pop music") is no
+    proposal: a reader looks for names."""
     if any(m.role in _NEW_ROLES for m in mentions):
-        return []
+        return
     for verb in _self_claim_verbs(doc):
         head = next((c for c in verb.children if c.dep_ in ("dobj", "attr") and c.pos_ in ("NOUN", "PROPN")), None)
-        if head is None:
-            continue
-        label = next((kind for kind, heads in _DESCRIBED_KINDS.items() if singular(head.lower_) in heads), None)
-        if label is None:
+        if head is None or not any(singular(head.lower_) in heads for heads in _DESCRIBED_KINDS.values()):
             continue
         named = _named_later(doc, mentions, head)
-        if named:  # "We present a novel model for ... The Gated Multimodal Unit (GMU) model is ...": its name
+        if named:
             for mention in named:
                 mention.role = NEW_ROLE.get(mention.label, "proposes")
-            return []
-        words = [t for t in head.lefts if t.dep_ in ("amod", "compound", "nmod") and t.i >= head.left_edge.i]
-        start = min([t.left_edge.i for t in words] + [head.i])
-        while start < head.i and (doc[start].lower_ in lexicon.EVALUATIVE or doc[start].lower_ in _EMPTY_WORDS
-                                  or doc[start].is_punct or doc[start].tag_ in ("JJR", "JJS")
-                                  or doc[start].pos_ in ("DET", "PRON", "CCONJ", "ADV", "NUM")):
-            start += 1  # "a novel, simple and interpretable model", "a principled method" -> "model", "method"
-        if start >= 2 and doc[start - 1].text == "-":
-            start -= 2  # one hyphenated word: "general-purpose method", "low-rank parametrizations"
-        end = head.i + 1
-        # What follows the noun, however the parser attached it (to the noun or to the verb).
-        after = list(head.rights) + [c for c in verb.children if c.left_edge.i == head.right_edge.i + 1]
-        prep = next((c for c in after if c.dep_ == "prep" and c.lower_ in _DESCRIPTION_PREPS), None)
-        pobj = next((c for c in prep.children if c.dep_ in ("pobj", "pcomp")), None) if prep is not None else None
-        if prep is None:  # "an algorithm to automatically learn learning rates": what it is to do
-            purpose = next((c for c in after if c.dep_ in ("acl", "relcl", "xcomp") and c.tag_ == "VB"
-                            and any(a.lower_ == "to" and a.i < c.i for a in c.children)), None)
-            if purpose is not None:
-                prep = next(a for a in purpose.children if a.lower_ == "to")
-                pobj = purpose
-        # The whole phrase the preposition opens, else its object's own noun phrase ("a model for the
-        # rating prediction task in recommender systems which ..." -> "model for the rating prediction
-        # task"; "a method for sharing label information across ..." -> "method for sharing label information").
-        noun = pobj
-        if pobj is not None and pobj.tag_ in ("VBG", "VB"):
-            noun = next((c for c in pobj.children if c.dep_ == "dobj"), None)
-        # Not a noun that needs what follows it: "a method for controlling the amount (of ...)", "the task".
-        bare = noun is not None and not any(c.dep_ in ("compound", "amod") for c in noun.children)
-        vague = noun is None or bare and (noun.lemma_.lower() in _VAGUE_NOUNS or any(
-            c.dep_ == "prep" and c.lower_ == "of" for c in noun.children))
-        object_end = None if vague else noun.i
-        for last in (prep.right_edge.i, object_end) if pobj is not None else ():
-            if last is None:
-                continue
-            if last + 1 - start <= _DESCRIPTION_LIMIT and not any(
-                    t.is_punct and t.text != "-" or t.lower_ in _DESCRIPTION_STOPS for t in doc[prep.i : last + 1]):
-                end = last + 1
-                break
-        span = doc[start:end]
-        if len(span) < 2 or is_generic_key(resolution_key(span.text)) or span.text[:1].isupper() \
-                or any(t.is_quote for t in span) \
-                or any(m.span.start <= start and end <= m.span.end for m in mentions):
-            continue  # a kind word alone, a name (the name rules' work), or what a mention already is
-        found = Candidate(span, label, 0.6, "described-proposal")
-        found.role = NEW_ROLE.get(label, "proposes")
-        return [found]
-    return []
+            return
 
 
 def _named_later(doc: Doc, mentions: list[Candidate], kind: Token) -> list[Candidate]:

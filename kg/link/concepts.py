@@ -409,18 +409,12 @@ def annotate(entities: list[Entity], links: list[Relation], extractions: list[Pa
     entity_of = {ref: e.key for e in entities for ref in e.mentions}
     for ex in extractions:
         for index, mention in enumerate(ex.mentions):
-            # A contribution only described ("a method for sharing label information") is the
-            # paper's, but no name a reader looks for: it does not make the phrase salient.
-            if mention.role in ("proposes", "introduces") and mention.rule != "described-proposal" \
-                    and (ex.paper.id, index) in entity_of:
+            if mention.role in ("proposes", "introduces") and (ex.paper.id, index) in entity_of:
                 proposed.add(entity_of[(ex.paper.id, index)])
-    by_paper = {ex.paper.id: ex for ex in extractions}
     attributes = {}
     for entity in entities:
         reach = len(reached.get(entity.key, ()))
         data = {"reach": reach, "salience": salience(entity, reach, entity.key in proposed)}
-        if entity.mentions and all(by_paper[pid].mentions[i].rule == "described-proposal" for pid, i in entity.mentions):
-            data["salience"] = round(math.log2(1 + reach), 3)  # a description, however it is capitalised
         name = pwc.match(entity.type, entity.key) if pwc is not None else None
         if name:
             data["pwc"] = name
