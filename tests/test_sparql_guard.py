@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -232,7 +233,11 @@ def _workers(server: int) -> list[int]:
 
 
 def _seccomp(pid: int) -> str:
-    status = Path(f"/proc/{pid}/status").read_text()
+    """The process's seccomp mode ("0" none, "2" a filter), or "gone" once it has exited."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return "gone"
     return re.search(r"^Seccomp:\s*(\d)", status, re.M).group(1)
 
 
@@ -240,8 +245,16 @@ def _seccomp(pid: int) -> str:
 def test_kg_serves_query_workers_run_under_a_seccomp_filter_and_the_server_does_not(kg_serve):
     process, url = kg_serve
     assert _ask(url, "GET", "ASK { ?s ?p ?o }")[0] == 200  # its workers are up
-    workers = _workers(process.pid)
-    assert workers and all(_seccomp(pid) == "2" for pid in workers)  # 2: a filter is installed
+    # A worker installs its filter as it starts, before it takes a query: one the pool has just
+    # spawned (a spare, a replacement) may be a moment from it, so wait for each, a bounded time.
+    deadline = time.monotonic() + 20
+    while True:
+        workers = _workers(process.pid)
+        states = [state for state in map(_seccomp, workers) if state != "gone"]
+        if (states and all(state == "2" for state in states)) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert states and all(state == "2" for state in states), states  # 2: a filter is installed
     assert _seccomp(process.pid) == "0"
 
 
