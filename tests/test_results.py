@@ -431,3 +431,10 @@ def test_a_score_of_no_named_method_is_credited_to_the_papers_one_proposal_and_s
     [entry] = leaderboard(open_graph(build(source, tmp_path)), "ImageNet").ranked
     assert (entry.subject, entry.subject_from) == ("FooNet", "proposal")
     assert entry.reached_by() == "FooNet (its paper's proposal; the sentence names none)"
+
+
+def test_over_a_dataset_is_where_a_value_was_measured_over_a_method_is_not():
+    found = read("ClusterFormer reaches 54.2% and 47.0% mAP over MS COCO for object detection and instance segmentation.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [("54.2%", "MS COCO"), ("47.0%", "MS COCO")]
+    found = read("It gives an improvement of 2% over ResNet on CIFAR-10.")
+    assert [(value, kind, dataset) for value, kind, _, dataset, _, _ in found] == [("2%", "gain", "CIFAR-10")]

@@ -486,7 +486,9 @@ def _dataset_after(value: Span, names: _Mentions) -> tuple[int | None, bool]:
         and doc[at + 2].lower_ in _DATASET_PREPS | {"to"}
     if moved:
         at += 2
-    if at + 1 >= sentence.end or doc[at].lower_ not in _DATASET_PREPS | ({"to"} if moved else set()):
+    # "54.2% mAP over MS COCO": "over" names where the value was measured only when a dataset follows it.
+    over = at + 1 < sentence.end and doc[at].lower_ == "over" and names.at(doc[at + 1], {"Dataset"}) is not None
+    if at + 1 >= sentence.end or not over and doc[at].lower_ not in _DATASET_PREPS | ({"to"} if moved else set()):
         return None, False
     prep, at = doc[at].lower_, at + 1
     for token in doc[at : min(at + 4, sentence.end)]:
