@@ -43,7 +43,7 @@ from kg.store import open_graph  # noqa: E402
 
 PARTS = ("tuned", "held out")
 #: The written forms of a dataset that are the dataset itself, not a variant of it.
-SAME_DATASET = {"imagenet": {"imagenet-1k", "imagenet1k", "imagenet-1K", "ilsvrc", "ilsvrc-2012", "ilsvrc2012",
+SAME_DATASET = {"imagenet": {"imagenet-1k", "imagenet1k", "ilsvrc", "ilsvrc-2012", "ilsvrc2012",
                              "imagenet-2012", "imagenet 2012", "imagenet-1k (ilsvrc 2012)"},
                 "coco": {"ms-coco", "mscoco", "ms coco", "coco 2017", "coco val2017", "coco test-dev", "coco2017"}}
 

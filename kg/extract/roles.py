@@ -238,17 +238,14 @@ def unnamed_proposals(doc: Doc, proposed: set[int], taken: set[int]) -> list[Can
     return found
 
 
-#: The kinds of thing a paper puts forward before naming it ("a novel framework ... The X framework"), by
-#: the type they are; "a toy problem", "a fast way", "generalization bounds" or "an alternate view" are none.
-_DESCRIBED_KINDS = {
-    "Method": set("""method approach framework algorithm model architecture technique network system loss
-        objective regularizer regularization metric measure procedure scheme strategy mechanism module layer
-        game estimator optimizer attack defense policy agent encoder decoder classifier generator parser
-        representation embedding kernel unit cell operator criterion function approximation formulation
-        extension modification variant generalization initialization parameterization heuristic pipeline""".split()),
-    "Dataset": {"dataset", "benchmark", "corpus", "environment", "suite", "testbed"},
-    "Task": {"task"},
-}
+#: The kinds of thing a paper puts forward before naming it ("a novel framework ... The X framework");
+#: "a toy problem", "a fast way", "generalization bounds" or "an alternate view" are none.
+_CLAIMED_KINDS = set("""method approach framework algorithm model architecture technique network system loss
+    objective regularizer regularization metric measure procedure scheme strategy mechanism module layer
+    game estimator optimizer attack defense policy agent encoder decoder classifier generator parser
+    representation embedding kernel unit cell operator criterion function approximation formulation
+    extension modification variant generalization initialization parameterization heuristic pipeline
+    dataset benchmark corpus environment suite testbed task""".split())
 
 
 def name_later_proposals(doc: Doc, mentions: list[Candidate]) -> None:
@@ -260,7 +257,7 @@ def name_later_proposals(doc: Doc, mentions: list[Candidate]) -> None:
         return
     for verb in _self_claim_verbs(doc):
         head = next((c for c in verb.children if c.dep_ in ("dobj", "attr") and c.pos_ in ("NOUN", "PROPN")), None)
-        if head is None or not any(singular(head.lower_) in heads for heads in _DESCRIBED_KINDS.values()):
+        if head is None or singular(head.lower_) not in _CLAIMED_KINDS:
             continue
         named = _named_later(doc, mentions, head)
         if named:

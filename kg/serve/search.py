@@ -4,6 +4,8 @@ Node ids are the ids :mod:`kg.vocab` mints, the same as in a built graph and its
 """
 from __future__ import annotations
 
+import functools
+
 import networkx as nx
 
 from ..query.graph_index import GraphIndex
@@ -69,6 +71,8 @@ def neighbourhood(G: nx.MultiDiGraph, node: str, hops: int, *, limit: int = NEIG
     ((['task/b', 'paper/2', 'task/a'], 0), (['task/b', 'paper/2'], 1))
     """
     order, seen, frontier, left_out = [node], {node}, [node], 0
+
+    @functools.cache  # a node is weighed once however many frontier nodes it neighbours
     def weight(n):  # the most mentioned first, then the most linked (distinct neighbours), then by id
         return -G.nodes[n].get("papers", 0), -len(set(G.predecessors(n)) | set(G.successors(n))), js_order(n)
 
