@@ -6,8 +6,8 @@ tuned is never read alone.
         neurips=/tmp/neurips:bench/judged/neurips2023.json small=/tmp/small:bench/judged/neurips2023_ssl40.json
 
 Each argument is NAME=GRAPH:JUDGED (a graph built by ``kg build``, the judgments made by reading its
-abstracts, in the format of ``bench/concepts_dev.json``). A paper is held out when
-``int(sha1(id), 16) % 3 == 0``. Figures, each as a share with its counts:
+abstracts, in the format of ``bench/concepts_dev.json``; several judged files joined by ``+``). A
+paper (or a judged keyword) is held out when ``int(sha1(id), 16) % 3 == 0``. Figures, each as a share with its counts:
 
 - proposals recall: judged papers with a named proposal that have a proposes/introduces edge to an
   entity one of whose names is a judged name; precision: such edges over all proposes/introduces
@@ -20,6 +20,10 @@ abstracts, in the format of ``bench/concepts_dev.json``). A paper is held out wh
   entries of judged papers that are judged scores of that dataset; method named: of the right
   entries, those whose method is the judged one (by name, or the paper's own proposal where the
   judgment says the paper's method reached it).
+
+- shared keywords that are entities: of the author keywords that five or more papers share, judged
+  to name a method or a task (``bench/judged/neurips2023_keywords.json``), those that name an entity
+  of the graph; the misses are listed after the table.
 
 Names match through kg's resolution key, as ``kg related NAME`` finds an entity. The noise of a
 figure is estimated as the binomial standard error sqrt(p(1-p)/n) of its share, printed beside it.
@@ -38,7 +42,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from answers import _number, names_of, proposals, rows  # noqa: E402
 
 from kg.keys import resolution_key  # noqa: E402
+from kg.errors import KGError  # noqa: E402
 from kg.query.leaderboard import leaderboard  # noqa: E402
+from kg.query.lookup import read_entities  # noqa: E402
 from kg.store import open_graph  # noqa: E402
 
 PARTS = ("tuned", "held out")
@@ -57,6 +63,7 @@ class Tally:
 
     def __init__(self):
         self.counts = defaultdict(lambda: [0, 0])
+        self.missed = defaultdict(list)  # part -> what a figure missed, where it lists them
 
     def add(self, figure: str, paper_id: str, hits: int, total: int = 1) -> None:
         """``hits`` of ``total`` (a bool counts as 0 or 1 of 1) for the part ``paper_id`` is in."""
@@ -130,6 +137,22 @@ def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally:
                 tally.add("leaderboard method named", paper, bool(named))
 
 
+def keyword_figures(store, judged: list[dict], tally: Tally) -> None:
+    """Of the shared author keywords judged to name a method or a task, those an entity goes by (as
+    ``kg related KEYWORD`` finds one); the keyword itself decides its part."""
+    entities = read_entities(store)
+    for record in judged:
+        if record["kind"] in ("method", "task"):
+            try:
+                entities.find(record["keyword"])
+                found = True
+            except KGError:
+                found = False
+            tally.add("shared keywords that are entities", record["keyword"], found)
+            if not found:
+                tally.missed[part_of(record["keyword"])].append(record["keyword"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("corpora", nargs="+", metavar="NAME=GRAPH:JUDGED")
@@ -138,8 +161,12 @@ def main() -> None:
     for spec in args.corpora:
         name, _, rest = spec.partition("=")
         graph, _, judged_path = rest.partition(":")
-        judged = json.loads(Path(judged_path).read_text(encoding="utf-8"))
+        judged = {}
+        for path in judged_path.split("+"):
+            judged.update(json.loads(Path(path).read_text(encoding="utf-8")))
         store, tally = open_graph(graph), Tally()
+        if judged.get("keywords"):
+            keyword_figures(store, judged["keywords"], tally)
         if judged.get("proposals"):
             proposal_figures(store, judged["proposals"], tally)
         if judged.get("results"):
@@ -152,6 +179,9 @@ def main() -> None:
     print(" " * width + "".join(f"{name + ' ' + part:>26}" for name, part in columns))
     for figure in figures:
         print(f"{figure:<{width}}" + "".join(f"{tallies[name].cell(figure, part):>26}" for name, part in columns))
+    for name, tally in tallies.items():
+        for part, missed in tally.missed.items():
+            print(f"\n{name} {part}, shared keywords that are no entity ({len(missed)}): " + "; ".join(missed))
 
 
 if __name__ == "__main__":

@@ -306,9 +306,9 @@ def related(name, graph, k, entity_type, fmt):
             + 2.0 x (cos - 0.5) / 0.5 when the cosine of their vectors (names and
               sentences) is above 0.5.
     Entities below the salience threshold (one paper, a plain phrase, not proposed)
-    are left out, and so are NAME's synonyms and the variants of its name ("soft
-    attention" for attention, "Wasserstein GAN" for GAN): those are listed apart,
-    as "Variants of its name", with their papers.
+    are left out, and so are NAME's synonyms. The variants of its name ("soft
+    attention" for attention, "Wasserstein GAN" for GAN) are kinds of it, ranked
+    with the rest; those not ranked are listed after, with their papers.
 
     
     Examples:

@@ -89,9 +89,11 @@ def test_stats_and_related(sample_build):
     related = CliRunner().invoke(main, ["related", "group relative policy optimization", "-g", str(stem), "--format", "json"])
     data = json.loads(related.output)
     assert data["query"] == "GRPO"
-    # C-GRPO, which its paper compares with GRPO, is GRPO's name with a letter added: a variant, listed apart.
-    assert "C-GRPO" not in {r["label"] for r in data["results"]}
-    assert "C-GRPO" in {v["label"] for v in data["variants"]}
+    # C-GRPO, which its paper compares with GRPO, is GRPO's name with a letter added: a variant of it,
+    # ranked with the rest (and so not listed again after the list).
+    ranked = {r["label"]: r for r in data["results"]}
+    assert "C-GRPO" in ranked and ranked["C-GRPO"]["reason"].startswith("a kind or variant of GRPO")
+    assert "C-GRPO" not in {v["label"] for v in data["variants"]}
 
 
 def test_related_suggests_names_on_a_miss(sample_build):

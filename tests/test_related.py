@@ -113,11 +113,12 @@ def test_similar_vectors_add_a_part_and_a_reason(store):
     assert "similar" not in found["C"].parts
 
 
-def test_variants_of_the_name_are_listed_apart_not_as_related_methods():
+def test_variants_of_the_name_are_ranked_with_the_rest_as_kinds_of_it():
     from kg.query.related import RelatedIndex
 
     # p1 and p2 use GAN with VAE; p2 proposes Wasserstein GAN and p3 self-attention GAN: both are
-    # GAN with words added, so their names already say how they relate. (p4 and p5 use XNet alone.)
+    # GAN with words added, kinds of GAN by their names, each in one paper: 3.0 * log2(2) / 4 = 0.75
+    # for the variant, beside what they share. (p4 and p5 use XNet alone.)
     names = {"method/gan": "GAN", "method/wgan": "Wasserstein GAN", "method/sagan": "self-attention GAN",
              "method/vae": "VAE", "method/x": "XNet"}
     edges = [("p1", "uses", "method/gan"), ("p1", "uses", "method/vae"), ("p2", "uses", "method/gan"),
@@ -132,8 +133,17 @@ def test_variants_of_the_name_are_listed_apart_not_as_related_methods():
                   ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SALIENCE), ox.Literal("2", datatype=ox.NamedNode(XSD_DECIMAL)))]
     store.extend(quads)
     index = RelatedIndex(store)
-    assert [r.label for r in index.related("GAN")[1]] == ["VAE"]
+    found = {r.label: r for r in index.related("GAN")[1]}
+    assert set(found) == {"VAE", "Wasserstein GAN", "self-attention GAN"}
+    assert found["Wasserstein GAN"].parts["variant"] == 0.75 and found["Wasserstein GAN"].reason().startswith(
+        "a kind or variant of GAN")
     assert index.variants("GAN") == [("self-attention GAN", 1), ("Wasserstein GAN", 1)]  # most papers, then A-Z
+    # What the list ranks is not listed again after it; what it has no room for is.
+    assert index.answer("GAN").variants == []
+    [top] = index.related("GAN", k=2)[1][:1]
+    assert index.answer("GAN", k=2).variants == [v for v in index.variants("GAN") if v[0] not in
+                                                 {r.label for r in index.related("GAN", k=2)[1]}]
+    assert top.label in found
 
 
 def test_a_category_of_methods_is_no_related_method():

@@ -53,3 +53,10 @@ def test_a_phrase_whose_head_names_a_task_is_addressed():
 ])
 def test_the_spelling_of_a_name_tells_its_type(name, kind):
     assert type_of_name(name) == kind
+
+
+def test_a_mention_never_opens_inside_a_hyphenated_word():
+    # "self-supervised learning (SSL)" is not supervised learning: the prefix changes the sense.
+    found = [m[0] for m in mentions("Variance-Invariance-Covariance Regularization (VICReg) is a self-supervised "
+                                    "learning (SSL) method that has shown promising results on a variety of tasks.")]
+    assert "self-supervised learning" in found and "supervised learning" not in found

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import KGError
-from ..extract import extract_papers, predict_entities, predict_relations, predict_text
+from ..extract import classes, extract_papers, predict_entities, predict_relations, predict_text
 from ..extract.pipeline import BASELINE_NER
 from ..extract.relation_model import to_kg_relation
 from ..model import Paper
@@ -135,8 +135,9 @@ def model_alone_scier(text: str) -> tuple[list, list]:
 
 def kg_scier(text: str) -> tuple[list, list]:
     """kg's whole extractor, as ``kg build`` runs it, on ``text`` in SciER's types: its mentions and
-    its links (SciER's Synonym-Of from ``PaperExtraction.synonyms``)."""
-    [extraction] = extract_papers([Paper("scier", text)])
+    its links (SciER's Synonym-Of from ``PaperExtraction.synonyms``). SciER does not annotate classes
+    of methods ("diffusion models"): that layer (:data:`kg.extract.classes.RULES`) is left out."""
+    [extraction] = extract_papers([Paper("scier", text)], without=classes.RULES)
     mentions = extraction.mentions
     types = [_scier_type(m.label) for m in mentions]
     found = []

@@ -23,8 +23,8 @@ from spacy.tokens import Doc
 from ..errors import KGError
 from ..model import Link, Mention, Paper, PaperExtraction, Result
 from ..text import clean
-from ..vocab import KG_TO_SCIERC, SCIERC_RELATION, SCIERC_TO_KG
-from . import roles, rules
+from ..vocab import DEFAULT_ROLE, KG_TO_SCIERC, SCIERC_RELATION, SCIERC_TO_KG
+from . import classes, roles, rules
 from .candidate import Candidate
 from .links import find_links
 from .pipeline import load_pipeline, version
@@ -32,7 +32,7 @@ from .relation_model import load_relation_model, span_model_links, span_model_sy
 from .results import Found, find_results
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "41"
+RULES_VERSION = "44"
 
 
 def extractor_name(nlp: Language) -> str:
@@ -45,7 +45,8 @@ def find_mentions(doc: Doc, matchers) -> list:
     return (rules.find_abbreviation_mentions(doc)
             + rules.find_name_mentions(doc)
             + rules.find_lexicon_mentions(doc, matchers["lexicon"])
-            + rules.find_ner_mentions(doc))
+            + rules.find_ner_mentions(doc)
+            + classes.find_class_mentions(doc))
 
 
 @dataclass
@@ -73,7 +74,8 @@ def find(doc: Doc, matchers, *, without: frozenset[str] = frozenset()) -> Findin
     """The mentions of a parsed abstract with their roles, then the links and results between them.
     Mentions found by a rule named in ``without`` ("ner", "task-head", ...) are left out before the
     others are chosen: what evaluation does to measure what each rule brings."""
-    mentions = rules.with_levels(rules.select([m for m in find_mentions(doc, matchers) if m.rule not in without]))
+    mentions = rules.whole_words(rules.with_levels(rules.select(
+        [m for m in find_mentions(doc, matchers) if m.rule not in without])))
     proposed = roles.proposed_tokens(doc)
     taken = {t.i for m in mentions for t in m.span}
     unnamed = [m for m in roles.unnamed_proposals(doc, proposed, taken) if m.rule not in without]
@@ -87,6 +89,8 @@ def find(doc: Doc, matchers, *, without: frozenset[str] = frozenset()) -> Findin
         nested = any(o is not mention and o.span.start <= span.start and span.end <= o.span.end
                      and len(o.span) > len(span) and o.rule in roles.NAMED_RULES for o in mentions)
         role, confidence = roles.role_of(mention, proposed, nested=nested)
+        if mention.rule in classes.RULES and role in ("proposes", "introduces"):
+            role = DEFAULT_ROLE[mention.label]  # "we propose a diffusion model": a class is no one's contribution
         mention.role, mention.role_confidence = role, round(confidence, 3)
         if mention.rule == "abbreviation-short":
             acronyms[span.text] = mention.acronym_of
@@ -276,8 +280,9 @@ def extract_all(
 
 @functools.lru_cache(maxsize=256)
 def _extract_text(text: str) -> PaperExtraction:
-    # Scoring asks for a text's entities and then its relations: extract it once.
-    [extraction] = extract_papers([Paper("scierc", text)])
+    # Scoring asks for a text's entities and then its relations: extract it once. SciER and SciERC
+    # do not annotate classes of methods ("diffusion models"): that layer is left out where they score kg.
+    [extraction] = extract_papers([Paper("scierc", text)], without=classes.RULES)
     return extraction
 
 

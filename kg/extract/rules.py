@@ -353,6 +353,7 @@ class _Both:
 #: ``bench/sources.py`` measures each source on SciER dev and SciERC dev.
 TIERS = (
     ("abbreviation-short", "abbreviation-long"),  # a definition in the text: "Large Language Models (LLMs)"
+    ("class-coordination",),  # "diffusion and flow-based models", which the span model reads as its last conjunct
     ("ner",),  # the span model, trained on kg's types
     ("family", "name", "name-shape", "metric-lexicon", "method-lexicon", "dataset-lexicon"),  # names by their spelling, known names
 )
@@ -376,6 +377,25 @@ def with_levels(mentions: list[Candidate]) -> list[Candidate]:
                     mention = Candidate(span.doc[span.start - n : span.end], "Dataset", mention.confidence,
                                             mention.rule, role=mention.role)
                     break
+        out.append(mention)
+    return out
+
+
+def whole_words(mentions: list[Candidate]) -> list[Candidate]:
+    """Mentions grown back to the start of the hyphenated word they open inside: "self-supervised
+    learning (SSL)" is not "supervised learning", nor "semi-supervised" "supervised", where the
+    parse read the prefix apart. A mention that the grown span would overlap keeps it as found."""
+    out = []
+    for index, mention in enumerate(mentions):
+        span = mention.span
+        doc, start = span.doc, span.start
+        while (start >= 2 and doc[start - 1].text == "-" and not doc[start - 1].whitespace_
+               and not doc[start - 2].whitespace_ and doc[start - 2].is_alpha and span.start - start < 6):
+            start -= 2
+        others = [m.span for j, m in enumerate(mentions) if j != index]
+        if start < span.start and not any(o.start < span.start and o.end > start for o in others):
+            mention = Candidate(doc[start : span.end], mention.label, mention.confidence, mention.rule,
+                                acronym_of=mention.acronym_of, role=mention.role)
         out.append(mention)
     return out
 

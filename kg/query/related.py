@@ -106,8 +106,8 @@ def _words(name: str) -> tuple[str, ...]:
 
 def name_variant(query: str, candidate: str) -> bool:
     """Whether a candidate's name is the query's with words added: a variant of its name
-    ("Wasserstein GAN", "3C-GAN" for GAN; "self-attention", "neural attention" for attention),
-    listed apart from related methods, since the name already says how it relates.
+    ("Wasserstein GAN", "3C-GAN" for GAN; "self-attention", "neural attention" for attention):
+    ranked as a kind or variant of the query, by how many papers use it.
 
     >>> name_variant("GAN", "Wasserstein GAN"), name_variant("GAN", "3C-GANs"), name_variant("LSTM", "S-RNN")
     (True, True, False)
@@ -138,15 +138,15 @@ class Related:
 
 @dataclass
 class RelatedAnswer:
-    """What ``kg related`` answers: the entity asked about, its related entities best first, and the
-    variants of its name, listed apart with their papers."""
+    """What ``kg related`` answers: the entity asked about, its related entities best first (the
+    variants of its name among them), and the variants of its name not ranked, with their papers."""
 
     query: str
     results: list[Related]
     variants: list[tuple[str, int]]
 
     def as_json(self) -> dict:
-        return {"query": self.query, "results": [r.__dict__ for r in self.results],
+        return {"query": self.query, "results": [{**r.__dict__, "reason": r.reason()} for r in self.results],
                 "variants": [{"label": v, "papers": n} for v, n in self.variants]}
 
     def as_text(self) -> str:
@@ -158,7 +158,7 @@ class RelatedAnswer:
                          + " + ".join(f"{part} {value:.2f}" for part, value in r.parts.items()))
             lines.append(f"     {r.reason()}")
         if self.variants:
-            lines.append("\nVariants of its name (not ranked above): "
+            lines.append("\nMore variants of its name: "
                          + ", ".join(f"{v} ({n})" for v, n in self.variants))
         return "\n".join(lines)
 
@@ -255,9 +255,12 @@ class RelatedIndex:
         return query, {self.label[query]} | self.names_of.get(query, set())
 
     def answer(self, name: str, *, k: int = 10, type: str = "Method", vectors: Vectors | None = None) -> RelatedAnswer:
-        """:meth:`related` and :meth:`variants` together, as ``kg related`` prints them."""
+        """:meth:`related`, and the variants of the name it did not rank (:meth:`variants`), as
+        ``kg related`` prints them."""
         label, results = self.related(name, k=k, type=type, vectors=vectors)
-        return RelatedAnswer(label, results, self.variants(name, k=k, type=type))
+        ranked = {r.label for r in results}
+        return RelatedAnswer(label, results, [v for v in self.variants(name, k=k + len(ranked), type=type)
+                                              if v[0] not in ranked][:k])
 
     def variants(self, name: str, *, k: int = 10, type: str = "Method") -> list[tuple[str, int]]:
         """The ``k`` entities of ``type`` whose names are variants of the name of the one named
@@ -272,8 +275,8 @@ class RelatedIndex:
                 vectors: Vectors | None = None) -> tuple[str, list[Related]]:
         """The ``k`` entities of ``type`` most related to the one named ``name`` (or with that IRI),
         best first (see the module's documentation for the score), leaving out the query's
-        synonyms and the variants of its name (:meth:`variants` lists those). Returns the query
-        entity's label and the list."""
+        synonyms; the variants of its name are ranked with the rest. Returns the query entity's
+        label and the list."""
         query, query_names = self._query(name)
         query_papers = self.papers_of.get(query)
         if not query_papers:  # no paper links it: it shares nothing
@@ -302,6 +305,10 @@ class RelatedIndex:
         # the query, its variants and kinds, and its siblings under a concept. Of the others, the
         # first pass's score is the score, so only its best k (and ties) can make the list.
         below, above = _closure(self.below, query), _closure(self.above, query)
+        # A name that is the query's with words added ("Wasserstein GAN", E-GRPO) is a variant of it,
+        # ranked with the rest by how many papers use it, whether or not a link says so.
+        below |= {e for e in self.papers_of if e != query and any(
+            name_variant(q, self.label.get(e, "")) and not _echo(q, self.label.get(e, "")) for q in query_names)}
         exact = {e for paper in query_papers for e in self.on_paper[paper]} | below | above
         exact |= {sibling for concept in self.above[query] for sibling in self.below[concept]}
         wanted = (self.salient >= min_salience) & (first > 0)
@@ -316,9 +323,8 @@ class RelatedIndex:
         for candidate in candidates:
             if candidate == query or not self.papers_of.get(candidate) or (type and self.type.get(candidate) != type):
                 continue
-            if any(_echo(name, self.label[candidate]) or name_variant(name, self.label[candidate])
-                   for name in query_names):
-                continue  # "attention network", "self-attention" for attention: its name already relates them
+            if any(_echo(name, self.label[candidate]) for name in query_names):
+                continue  # "attention network" for attention: the query itself, by another name
             if self.salience.get(candidate, 0.0) < min_salience or is_category(self.label[candidate]):
                 continue
             found = self._score(query, candidate, profiles, similarity, below, above)

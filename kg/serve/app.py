@@ -377,12 +377,12 @@ class App:
         if node not in self._answers:
             index = self.index()
             related = self.related_index()
-            found = related.related(index.iri[node], k=5, vectors=index.vectors)[1]
+            answer = related.answer(index.iri[node], k=5, vectors=index.vectors)
             self._answers[node] = {"related": [{"id": index.by_label.get((r.type, r.label)), "label": r.label,
-                                                "type": r.type, "score": r.score, "reason": r.reason()} for r in found],
+                                                "type": r.type, "score": r.score, "reason": r.reason()}
+                                               for r in answer.results],
                                    "variants": [{"id": index.by_label.get(("Method", label)), "label": label,
-                                                 "papers": papers}
-                                                for label, papers in related.variants(index.iri[node], k=8)],
+                                                 "papers": papers} for label, papers in answer.variants],
                                    "related_note": ""}
         return self._answers[node]
 

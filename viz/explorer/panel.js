@@ -365,7 +365,7 @@ function relatedSection(id) {
         row.append(nodeButton(item.id, item.label), el("span", " · " + item.papers + " papers", "kg-muted"));
         variants.append(row);
       }
-      box.append(el("h3", "Variants of its name"), variants);
+      box.append(el("h3", "More variants of its name"), variants);
     }
     box.dataset.loaded = "true";
   }).catch((error) => {
