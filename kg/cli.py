@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import click
 
 from .errors import KGError
 from .ingest import FORMATS
+from .strings import printable, printable_json
 from .vocab import DEFAULT_BASE, ENTITY_TYPES
 
 
@@ -20,9 +23,65 @@ class _Group(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except KGError as error:
-            click.secho(f"Error: {error}", fg="red", err=True)
+        except KGError as error:  # its message may quote the data (a name, a record): escaped like the rest
+            click.secho(f"Error: {printable(str(error))}", fg="red", err=True)
             sys.exit(1)
+
+
+def _say(text: str) -> None:
+    """Print ``text``, which holds what the data says (titles, labels, sentences, table cells), with
+    its control characters shown as ``\\x..`` (:func:`kg.strings.printable`): a title may carry
+    terminal escapes (a disguised link, a colour change), and they must not reach the terminal.
+    Every command prints its answer through here; JSON output needs none of it (JSON escapes controls).
+    """
+    click.echo(printable(text))
+
+
+class _TakesNames(click.Command):
+    """A command whose arguments are paper ids or entity names, which may start with "-" (OpenReview
+    ids do: -zBN5sBzdvr). A word that starts with "-" but is none of the command's options is read as
+    an argument instead of refused as an unknown option; one that is an option's own name (-h, -g)
+    is given after "--", which ends the options (click's rule, kept).
+    """
+
+    def parse_args(self, ctx, args):
+        return super().parse_args(ctx, _arguments_last(args, self._values_taken(ctx)))
+
+    def _values_taken(self, ctx) -> dict[str, int]:
+        """Each option name of this command, and how many values follow it (0 for a flag)."""
+        taken = {}
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Option):
+                count = 0 if param.is_flag or param.count else param.nargs
+                taken.update(dict.fromkeys([*param.opts, *param.secondary_opts], count))
+        return taken
+
+
+def _arguments_last(args: list[str], taken: dict[str, int]) -> list[str]:
+    """``args`` as options with their values, then "--", then the arguments: every word that is not an
+    option's name (``--name=value`` included) or its value, in order, and every word after a "--".
+
+    >>> _arguments_last(["-zBN5", "-g", "graphs/x", "--format=json"], {"-g": 1, "--format": 1, "-h": 0})
+    ['-g', 'graphs/x', '--format=json', '--', '-zBN5']
+    >>> _arguments_last(["-g", "g", "--", "-h"], {"-g": 1, "-h": 0}), _arguments_last(["-g"], {"-g": 1})
+    (['-g', 'g', '--', '-h'], ['-g'])
+    """
+    options, arguments = [], []
+    words = iter(args)
+    for word in words:
+        if word == "--":
+            arguments.extend(words)
+            break
+        name = word.partition("=")[0] if word.startswith("--") else word
+        if name not in taken:
+            arguments.append(word)
+            continue
+        options.append(word)
+        if "=" not in word:  # its values follow it (a missing one is left for click to report)
+            options.extend(itertools.islice(words, taken[name]))
+    return options + (["--", *arguments] if arguments else [])
+
+
 
 
 #: Where 'kg build' writes graphs by default, and where the other commands look for one.
@@ -61,12 +120,20 @@ def format_option(*choices: str):
                         help="How to print the answer: " + "; ".join(f"{c}, {meanings[c]}" for c in choices) + ".")
 
 
-def _print(answer, fmt: str, **text) -> None:
-    """``answer`` as JSON (its ``as_json``) or as text (its ``as_text``, given ``text``)."""
-    if fmt == "json":
-        click.echo(json.dumps(answer.as_json(), indent=2, ensure_ascii=False))
-    else:
-        click.echo(answer.as_text(**text))
+def _print(answer, fmt: str, *, mark=None, **text) -> None:
+    """``answer`` as JSON (its ``as_json``) or as text (its ``as_text``, given ``text``), escaped
+    (:func:`_say`). ``mark`` styles the mentions an answer marks (bold on a terminal): its own escape
+    codes are put in after the escaping, at tokens no data holds (drawn afresh for each answer)."""
+    if fmt == "json":  # json.dumps escapes the C0 controls; printable_json the C1 ones and DEL
+        click.echo(printable_json(json.dumps(answer.as_json(), indent=2, ensure_ascii=False)))
+        return
+    if mark is None:
+        _say(answer.as_text(**text))
+        return
+    opening, closing = f"[{uuid.uuid4().hex}", f"{uuid.uuid4().hex}]"
+    escaped = printable(answer.as_text(mark=lambda mention: opening + mention + closing, **text))
+    styled = mark("\0").split("\0")  # the codes before and after a styled text
+    click.echo(escaped.replace(opening, styled[0]).replace(closing, styled[1]))
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -185,7 +252,7 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, fo
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    click.echo(result.summary())
+    _say(result.summary())
 
 
 @main.command()
@@ -227,7 +294,7 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
             found = ex.values_in(store()) if ex.params else {}
             params = " ".join(f"--bind {k}=VALUE (a {ex.param_types.get(k, 'name')}"
                               + (f", e.g. {found[k]}" if found[k] else "") + ")" for k in ex.params)
-            click.echo(f"{name}\n    {ex.description}\n" + (f"    parameters: {params}\n" if params else ""))
+            _say(f"{name}\n    {ex.description}\n" + (f"    parameters: {params}\n" if params else ""))
         return
     values = {}
     for binding in bindings:
@@ -252,7 +319,12 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
         text = sparql
     else:
         raise click.UsageError("Give a query, --file FILE or --example NAME.")
-    click.echo(format_results(query_within(graph, text, values, timeout=timeout), fmt))
+    answer = format_results(query_within(graph, text, values, timeout=timeout), fmt)
+    # JSON and N-Triples (a CONSTRUCT's answer) escape C0 controls their own way; \x.. would break them.
+    if fmt == "json" or answer.endswith(" .\n"):
+        click.echo(printable_json(answer))
+    else:
+        _say(answer)
 
 
 @main.command()
@@ -273,15 +345,15 @@ def stats(graph):
 
     store = open_graph(graph)
     classes = kg_terms(("Paper", *vocab.ENTITY_TYPES, "Statement", "Result"))
-    click.echo(format_results(run_query(store, view_with("stats-types", **{"class": classes}))))
+    _say(format_results(run_query(store, view_with("stats-types", **{"class": classes}))))
     for heading, names in (("Roles (paper -> entity):", vocab.ROLES), ("Relations (entity -> entity):", vocab.RELATIONS)):
-        click.echo(f"\n{heading}")
-        click.echo(format_results(run_query(store, view_with("stats-edges", p=kg_terms(names)))))
-    click.echo("\nEntities most papers mention:")
-    click.echo(format_results(run_query(store, view_with("stats-top-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)}))))
+        _say(f"\n{heading}")
+        _say(format_results(run_query(store, view_with("stats-edges", p=kg_terms(names)))))
+    _say("\nEntities most papers mention:")
+    _say(format_results(run_query(store, view_with("stats-top-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)}))))
 
 
-@main.command()
+@main.command(cls=_TakesNames)
 @click.argument("name")
 @graph_option
 @click.option("--k", default=10, show_default=True, help="How many results.")
@@ -310,6 +382,10 @@ def related(name, graph, k, entity_type, fmt):
     attention" for attention, "Wasserstein GAN" for GAN) are kinds of it, ranked
     with the rest; those not ranked are listed after, with their papers.
 
+    An id or name that starts with '-' is read as one: kg related -Net -g graphs/NAME. One that is also
+    an option's name (-h, -g) goes after '--', which ends the options:
+    kg related -g graphs/NAME -- -h
+
     
     Examples:
       kg related GRPO -g graphs/sample
@@ -328,6 +404,12 @@ def related(name, graph, k, entity_type, fmt):
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. The default answers this computer only: the server has no "
                    "login, so 0.0.0.0 lets anyone who can reach your machine read the graph and run queries.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME[:PORT]",
+              help="A host name (or address) requests may be addressed to, besides 127.0.0.1, localhost, [::1] "
+                   "and --host itself; repeatable. Needed when --host is 0.0.0.0 and others reach this machine "
+                   "by a name, or behind a proxy that passes its own Host on (give NAME:80 when it sends no "
+                   "port). Requests for any other name are refused, so that a web page cannot reach the "
+                   "server through a DNS name rebound to its address.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (0: any free port).")
 @click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
@@ -346,7 +428,7 @@ def related(name, graph, k, entity_type, fmt):
 @click.option("--get", "get_path", metavar="PATH",
               help="Answer one GET request for PATH in-process, print the body and exit (status 1 unless "
                    "the answer is 2xx). For scripts and tests; nothing listens.")
-def serve(graph, host, port, timeout, max_results, worker_memory, sparql, get_path):
+def serve(graph, host, allow_hosts, port, timeout, max_results, worker_memory, sparql, get_path):
     """Serve GRAPH read-only: a SPARQL endpoint, a query page and the explorer.
 
     GRAPH is the -o path given to 'kg build' (its .oxigraph store opens in
@@ -367,6 +449,7 @@ def serve(graph, host, port, timeout, max_results, worker_memory, sparql, get_pa
       kg serve -g graphs/sample
       kg serve -g graphs/sample --get /entity/method/grpo.json
       kg serve -g graphs/sample --sparql http://127.0.0.1:8890/sparql
+      kg serve -g graphs/sample --host 0.0.0.0 --allow-host kg.lab.example
       curl -H 'Accept: text/csv' http://127.0.0.1:8000/sparql --data-urlencode 'query=ASK { ?s ?p ?o }'
     """
     import signal
@@ -375,7 +458,7 @@ def serve(graph, host, port, timeout, max_results, worker_memory, sparql, get_pa
     from .serve import get, make_app, start
 
     started = time.perf_counter()
-    app = make_app(graph, host=host, timeout=timeout, max_results=max_results,
+    app = make_app(graph, host=host, allow_hosts=allow_hosts, timeout=timeout, max_results=max_results,
                    worker_memory=worker_memory << 20 if worker_memory else None, sparql=sparql)
     if get_path is not None:
         try:
@@ -616,7 +699,7 @@ def fetch_openreview_command(venue, output, invitation, api, page_size, retries)
     click.echo(f"{total} notes in {output}")
 
 
-@main.command()
+@main.command(cls=_TakesNames)
 @click.argument("name")
 @click.argument("other", required=False)
 @graph_option
@@ -628,6 +711,10 @@ def explain(name, other, graph, fmt):
     Each line gives the paper, the role or relation, the sentence with the
     mention marked, and the mention's character offsets in the stored abstract.
 
+    An id or name that starts with '-' is read as one: kg explain -Net -g graphs/NAME. One that is also
+    an option's name (-h, -g) goes after '--', which ends the options:
+    kg explain -g graphs/NAME -- -h
+
     \b
     Examples:
       kg explain GRPO -g graphs/sample
@@ -637,7 +724,7 @@ def explain(name, other, graph, fmt):
     from .store import open_graph
 
     bold = lambda text: click.style(text, bold=True, underline=True)  # noqa: E731
-    _print(explanation(open_graph(graph), name, other), fmt, **({"mark": bold} if sys.stdout.isatty() else {}))
+    _print(explanation(open_graph(graph), name, other), fmt, mark=bold if sys.stdout.isatty() else None)
 
 
 @main.command()
@@ -708,7 +795,7 @@ def publish(graph, engine, url, name, base, isql, user, password, load_dir):
     click.echo(f"Query it: kg serve -g {graph} --sparql {target.query_url}")
 
 
-@main.command()
+@main.command(cls=_TakesNames)
 @click.argument("paper")
 @graph_option
 @format_option("table", "json")
@@ -721,6 +808,10 @@ def similar(paper, graph, fmt):
     Each answer lists the entities both papers name, rarest first. The same
     list as the paper's panel in the explorer and its page in kg serve.
 
+    An id or name that starts with '-' is read as one: kg similar -zBN5sBzdvr -g graphs/NAME. One that is also
+    an option's name (-h, -g) goes after '--', which ends the options:
+    kg similar -g graphs/NAME -- -h
+
     \b
     Examples:
       kg similar HkwZSG-CZ -g graphs/iclr
@@ -732,7 +823,7 @@ def similar(paper, graph, fmt):
 
 
 
-@main.command()
+@main.command(cls=_TakesNames)
 @click.argument("task")
 @graph_option
 @format_option("table", "json")
@@ -741,6 +832,10 @@ def compare(task, graph, fmt):
     datasets and metrics it uses, and the results it reports; then the task's
     datasets and the methods proposed for it. The same table as the task's panel
     in the explorer and its page in kg serve (--format json: that view whole).
+
+    An id or name that starts with '-' is read as one: kg compare "-shot learning" -g graphs/NAME. One that is also
+    an option's name (-h, -g) goes after '--', which ends the options:
+    kg compare -g graphs/NAME -- -h
 
     \b
     Examples:
@@ -784,7 +879,7 @@ def trends(graph, by, types, earlier, later, top, fmt):
     _print(found, fmt, types=list(types))
 
 
-@main.command()
+@main.command(cls=_TakesNames)
 @click.argument("dataset")
 @graph_option
 @click.option("--metric", help="The metric to rank by (a canonical name: error, accuracy, perplexity, BLEU ...). "
@@ -804,6 +899,10 @@ def leaderboard(dataset, graph, metric, fmt):
     them; --format json lists them all). Each line gives the value, the method
     or model that reached it, the paper, and the sentence it was read from
     with the value's offsets in the abstract.
+
+    An id or name that starts with '-' is read as one: kg leaderboard -Bench -g graphs/NAME. One that is also
+    an option's name (-h, -g) goes after '--', which ends the options:
+    kg leaderboard -g graphs/NAME -- -h
 
     \b
     Examples:

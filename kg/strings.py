@@ -43,3 +43,47 @@ def js_order(text: str) -> bytes:
     (['Ａ', '😀'], ['😀', 'Ａ'])
     """
     return text.encode("utf-16-be", "surrogatepass")
+
+
+def _control_escapes() -> dict[int, str]:
+    """The table :func:`printable` translates with: every C0 control but tab and newline, DEL, and
+    every C1 control, each to its ``\\x..`` spelling."""
+    controls = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]
+    return {code: f"\\x{code:02x}" for code in controls if chr(code) not in "\t\n"}
+
+
+_CONTROL_ESCAPES = _control_escapes()
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: the C0 controls but tab and newline, DEL and the C1
+    controls are shown as ``\\x..``, so data (a title, a label, a sentence) cannot move the cursor,
+    change colours, ring the bell or hide a link (ESC ] 8) on the screen of whoever reads it.
+
+    A carriage return that ends a line (``\\r\\n``) is a line end, not a control, and stays: alone,
+    it would let a text overwrite the line it is printed on. One pass over the text, no regex.
+
+    >>> printable("Title\\x1b]8;;http://evil/\\x07click\\x1b]8;;\\x07\\x1b[31m")
+    'Title\\\\x1b]8;;http://evil/\\\\x07click\\\\x1b]8;;\\\\x07\\\\x1b[31m'
+    >>> printable("a\\tb\\r\\nc\\rd\\x9be"), printable("café → ok")
+    ('a\\tb\\r\\nc\\\\x0dd\\\\x9be', 'café → ok')
+    """
+    return "\r\n".join(part.translate(_CONTROL_ESCAPES) for part in text.split("\r\n"))
+
+
+#: DEL and the C1 controls as JSON escapes: ``json.dumps(..., ensure_ascii=False)`` escapes only
+#: U+0000 to U+001F and leaves these raw, and some terminals act on U+009B (CSI) as on ESC [.
+_JSON_ESCAPES = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}
+
+
+def printable_json(text: str) -> str:
+    """JSON text (as ``json.dumps`` writes it) with DEL and the C1 controls escaped too, which leaves
+    the same JSON value: those characters occur only inside its strings, where ``\\u0085`` means them.
+
+    >>> import json
+    >>> printable_json(json.dumps({"t": "a\\x1bb\\x9bc"}, ensure_ascii=False))
+    '{"t": "a\\\\u001bb\\\\u009bc"}'
+    >>> json.loads(printable_json(json.dumps(["\\x7f\\x85"], ensure_ascii=False))) == ["\\x7f\\x85"]
+    True
+    """
+    return text.translate(_JSON_ESCAPES)

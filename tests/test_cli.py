@@ -379,3 +379,54 @@ def test_a_piped_build_prints_one_line_per_stage_and_counts_what_came_from_the_c
     assert "Extracted 8 papers (8 from the cache, 0 parsed) in " in again.output
     quiet = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(stem), "-q"])
     assert not quiet.output.startswith("Read")
+
+
+# --- ids and names that start with "-" (OpenReview ids do: -zBN5sBzdvr) ---------------------------
+
+@pytest.fixture(scope="module")
+def dashed_ids(tmp_path_factory):
+    """A graph whose papers have OpenReview ids that start with "-"."""
+    folder = tmp_path_factory.mktemp("dashed")
+    (folder / "dashed.csv").write_text(
+        "id,title,abstract\n"
+        "-zBN5sBzdvr,Group policies,We propose GRPO for mathematical reasoning. GRPO reaches 80.2% accuracy on GSM8K.\n"
+        "-h,Proximal policies,We study PPO for mathematical reasoning. PPO reaches 75.1% accuracy on GSM8K.\n"
+        "p3,Rewards,We compare GRPO with PPO for mathematical reasoning on GSM8K.\n", encoding="utf-8")
+    stem = folder / "dashed"
+    result = CliRunner().invoke(main, ["build", "-q", str(folder / "dashed.csv"), "-o", str(stem), "--formats", "nt"])
+    assert result.exit_code == 0, result.output
+    return stem
+
+
+def test_similar_takes_a_paper_id_that_starts_with_a_dash_and_one_named_like_an_option_after_a_double_dash(dashed_ids):
+    for args in (["similar", "-zBN5sBzdvr", "-g", str(dashed_ids)], ["similar", "-g", str(dashed_ids), "-zBN5sBzdvr"],
+                 ["similar", "-g", str(dashed_ids), "--format=json", "--", "-zBN5sBzdvr"]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, (args, result.output)
+        assert "Group policies" in result.output and "Proximal policies" in result.output
+    # An id that is also an option's name goes after "--", which ends the options.
+    result = CliRunner().invoke(main, ["similar", "-g", str(dashed_ids), "--", "-h"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Papers similar to Proximal policies")
+    assert "Usage:" in CliRunner().invoke(main, ["similar", "-h"]).output  # -h alone is still help
+
+
+@pytest.mark.parametrize("args, answer", [
+    (["related", "-GRPO"], "Related to GRPO"),
+    (["explain", "-GRPO"], "GRPO: Group Relative Policy Optimization"),
+    (["explain", "-C-GRPO", "-GRPO"], "C-GRPO comparedWith GRPO"),
+    (["compare", "-mathematical reasoning"], "mathematical reasoning"),
+    (["leaderboard", "-AndroidWorld"], "Results on AndroidWorld"),
+])
+def test_every_command_taking_an_entity_name_reads_one_that_starts_with_a_dash(sample_build, args, answer):
+    """The names are looked up (hyphens are ignored by the lookup), not refused as unknown options."""
+    result = CliRunner().invoke(main, [*args, "-g", str(sample_build[0])])
+    assert result.exit_code == 0, result.output
+    assert answer in result.output
+
+
+@pytest.mark.parametrize("command", ["similar", "related", "explain", "compare", "leaderboard"])
+def test_the_help_of_each_command_taking_a_name_says_how_to_give_one_that_starts_with_a_dash(command):
+    result = CliRunner().invoke(main, [command, "--help"])
+    text = " ".join(result.output.split())
+    assert "starts with '-' is read as one" in text and f"kg {command} -g graphs/NAME -- -h" in text
