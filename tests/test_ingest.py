@@ -90,11 +90,11 @@ def test_a_one_megabyte_abstract_is_skipped_with_its_size(tmp_path):
     assert "huge.jsonl:2: abstract of 1,049,999 characters" in str(skipped[0])
 
 
-def test_html_entities_and_control_characters_are_read_and_kept(tmp_path):
+def test_html_entities_are_read_and_kept_and_escaped_controls_dropped(tmp_path):
     path = tmp_path / "odd.jsonl"
     path.write_text('{"abstract": "Robustness &amp; accuracy of caf\\u00e9 models\\u0007 on ImageNet."}\n')
     [paper] = read_papers([path])
-    assert paper.abstract == "Robustness &amp; accuracy of café models\x07 on ImageNet."
+    assert paper.abstract == "Robustness &amp; accuracy of café models on ImageNet."
 
 
 def test_a_form_feed_in_a_csv_cell_does_not_shift_the_line_numbers_after_it(tmp_path):

@@ -72,13 +72,13 @@ def test_a_nul_in_one_csv_record_skips_that_record_only(tmp_path, nul_row):
         list(read_papers([path], strict=True))
 
 
-def test_a_nul_in_one_jsonl_line_or_text_block_skips_that_record_only(tmp_path):
+def test_a_raw_nul_in_one_jsonl_line_or_text_block_skips_that_record_only(tmp_path):
     jsonl = tmp_path / "nul.jsonl"
     jsonl.write_text('{"abstract": "We propose A."}\n{"abstract": "We \x00propose B."}\n'
-                     '{"abstract": "We \\u0000propose C."}\n{"abstract": "We propose D."}\n', encoding="utf-8")
+                     '{"abstract": "We propose C."}\n', encoding="utf-8")
     papers, skipped = read(jsonl)
-    assert [p.source.line for p in papers] == [1, 4]
-    assert [message.split(": ")[0] for message in skipped] == [f"{jsonl}:2", f"{jsonl}:3"]
+    assert [p.source.line for p in papers] == [1, 3]
+    assert [message.split(": ")[0] for message in skipped] == [f"{jsonl}:2"]
     text = tmp_path / "nul.txt"
     text.write_text("Nul 2025 Papers\n\nWe propose A.\n\nWe \x00propose B.\n\nWe propose C.\n", encoding="utf-8")
     papers, skipped = read(text)
@@ -186,3 +186,38 @@ def test_a_quote_that_only_ends_a_field_early_or_a_short_multi_line_row_is_still
     assert skipped == []
     assert [(p.id, p.title, p.source.line) for p in papers] == [("p1", "Attention is all you need", 2),
                                                                ("p2", "Two", 3), ("p3", "Three", 5)]
+
+
+# --- a control character escaped in a JSON string costs the character, not the record ---------------
+
+def test_an_escaped_nul_or_control_in_a_jsonl_string_is_dropped_and_the_record_kept(tmp_path):
+    path = tmp_path / "escaped.jsonl"
+    path.write_text('{"id": "n1", "abstract": "We \\u0000propose A\\u001b[31m.", "title": "Title\\u0007 one"}\n'
+                    '{"id": "n2", "abstract": "We propose B.\\u000cNext\\u001fpart.\\r\\nTab\\there.",'
+                    ' "keywords": ["k\\u0000w"], "authors": ["A\\u0000da"]}\n', encoding="utf-8")
+    papers, skipped = read(path)
+    assert skipped == []
+    assert [(p.id, p.abstract, p.title) for p in papers] == [
+        ("n1", "We propose A[31m.", "Title one"),
+        ("n2", "We propose B. Next part.\r\nTab\there.", "")]
+    assert (papers[1].keywords, papers[1].authors) == (["kw"], ["Ada"])
+
+
+def test_an_escaped_nul_in_openreview_notes_is_dropped_and_every_note_kept(tmp_path):
+    path = tmp_path / "notes.json"
+    path.write_text(json.dumps({"notes": [
+        {"id": "o1", "content": {"title": {"value": "One\x00"}, "abstract": {"value": "We propose\x00 X."}}},
+        {"id": "o2", "content": {"title": {"value": "Two"}, "abstract": {"value": "We propose Y.\x1b"}}}]}),
+        encoding="utf-8")  # json.dumps writes each control as a \\u escape
+    papers, skipped = read(path)
+    assert skipped == [] and [(p.id, p.title, p.abstract) for p in papers] == [
+        ("o1", "One", "We propose X."), ("o2", "Two", "We propose Y.")]
+
+
+def test_json_nested_too_deeply_costs_its_record_not_the_build(tmp_path):
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"abstract": "We propose A."}\n{"abstract": "We propose B.", "x": ' + "[" * 5000 + "]" * 5000 + '}\n'
+                    '{"abstract": "We propose C."}\n', encoding="utf-8")
+    papers, skipped = read(path)
+    assert [p.abstract for p in papers] == ["We propose A.", "We propose C."]
+    assert len(skipped) == 1 and skipped[0].startswith(f"{path}:2: JSON nested too deeply")

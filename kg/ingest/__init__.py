@@ -418,6 +418,37 @@ def _is_row(line: str, width: int) -> bool:
         return False
 
 
+#: What a control character decoded from a JSON string becomes: the ones that separate words (vertical
+#: tab, form feed, the information separators U+001C-U+001F) a space, the others (NUL, BEL, ESC ...)
+#: nothing. Tab, line feed and carriage return stay: they are the text's own white space.
+_JSON_CONTROLS = {code: (" " if code in (0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x1F) else None)
+                  for code in range(0x20) if code not in (0x09, 0x0A, 0x0D)}
+
+
+#: Why JSON nested past Python's recursion limit (arrays in arrays, a thousand deep) is not read.
+_TOO_DEEP = "JSON nested too deeply to read (arrays or objects about a thousand levels deep)"
+
+
+def _without_controls(value):
+    """``value`` decoded from JSON, with the control characters of its strings (keys and values, at
+    any depth) dropped or made spaces (:data:`_JSON_CONTROLS`).
+
+    JSON can only hold them escaped (``\\u0000``): an exporter wrote them on purpose or carried them
+    over from a PDF, and the record around them is good. Raw in a text file, a NUL is a sign of binary
+    data and costs its record (see :func:`read_papers`); escaped in JSON, it costs the character.
+
+    >>> _without_controls({"abstract": "We\\u0000 propose X\\u0007.\\fNext", "n": [1, "a\\u001bb"]})
+    {'abstract': 'We propose X. Next', 'n': [1, 'ab']}
+    """
+    if isinstance(value, str):
+        return value.translate(_JSON_CONTROLS)
+    if isinstance(value, dict):
+        return {_without_controls(key): _without_controls(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_controls(item) for item in value]
+    return value
+
+
 def _read_jsonl(path: Path) -> Iterator[Paper | InputError]:
     # Lines end at \n only, as JSON Lines says: str.splitlines would also end one at U+2028, U+2029
     # or U+0085, which json.dumps(ensure_ascii=False) writes raw inside strings. A \r before the \n
@@ -426,9 +457,12 @@ def _read_jsonl(path: Path) -> Iterator[Paper | InputError]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = _without_controls(json.loads(line))
         except json.JSONDecodeError as error:
             yield InputError(str(path), number, f"invalid JSON ({error.msg}: column {error.colno}); skipped")
+            continue
+        except RecursionError:  # json's own limit, or ours just under it
+            yield InputError(str(path), number, f"{_TOO_DEEP}; skipped")
             continue
         if not isinstance(record, dict):
             yield InputError(str(path), number, "expected a JSON object per line; skipped")
@@ -439,9 +473,11 @@ def _read_jsonl(path: Path) -> Iterator[Paper | InputError]:
 def _read_openreview(path: Path) -> Iterator[Paper | InputError]:
     text = _read_text(path)
     try:
-        document = json.loads(text)
+        document = _without_controls(json.loads(text))
     except json.JSONDecodeError as error:
         raise InputError(str(path), error.lineno, f"invalid JSON ({error.msg}: column {error.colno})") from None
+    except RecursionError:
+        raise InputError(str(path), None, _TOO_DEEP) from None
     notes = document.get("notes") if isinstance(document, dict) else document
     if not isinstance(notes, list):
         raise InputError(str(path), 1, "expected OpenReview notes: a list, or an object with a 'notes' list")
