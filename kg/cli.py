@@ -217,7 +217,7 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, fo
         --set '*' url='https://openreview.net/forum?id={id}'
     """
     from .build import build as run_build
-    from .ingest import FileSetting
+    from .ingest import FileSetting, ingest_summary, noting_repairs
 
     parsed = []
     for pattern, assignment in settings:
@@ -246,13 +246,14 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, fo
             click.echo(line, err=True)
 
     try:
-        result = run_build(inputs, output, base=base, format=input_format, strict=strict, report=report,
-                           processes=jobs, cache=None if no_cache else "default", progress=progress,
-                           formats=formats, cluster=cluster, settings=parsed, on_stage=stage)
+        with noting_repairs() as repaired:  # the rows ingest repaired (a CSV column split at commas)
+            result = run_build(inputs, output, base=base, format=input_format, strict=strict, report=report,
+                               processes=jobs, cache=None if no_cache else "default", progress=progress,
+                               formats=formats, cluster=cluster, settings=parsed, on_stage=stage)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    _say(result.summary())
+    _say("\n".join([result.summary(), *ingest_summary(repaired, result.skipped)]))
 
 
 @main.command()

@@ -9,10 +9,13 @@ class KGError(Exception):
 class InputError(KGError):
     """A problem with an input file, located by file and line (or record number)."""
 
-    def __init__(self, file: str, line: int | None, message: str):
+    def __init__(self, file: str, line: int | None, message: str, *, kind: str | None = None):
         self.file = file
         self.line = line
         self.message = message
+        #: The reason in a few words, the same for every record it costs ("abstract is a URL"), by which
+        #: a summary counts them; None where no one has named it.
+        self.kind = kind
         where = f"{file}:{line}" if line is not None else str(file)
         super().__init__(f"{where}: {message}")
 

@@ -430,3 +430,20 @@ def test_the_help_of_each_command_taking_a_name_says_how_to_give_one_that_starts
     result = CliRunner().invoke(main, [command, "--help"])
     text = " ".join(result.output.split())
     assert "starts with '-' is read as one" in text and f"kg {command} -g graphs/NAME -- -h" in text
+
+
+def test_the_build_summary_counts_the_rows_repaired_and_skipped_by_reason(tmp_path):
+    scrape = tmp_path / "scrape.csv"
+    scrape.write_text(
+        "paper_id,title,link,keywords,abstract\n"
+        'p1,Spatial channels, shape bias, and robustness,https://openreview.net/forum?id=p1,"vision",'
+        '"We propose SCNet for image classification. SCNet reaches 80.2% accuracy on ImageNet."\n'
+        'p2,Two,https://openreview.net/forum?id=p2,"rl",We propose GRPO, a method for reasoning, and test it on GSM8K.\n'
+        "p3,Three,https://openreview.net/forum?id=p3,rl,https://openreview.net/forum?id=p3\n"
+        'p4,Four,https://openreview.net/forum?id=p4,rl,"object recognition,shape bias"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["build", "-q", str(scrape), "-o", str(tmp_path / "g"), "--formats", "nt"])
+    assert result.exit_code == 0, result.output
+    assert "Built the graph of 2 papers" in result.output
+    assert ("Repaired 2 records: 1 title split at unquoted commas (scrape.csv:2), "
+            "1 abstract split at unquoted commas (scrape.csv:3)") in result.output
+    assert "Skipped 2 records: 1 abstract is a URL (scrape.csv:4), 1 abstract is a keyword list (scrape.csv:5)" in result.output

@@ -160,13 +160,13 @@ def test_multi_line_quoted_abstracts_are_read_whole(tmp_path):
                                'p1,"Multi, line","We propose X.\r\n\r\nA second paragraph, with commas, and ""quotes"".\r\n'
                                'p9,not,a row: it is inside the abstract"\r\n'
                                'p2,Two,We propose Y.\r\n'
-                               'p3,"Three","First line\nsecond, line, here"\r\n')
+                               'p3,"Three","First line, we propose Z.\nSecond, line, here."\r\n')
     papers, skipped = read(path)
     assert skipped == []
     assert [(p.id, p.source.line) for p in papers] == [("p1", 2), ("p2", 6), ("p3", 7)]
     assert papers[0].abstract == ('We propose X.\r\n\r\nA second paragraph, with commas, and "quotes".\r\n'
                                   'p9,not,a row: it is inside the abstract')
-    assert papers[2].abstract == "First line\nsecond, line, here"
+    assert papers[2].abstract == "First line, we propose Z.\nSecond, line, here."
 
 
 def test_a_multi_line_abstract_with_undoubled_quotes_is_still_read(tmp_path):
@@ -221,3 +221,115 @@ def test_json_nested_too_deeply_costs_its_record_not_the_build(tmp_path):
     papers, skipped = read(path)
     assert [p.abstract for p in papers] == ["We propose A.", "We propose C."]
     assert len(skipped) == 1 and skipped[0].startswith(f"{path}:2: JSON nested too deeply")
+
+
+# --- dirty scrapes: unquoted commas split a column; a record whose abstract is not one ------------
+
+SCRAPE_HEADER = "paper_id,title,link,keywords,abstract\n"
+
+
+def read_noting_repairs(path, **options):
+    skipped, repaired = [], []
+    papers = list(read_papers([path], on_skip=skipped.append, on_repair=repaired.append, **options))
+    return papers, [str(error) for error in skipped], repaired
+
+
+def test_an_abstract_split_at_unquoted_commas_is_joined_back_with_its_quotes(tmp_path):
+    # The scraper quoted the abstract but not the quotes inside it: csv ends the field at '"optimism',
+    # and every later comma starts a field.
+    path = write_csv(tmp_path, SCRAPE_HEADER
+                     + 'p1,One,https://openreview.net/forum?id=p1,"bandits,regret","We use the "optimism" principle, '
+                       'with smaller sets, and prove bounds."\n'
+                     + 'p2,Two,https://openreview.net/forum?id=p2,"a,b","We propose Y, a model. It works."\n',
+                     name="scrape.csv")
+    papers, skipped, repaired = read_noting_repairs(path)
+    assert skipped == []
+    assert [(p.id, p.title, p.keywords, p.url) for p in papers] == [
+        ("p1", "One", ["bandits", "regret"], "https://openreview.net/forum?id=p1"),
+        ("p2", "Two", ["a", "b"], "https://openreview.net/forum?id=p2")]
+    assert papers[0].abstract == 'We use the "optimism" principle, with smaller sets, and prove bounds.'
+    assert [(str(note), note.kind) for note in repaired] == [
+        (f"{path}:2: abstract split at 2 unquoted commas, joined back", "abstract split at unquoted commas")]
+
+
+def test_a_title_split_at_commas_is_joined_back_where_the_link_shows_how_far_the_fields_shifted(tmp_path):
+    path = write_csv(tmp_path, SCRAPE_HEADER
+                     + 'p1,Spatial channels, shape bias, and robustness,https://openreview.net/forum?id=p1,'
+                       '"object recognition,shape bias","What do networks use? We ask, and answer."\n'
+                     + 'p2,Fair, fast, and "good" clustering,https://openreview.net/forum?id=p2,"clustering",'
+                       '"We propose "FFC", a method, for clustering."\n',
+                     name="scrape.csv")
+    papers, skipped, repaired = read_noting_repairs(path)
+    assert skipped == []
+    assert [(p.title, p.url, p.keywords, p.abstract) for p in papers] == [
+        ("Spatial channels, shape bias, and robustness", "https://openreview.net/forum?id=p1",
+         ["object recognition", "shape bias"], "What do networks use? We ask, and answer."),
+        ('Fair, fast, and "good" clustering', "https://openreview.net/forum?id=p2", ["clustering"],
+         'We propose "FFC", a method, for clustering.')]
+    assert [note.kind for note in repaired] == ["title split at unquoted commas",
+                                                "title and abstract split at unquoted commas"]
+
+
+def test_a_piece_that_starts_with_a_quote_does_not_make_a_cleanly_quoted_column_a_suspect(tmp_path):
+    # After 'especially when', the next piece starts with a quote: it reads as a quoted field, but the
+    # keywords before it were quoted whole, so only the abstract can have split.
+    path = write_csv(tmp_path, SCRAPE_HEADER
+                     + 'p1,One,https://openreview.net/forum?id=p1,"anomaly detection,batch norm","We adapt detectors, '
+                       '"zero-shot" here, to drift."\n', name="scrape.csv")
+    papers, skipped, _ = read_noting_repairs(path)
+    assert skipped == [] and papers[0].abstract == 'We adapt detectors, "zero-shot" here, to drift.'
+    assert papers[0].keywords == ["anomaly detection", "batch norm"]
+
+
+def test_a_row_whose_extra_fields_could_belong_to_two_columns_is_skipped_saying_so(tmp_path):
+    # No link to anchor the fields, and both title and abstract are unquoted: either could hold the comma.
+    path = write_csv(tmp_path, "id,title,abstract\np1,A title, with a comma,We propose X.\n"
+                               "p2,Two,We propose Y, a model.\np3,\"Quoted, title\",We propose Z, a model.\n",
+                     name="plain.csv")
+    papers, skipped, repaired = read_noting_repairs(path)
+    assert [(p.id, p.title, p.abstract) for p in papers] == [("p3", "Quoted, title", "We propose Z, a model.")]
+    assert skipped == [f"{path}:2: 4 fields where the header has 3: the 1 extra could belong to title or abstract, "
+                       "so which is uncertain; skipped",
+                       f"{path}:3: 4 fields where the header has 3: the 1 extra could belong to title or abstract, "
+                       "so which is uncertain; skipped"]
+    assert [str(note) for note in repaired] == [f"{path}:4: abstract split at 1 unquoted comma, joined back"]
+    with pytest.raises(InputError, match=r"plain\.csv:2: .*uncertain"):
+        list(read_papers([path], strict=True))
+
+
+def test_a_row_with_two_fields_that_look_like_its_link_is_skipped(tmp_path):
+    path = write_csv(tmp_path, SCRAPE_HEADER + 'p1,See https://a.org/x,https://b.org/y,https://openreview.net/forum?id=p1,'
+                                               '"k","We propose X."\n', name="scrape.csv")
+    papers, skipped, _ = read_noting_repairs(path)
+    assert papers == [] and skipped == [f"{path}:2: 6 fields where the header has 5, and 2 of them look like its link; skipped"]
+
+
+def test_a_repaired_row_is_kept_under_strict(tmp_path):
+    path = write_csv(tmp_path, SCRAPE_HEADER + 'p1,A, B,https://openreview.net/forum?id=p1,"k","We propose X, a model."\n',
+                     name="scrape.csv")
+    [paper] = read_papers([path], strict=True)
+    assert (paper.title, paper.abstract) == ("A, B", "We propose X, a model.")
+
+
+@pytest.mark.parametrize("abstract, reason", [
+    ("https://openreview.net/forum?id=p1", "abstract is a URL"),
+    ("www.example.org/paper.pdf", "abstract is a URL"),
+    ("object recognition,critical band masking,spatial-frequency channels", "abstract is a keyword list"),
+    ("chain-of-thought; language models; reasoning", "abstract is a keyword list"),
+    ("TBD", "abstract is shorter than a sentence"),
+    ("Deep learning for computer vision", "abstract is shorter than a sentence"),
+])
+def test_a_record_whose_abstract_is_a_url_a_keyword_list_or_no_sentence_is_skipped_with_why(tmp_path, abstract, reason):
+    kept = {"p2": "Something else.", "p3": "We study graph neural networks, transformers, and their limits on "
+                                          "molecules, proteins and materials"}  # abstracts, short or unfinished
+    csv_path = write_csv(tmp_path, "id,abstract\n" + "".join(f'{i},"{a}"\n' for i, a in {"p1": abstract, **kept}.items()),
+                         name="odd.csv")
+    jsonl_path = tmp_path / "odd.jsonl"
+    jsonl_path.write_text("".join(json.dumps({"id": i, "abstract": a}) + "\n" for i, a in {"p1": abstract, **kept}.items()),
+                          encoding="utf-8")
+    for path in (csv_path, jsonl_path):
+        skipped = []
+        papers = list(read_papers([path], on_skip=skipped.append))
+        assert {p.id: p.abstract for p in papers} == kept
+        assert len(skipped) == 1 and skipped[0].kind == reason and str(skipped[0]).startswith(f"{path}:")
+        assert f"{reason} ('{abstract[:40]}" in str(skipped[0]) and str(skipped[0]).endswith("), not an abstract; skipped")

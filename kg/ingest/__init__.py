@@ -21,10 +21,18 @@ A record that cannot be read is reported as an ``InputError`` naming its file
 and line; ``read_papers`` passes it to ``on_skip`` and goes on, unless
 ``strict`` is set. A NUL, or a CSV quote that swallows the rows after it, costs
 one record; a file that is not UTF-8 text (gzip, zip, an image) is refused whole.
+
+A record is a paper only if its abstract reads as one: an abstract that is a URL, a keyword list
+or shorter than a sentence is skipped with that reason (:func:`abstract_problem`). A CSV row with
+more fields than its header (a scraper's unquoted commas) is repaired where the repair is certain
+and skipped otherwise (:mod:`kg.ingest.rows`); each repair is said to ``on_repair`` as a
+:class:`Repaired` note, and :func:`ingest_summary` counts repairs and skips by reason.
 """
 from __future__ import annotations
 
 import ast
+import contextlib
+import contextvars
 import csv
 import fnmatch
 import functools
@@ -43,6 +51,7 @@ from urllib.parse import quote
 from ..errors import InputError
 from ..model import Paper, Source
 from ..text import clean, normalize_for_id, plain_label
+from . import rows
 
 #: Longer "abstracts" are whole papers or broken records; spaCy would also refuse texts past 1M characters.
 MAX_ABSTRACT_CHARS = 100_000
@@ -155,6 +164,27 @@ class FileSetting:
         return paper
 
 
+class Repaired(InputError):
+    """Not an error: a record read after a certain repair (a CSV row's split column joined back),
+    located and described like an error so that it can be listed and counted."""
+
+
+#: Where :func:`read_papers` says its repairs when given no ``on_repair``: see :func:`noting_repairs`.
+_REPAIRS: contextvars.ContextVar[list[Repaired] | None] = contextvars.ContextVar("kg_ingest_repairs", default=None)
+
+
+@contextlib.contextmanager
+def noting_repairs() -> Iterator[list[Repaired]]:
+    """A list that collects the repairs :func:`read_papers` makes inside the block, where its caller
+    passes no ``on_repair`` (``kg build`` counts them in its summary this way, around the build)."""
+    repairs: list[Repaired] = []
+    token = _REPAIRS.set(repairs)
+    try:
+        yield repairs
+    finally:
+        _REPAIRS.reset(token)
+
+
 def read_papers(
     inputs: Iterable[str | Path],
     *,
@@ -162,13 +192,19 @@ def read_papers(
     strict: bool = False,
     on_skip: Callable[[InputError], None] | None = None,
     settings: Iterable[FileSetting] = (),
+    on_repair: Callable[[Repaired], None] | None = None,
 ) -> Iterator[Paper]:
     """Every paper in ``inputs``, in file order, with the ``settings`` that name its file applied
     in the order given (a later one of the same key wins; a code mapping applies last).
 
     Unreadable records raise ``InputError`` when ``strict``; otherwise they are
     handed to ``on_skip`` and left out. A setting that names none of the inputs raises ``InputError``.
+    A record kept after a repair is said to ``on_repair`` (or the list of :func:`noting_repairs`)
+    just before it is yielded.
     """
+    if on_repair is None:
+        collected = _REPAIRS.get()
+        on_repair = collected.append if collected is not None else (lambda repair: None)
     paths = expand_inputs(inputs)
     settings = sorted(settings, key=lambda setting: setting.key == "decisions")  # stable: codes mapped last
     for setting in settings:
@@ -178,27 +214,112 @@ def read_papers(
         reader = _READERS[format or detect_format(path)]
         ours = [setting for setting in settings if setting.applies_to(path)]
         try:
+            repair = None  # the repair of the record that comes next, said only if that record is kept
             for record in reader(path):
+                if isinstance(record, Repaired):
+                    repair = record
+                    continue
                 if isinstance(record, Paper):
                     for setting in ours:
                         setting.apply(record)
-                if isinstance(record, Paper) and len(record.abstract) > MAX_ABSTRACT_CHARS:
-                    record = InputError(record.source.file, record.source.line,
-                                        f"abstract of {len(record.abstract):,} characters is over the "
-                                        f"{MAX_ABSTRACT_CHARS:,} an abstract can be (a whole paper?); skipped")
-                elif isinstance(record, Paper) and "\x00" in _text_of(record):
-                    record = InputError(record.source.file, record.source.line,
-                                        "contains a NUL character (binary data?); skipped")
+                    record = _checked(record)
                 if isinstance(record, InputError):
                     if strict or on_skip is None:
                         raise record
                     on_skip(record)
                 else:
+                    if repair is not None:
+                        on_repair(repair)
                     yield record
+                repair = None
         except InputError as error:  # the whole file is unreadable
             if strict or on_skip is None or error.file != str(path):
                 raise
             on_skip(error)
+
+
+def _checked(paper: Paper) -> Paper | InputError:
+    """``paper``, or why it is not one: an abstract too long, a NUL, an abstract that is no abstract."""
+    where = (paper.source.file, paper.source.line) if paper.source else (paper.id, None)
+    if len(paper.abstract) > MAX_ABSTRACT_CHARS:
+        return InputError(*where, f"abstract of {len(paper.abstract):,} characters is over the "
+                                  f"{MAX_ABSTRACT_CHARS:,} an abstract can be (a whole paper?); skipped",
+                          kind="abstract too long")
+    if "\x00" in _text_of(paper):
+        return InputError(*where, "contains a NUL character (binary data?); skipped", kind="a NUL character")
+    problem = abstract_problem(paper.abstract)
+    if problem:
+        shown = paper.abstract if len(paper.abstract) <= 60 else paper.abstract[:59] + "…"
+        return InputError(*where, f"{problem} ({shown!r}), not an abstract; skipped", kind=problem)
+    return paper
+
+
+#: An abstract with this many words or fewer, and no sentence end, is a phrase (a title, a topic).
+_PHRASE_WORDS = 6
+
+
+def abstract_problem(abstract: str) -> str | None:
+    """Why ``abstract`` is not a paper's abstract, in a few words, or None.
+
+    A scrape whose columns shifted puts a URL or the keywords where the abstract goes; an empty
+    form field leaves "TBD". None of them is a paper to extract from. A keyword list is two or more
+    comma- or semicolon-separated items of at most six words, none starting with "and" or "or", with
+    no sentence end ('.', '!' or '?' before a space or the end); a text shorter than a sentence has one word, or is a phrase of at most
+    six words with no sentence end. Each test is one pass over the text.
+
+    >>> abstract_problem("https://openreview.net/forum?id=KvPwXVcslY")
+    'abstract is a URL'
+    >>> abstract_problem("object recognition,critical band masking,shape bias")
+    'abstract is a keyword list'
+    >>> abstract_problem("TBD"), abstract_problem("Deep learning for vision")
+    ('abstract is shorter than a sentence', 'abstract is shorter than a sentence')
+    >>> abstract_problem("We propose X."), abstract_problem("Something else.")
+    (None, None)
+    """
+    text = abstract.strip()
+    if rows.looks_like_url(text) or (text.startswith("www.") and not any(c.isspace() for c in text)):
+        return "abstract is a URL"
+    ends_a_sentence = _SENTENCE_END.search(text) is not None
+    items = [item.split() for item in _LIST_SEPARATOR.split(text)]
+    # "X, Y, and Z" is prose: no keyword starts with a conjunction.
+    if (not ends_a_sentence and len(items) >= 2 and all(len(words) <= _PHRASE_WORDS for words in items)
+            and not any(words[:1] in (["and"], ["or"]) for words in items)):
+        return "abstract is a keyword list"
+    words = len(text.split())
+    if words < 2 or (words <= _PHRASE_WORDS and not ends_a_sentence):
+        return "abstract is shorter than a sentence"
+    return None
+
+
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")  # one character and one more: linear
+_LIST_SEPARATOR = re.compile(r"[,;]")
+
+
+def ingest_summary(repaired: list[Repaired], skipped: list[InputError]) -> list[str]:
+    """The lines a build's summary ends with: the records repaired and those skipped, counted by
+    reason, each reason with where its first records are.
+
+    >>> print("\\n".join(ingest_summary([Repaired("a.csv", 3, "x", kind="abstract split at unquoted commas")],
+    ...                                 [InputError("a.csv", 5, "y", kind="abstract is a URL")] * 2)))
+    Repaired 1 record: 1 abstract split at unquoted commas (a.csv:3)
+    Skipped 2 records: 2 abstract is a URL (a.csv:5, a.csv:5)
+    """
+    lines = []
+    for verb, records in (("Repaired", repaired), ("Skipped", skipped)):
+        if records:
+            lines.append(f"{verb} {len(records):,} record{'s' * (len(records) != 1)}: " + _by_kind(records))
+    return lines
+
+
+def _by_kind(records: list[InputError], examples: int = 3) -> str:
+    """'139 abstract split at unquoted commas (oral.csv:12, ...), 2 other' , largest count first."""
+    kinds: dict[str, list[InputError]] = {}
+    for record in records:
+        kinds.setdefault(record.kind or "other reasons (listed above)", []).append(record)
+    return ", ".join(
+        f"{len(group):,} {kind} ({', '.join(f'{Path(r.file).name}:{r.line}' for r in group[:examples])}"
+        + (", …" if len(group) > examples else "") + ")"
+        for kind, group in sorted(kinds.items(), key=lambda item: -len(item[1])))
 
 
 def _text_of(paper: Paper) -> str:
@@ -324,7 +445,7 @@ def _paper_from_record(record: dict, source: Source) -> Paper | InputError:
     fields = {str(k).strip().lower(): v for k, v in record.items() if k is not None}
     abstract = str(fields.get("abstract") or "").strip()
     if not abstract:
-        return InputError(source.file, source.line, "record has no abstract; skipped")
+        return InputError(source.file, source.line, "record has no abstract; skipped", kind="no abstract")
     source_id = str(fields.get("id") or fields.get("pid") or fields.get("paper_id") or "").strip()
     venue = str(fields.get("venue") or "").strip()
     year = fields.get("year")
@@ -340,7 +461,7 @@ def _paper_from_record(record: dict, source: Source) -> Paper | InputError:
         year=year,
         authors=_authors(fields.get("authors")),
         keywords=_keywords(fields.get("keywords", fields.get("keyword"))),
-        url=str(fields.get("url") or "").strip(),
+        url=str(fields.get("url") or fields.get("link") or "").strip(),
         decision=plain_label(str(fields.get("decision") or "")),
         source=source,
     )
@@ -354,19 +475,26 @@ def _read_csv(path: Path) -> Iterator[Paper | InputError]:
     header = next(reader, [])
     if "abstract" not in {name.strip().lower() for name in header}:
         raise InputError(str(path), 1, f"no 'abstract' column (columns: {', '.join(header)})")
-    for line, row in _csv_rows(str(path), lines, reader.line_num, len(header)):
+    columns = [name.strip().lower() for name in header]
+    for line, row in _csv_rows(str(path), lines, reader.line_num, columns):
+        if isinstance(row, rows.Repair):
+            yield Repaired(str(path), line, row.describe(), kind=row.kind())
+            row = row.values
         if isinstance(row, InputError):
             yield row
         else:
             yield _paper_from_record(dict(zip(header, row)), Source(str(path), line))
 
 
-def _csv_rows(file: str, lines: list[str], first: int, width: int) -> Iterator[tuple[int, list[str] | InputError]]:
-    """(line number, fields) for each row of ``lines[first:]``.
+def _csv_rows(file: str, lines: list[str], first: int,
+              columns: list[str]) -> Iterator[tuple[int, list[str] | rows.Repair | InputError]]:
+    """(line number, fields) for each row of ``lines[first:]``; a row with more fields than
+    ``columns`` comes repaired (:func:`kg.ingest.rows.repair`), or as an ``InputError`` saying why not.
 
     A row whose quotes went wrong comes as an ``InputError``, and reading starts again at the line
     after the one it started on: the rows a quote left open swallowed are read as themselves.
     """
+    width = len(columns)
     start = first
     while start < len(lines):
         reader = csv.reader(itertools.islice(lines, start, None))
@@ -374,18 +502,33 @@ def _csv_rows(file: str, lines: list[str], first: int, width: int) -> Iterator[t
         while True:
             try:
                 fields = next(reader)
-                problem = _quote_problem(lines[begin : start + reader.line_num], fields, width)
+                raw = lines[begin : start + reader.line_num]
+                if len(fields) > width and not any(_is_row(line, width) for line in raw[1:]):
+                    # Unquoted commas split a column (a quote left open would have swallowed rows instead).
+                    yield begin + 1, _repaired(file, begin + 1, columns, fields, "".join(raw))
+                    begin = start + reader.line_num
+                    continue
+                problem = _quote_problem(raw, fields, width)
             except StopIteration:
                 return
             except csv.Error as error:  # a field past csv's size limit (a quote left open), or a NUL on Python 3.10
                 problem = f"unreadable row ({error})"
             if problem:
-                yield begin + 1, InputError(file, begin + 1, f"{problem}; skipped, reading on at line {begin + 2}")
+                yield begin + 1, InputError(file, begin + 1, f"{problem}; skipped, reading on at line {begin + 2}",
+                                            kind="a misplaced quote")
                 start = begin + 1
                 break
             if fields:
                 yield begin + 1, fields
             begin = start + reader.line_num
+
+
+def _repaired(file: str, line: int, columns: list[str], fields: list[str], raw: str) -> rows.Repair | InputError:
+    """A row with more fields than its header, repaired, or skipped saying why the repair is uncertain."""
+    outcome = rows.repair(columns, fields, raw)
+    if isinstance(outcome, str):
+        return InputError(file, line, f"{outcome}; skipped", kind="more fields than the header, where they belong uncertain")
+    return outcome
 
 
 def _quote_problem(lines: list[str], fields: list[str], width: int) -> str | None:
@@ -459,7 +602,8 @@ def _read_jsonl(path: Path) -> Iterator[Paper | InputError]:
         try:
             record = _without_controls(json.loads(line))
         except json.JSONDecodeError as error:
-            yield InputError(str(path), number, f"invalid JSON ({error.msg}: column {error.colno}); skipped")
+            yield InputError(str(path), number, f"invalid JSON ({error.msg}: column {error.colno}); skipped",
+                             kind="invalid JSON")
             continue
         except RecursionError:  # json's own limit, or ours just under it
             yield InputError(str(path), number, f"{_TOO_DEEP}; skipped")
