@@ -378,18 +378,34 @@ def test_a_body_that_stops_arriving_gets_408(app, queries):
     assert queries == []
 
 
-def test_connections_past_the_cap_get_503_at_once_and_the_cap_frees(app):
+def test_connections_past_the_cap_get_503_at_once_and_the_cap_frees(app, monkeypatch):
+    # Two requests that came whole and whose answers wait hold both threads.
+    release, held_now = threading.Event(), threading.Semaphore(0)
+    respond = app.respond
+
+    def held(environ):
+        if environ["PATH_INFO"] == "/hold":
+            held_now.release()
+            release.wait(30)
+        return respond(environ)
+
+    monkeypatch.setattr(app, "respond", held)
     with serving(app, read_timeout=30, max_connections=2) as running:
-        # Two requests whose bodies never end hold both threads.
         holders = [socket.create_connection(("127.0.0.1", port(running))) for _ in range(2)]
-        for sock in holders:
-            sock.sendall(post(running, "Content-Length: 100\r\n", b"query="))
-        time.sleep(0.5)
-        started = time.monotonic()
-        status, body = exchange(running, b"GET /index.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        assert status == 503 and b"Too many connections" in body and time.monotonic() - started < 2
-        for sock in holders:
-            sock.close()
+        try:
+            # One after the other: of two threads, one at most serves a request still arriving, so a
+            # second arriving in the same moment would close the first to make room.
+            for sock in holders:
+                sock.sendall(f"GET /hold HTTP/1.1\r\nHost: 127.0.0.1:{port(running)}\r\n\r\n".encode())
+                assert held_now.acquire(timeout=10)
+            started = time.monotonic()
+            status, body = exchange(running, f"GET /index.json HTTP/1.1\r\nHost: 127.0.0.1:{port(running)}\r\n\r\n"
+                                    .encode())
+            assert status == 503 and b"Too many connections" in body and time.monotonic() - started < 2
+        finally:
+            release.set()
+            for sock in holders:
+                sock.close()
         deadline = time.monotonic() + 10
         while request(running, "GET", "/index.json")[0] != 200:
             assert time.monotonic() < deadline, "the threads were not given back"
@@ -419,3 +435,169 @@ def test_a_worker_answers_a_bad_graph_iri_with_400_whoever_sent_it():
 
     reply = _answering(ox.Store())({"query": ASK, "default_graph": ["http://a b/"], "accept": ""})
     assert reply["status"] == 400 and "Invalid IRI" in reply["body"].decode()
+
+
+# ---------------------------------------------------------- slow senders
+
+
+class SlowSenders:
+    """``count`` connections that each send a request a byte per :meth:`tick`: half send their
+    head that slowly, half a whole head and then a 100,000-byte body that slowly; every other
+    one of each opens a new connection whenever the server closes its own."""
+
+    def __init__(self, running, count: int):
+        self.address = ("127.0.0.1", port(running))
+        host = f"Host: 127.0.0.1:{port(running)}\r\n"
+        head = f"GET /index.json HTTP/1.1\r\n{host}X-Slow: ".encode()
+        body = (f"POST /sparql HTTP/1.1\r\n{host}Content-Type: application/x-www-form-urlencoded\r\n"
+                "Content-Length: 100000\r\n\r\nquery=").encode()
+        self.starts = [head if number % 2 else body for number in range(count)]
+        self.reconnects = [number % 4 < 2 for number in range(count)]
+        self.socks: list[socket.socket | None] = [self._open(start) for start in self.starts]
+        self.closed_by_server = 0
+
+    def _open(self, start: bytes) -> socket.socket:
+        sock = socket.create_connection(self.address, timeout=5)
+        sock.sendall(start)
+        sock.setblocking(False)
+        return sock
+
+    def tick(self) -> None:
+        for number, sock in enumerate(self.socks):
+            if sock is None:
+                continue
+            try:
+                if sock.recv(1 << 16) == b"":  # an answer (408, 503) ends with the server closing
+                    raise ConnectionResetError
+            except BlockingIOError:  # still open, nothing said: one more byte
+                with contextlib.suppress(OSError):
+                    sock.send(b"a")
+                continue
+            except OSError:
+                pass
+            sock.close()
+            self.closed_by_server += 1
+            self.socks[number] = self._open(self.starts[number]) if self.reconnects[number] else None
+
+    def close(self) -> None:
+        for sock in self.socks:
+            if sock is not None:
+                sock.close()
+
+
+def test_a_hundred_slow_senders_never_keep_a_normal_client_out(app):
+    """Slow heads and slow bodies, some reconnecting at once, outnumber the threads six to one;
+    each sends more often than the read timeout, so no silence gives them away. Requests that
+    arrive whole are still answered: a slow sender holds a thread only so long, and the ones
+    still receiving never hold them all."""
+    with serving(app, read_timeout=1, max_connections=16) as running:
+        assert request(running, "GET", "/index.json")[0] == 200  # the index is built
+        senders = SlowSenders(running, 100)
+        statuses = []
+        try:
+            started = time.monotonic()
+            while time.monotonic() - started < 6:
+                senders.tick()
+                statuses.append(request(running, "GET", "/index.json")[0])
+                time.sleep(0.25)
+        finally:
+            senders.close()
+        assert len(statuses) > 5 and set(statuses) == {200}, statuses
+        assert senders.closed_by_server >= 100  # each was cut off at least once (on average)
+
+
+def test_a_body_trickled_below_the_floor_rate_gets_408_though_it_never_pauses_long(app, queries):
+    with serving(app, read_timeout=1) as running, socket.create_connection(("127.0.0.1", port(running))) as sock:
+        sock.sendall(post(running, "Content-Length: 100\r\n", b"query="))
+        started, answer = time.monotonic(), b""
+        with contextlib.suppress(OSError):
+            while time.monotonic() - started < 10 and not answer:
+                sock.sendall(b"a")  # a byte every 0.2 s: 5 bytes a second, under the 500 the server asks
+                sock.settimeout(0.2)
+                with contextlib.suppress(TimeoutError):
+                    answer = sock.recv(1 << 16)
+        assert answer.startswith(b"HTTP/1.0 408 ") and b"slower than 500 bytes a second" in answer
+        assert time.monotonic() - started < 5
+    assert queries == []
+
+
+def test_a_whole_request_has_a_deadline_however_fast_its_bytes_come(app):
+    with serving(app, read_timeout=1, request_timeout=2, min_rate=1) as running, \
+            socket.create_connection(("127.0.0.1", port(running))) as sock:
+        sock.sendall(post(running, "Content-Length: 100000\r\n", b"query="))
+        started, answer = time.monotonic(), b""
+        with contextlib.suppress(OSError):
+            while time.monotonic() - started < 10 and not answer:
+                sock.sendall(b"a" * 20)
+                sock.settimeout(0.1)
+                with contextlib.suppress(TimeoutError):
+                    answer = sock.recv(1 << 16)
+        assert answer.startswith(b"HTTP/1.0 408 ") and b"took more than 2 s" in answer
+        assert 1.5 < time.monotonic() - started < 6
+
+
+def test_a_body_shorter_than_its_content_length_is_refused(server, queries):
+    status, answer = exchange(server, post(server, "Content-Length: 100\r\n", b"query=ASK%7B%7D"))
+    assert status == 400 and b"ended after 15 of the 100 bytes" in answer
+    assert queries == []
+
+
+# ------------------------------------------------------------ chunked bodies
+
+
+def chunked(running, chunks: list[bytes], *, headers: str = "Transfer-Encoding: chunked\r\n",
+            content_type: str = "application/sparql-query") -> bytes:
+    body = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for chunk in chunks) + b"0\r\n\r\n"
+    return (f"POST /sparql HTTP/1.1\r\nHost: 127.0.0.1:{port(running)}\r\nContent-Type: {content_type}\r\n"
+            f"Accept: application/sparql-results+json\r\n{headers}\r\n").encode() + body
+
+
+def test_a_chunked_query_body_is_read_whole(server, queries):
+    status, answer = exchange(server, chunked(server, [b"ASK ", b"{ ?s ", b"?p ?o }"]))
+    assert status == 200 and json.loads(answer)["boolean"] is True
+    form = [part.encode() for part in (FORM[:7], FORM[7:])]
+    status, answer = exchange(server, chunked(server, form, content_type="application/x-www-form-urlencoded"))
+    assert status == 200 and json.loads(answer)["boolean"] is True
+    assert queries == [ASK, ASK]
+
+
+@pytest.mark.parametrize("data, status, says", [
+    (b"zz\r\nASK\r\n0\r\n\r\n", 400, b"Invalid chunk size"),
+    (b"3\r\nASK {}\r\n0\r\n\r\n", 400, b"cut off or longer than its size"),
+    (b"3\r\nASK", 400, b"cut off"),
+    (b"200000\r\n", 413, b"over 1048576 bytes"),  # 2 MiB announced: refused before it comes
+])
+def test_a_bad_or_oversized_chunked_body_is_refused_with_its_reason(server, queries, data, status, says):
+    head = (f"POST /sparql HTTP/1.1\r\nHost: 127.0.0.1:{port(server)}\r\nContent-Type: application/sparql-query\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n").encode()
+    answered, answer = exchange(server, head + data)
+    assert answered == status and says in answer and answer.count(b"\n") == 1
+    assert queries == []
+
+
+@pytest.mark.parametrize("headers, status", [
+    ("Transfer-Encoding: chunked\r\nContent-Length: 10\r\n", 400),  # which one frames the body?
+    ("Transfer-Encoding: gzip, chunked\r\n", 501),
+])
+def test_transfer_encodings_that_cannot_be_read_safely_are_refused(server, queries, headers, status):
+    assert exchange(server, chunked(server, [ASK.encode()], headers=headers))[0] == status
+    assert queries == []
+
+
+# ------------------------------------------------------ workers without the network
+
+
+def test_a_worker_denied_the_network_says_the_endpoint_never_reaches_out(sample):
+    """A SERVICE query that got past the lexer: the worker's sandbox refuses it a socket, and the
+    answer says why rather than only "Operation not permitted"."""
+    from guard_support import disguises, unfiltered_engine
+
+    pool = QueryPool(unfiltered_engine, str(sample), size=1, spare=0, timeout=30)
+    try:
+        reply = pool.run({"query": disguises(18299)["plain"], "accept": "application/sparql-results+json",
+                          "max_results": 10})
+    finally:
+        pool.close()
+    error = json.loads(reply["body"])["error"]
+    assert reply["status"] == 400 and "Operation not permitted" in error
+    assert "This endpoint never contacts another server" in error

@@ -15,6 +15,7 @@ need to ask their SPARQL server; there the filter is the guard.
 """
 from __future__ import annotations
 
+import errno
 import json
 import multiprocessing
 import os
@@ -125,9 +126,29 @@ def _answering(store):
         except KGError as error:  # the SPARQL server's own refusal
             return _error_reply(502, str(error))
         except (ValueError, RuntimeError, OSError) as error:  # bad IRIs, evaluation errors
-            return _error_reply(400, f"Query failed: {error}")
+            return _error_reply(400, query_failed(error))
 
     return answer
+
+
+#: Whether this process is a query worker whose network access :func:`kg.sandbox.deny_network`
+#: closed (set by :func:`_worker`).
+_network_denied = False
+_NO_NETWORK = ("This endpoint never contacts another server: its query workers have no network access, so a "
+               "query that reaches out (SERVICE, a remote graph) cannot run here.")
+
+
+def query_failed(error: Exception) -> str:
+    """The message for a query the engine failed on. In a worker without the network, the engine's
+    bare "Operation not permitted (os error 1)" is the sandbox refusing it a socket: say so.
+
+    >>> print(query_failed(ValueError("Unbound variable")))
+    Query failed: Unbound variable
+    """
+    message = f"Query failed: {error}"
+    if _network_denied and (getattr(error, "errno", None) == errno.EPERM or "(os error 1)" in str(error)):
+        message += f". {_NO_NETWORK}"
+    return message
 
 
 def query_within(graph, query: str, bindings: dict[str, str] | None = None, *, timeout: float = 10.0):
@@ -162,8 +183,9 @@ def query_within(graph, query: str, bindings: dict[str, str] | None = None, *, t
 def _worker(conn, engine, args, memory_limit: int | None, offline: bool = True) -> None:
     """A worker process: cap its memory, close the network to it (``offline``), make the engine,
     say whether it is ready, then answer requests until the pipe closes."""
+    global _network_denied
     if offline:
-        deny_network()  # first, so every thread started from here on is covered too
+        _network_denied = deny_network()  # first, so every thread started from here on is covered too
     # Ctrl-C in a terminal reaches the whole process group; the server stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
