@@ -53,10 +53,11 @@ def ensure_graph(graph: Path, scratch: Path) -> Path:
         return built
 
 
-def start_server(graph: Path, timeout: float) -> tuple[subprocess.Popen, str]:
+def start_server(graph: Path, timeout: float, *options: str) -> tuple[subprocess.Popen, str]:
+    """`kg serve` on ``graph`` on a free port of 127.0.0.1, with more ``options``: the process and its URL."""
     process = subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", "-g", str(graph), "--port", "0",
-                                "--timeout", str(timeout)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               text=True)
+                                "--timeout", str(timeout), *options], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
     with selectors.DefaultSelector() as selector:
         selector.register(process.stdout, selectors.EVENT_READ)
         if not selector.select(timeout=STARTUP_LIMIT):

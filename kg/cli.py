@@ -405,6 +405,12 @@ def related(name, graph, k, entity_type, fmt):
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. The default answers this computer only: the server has no "
                    "login, so 0.0.0.0 lets anyone who can reach your machine read the graph and run queries.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME[:PORT]",
+              help="A host name (or address) requests may be addressed to, besides 127.0.0.1, localhost, [::1] "
+                   "and --host itself; repeatable. Needed when --host is 0.0.0.0 and others reach this machine "
+                   "by a name, or behind a proxy that passes its own Host on (give NAME:80 when it sends no "
+                   "port). Requests for any other name are refused, so that a web page cannot reach the "
+                   "server through a DNS name rebound to its address.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (0: any free port).")
 @click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
@@ -423,7 +429,7 @@ def related(name, graph, k, entity_type, fmt):
 @click.option("--get", "get_path", metavar="PATH",
               help="Answer one GET request for PATH in-process, print the body and exit (status 1 unless "
                    "the answer is 2xx). For scripts and tests; nothing listens.")
-def serve(graph, host, port, timeout, max_results, worker_memory, sparql, get_path):
+def serve(graph, host, allow_hosts, port, timeout, max_results, worker_memory, sparql, get_path):
     """Serve GRAPH read-only: a SPARQL endpoint, a query page and the explorer.
 
     GRAPH is the -o path given to 'kg build' (its .oxigraph store opens in
@@ -444,6 +450,7 @@ def serve(graph, host, port, timeout, max_results, worker_memory, sparql, get_pa
       kg serve -g graphs/sample
       kg serve -g graphs/sample --get /entity/method/grpo.json
       kg serve -g graphs/sample --sparql http://127.0.0.1:8890/sparql
+      kg serve -g graphs/sample --host 0.0.0.0 --allow-host kg.lab.example
       curl -H 'Accept: text/csv' http://127.0.0.1:8000/sparql --data-urlencode 'query=ASK { ?s ?p ?o }'
     """
     import signal
@@ -452,7 +459,7 @@ def serve(graph, host, port, timeout, max_results, worker_memory, sparql, get_pa
     from .serve import get, make_app, start
 
     started = time.perf_counter()
-    app = make_app(graph, host=host, timeout=timeout, max_results=max_results,
+    app = make_app(graph, host=host, allow_hosts=allow_hosts, timeout=timeout, max_results=max_results,
                    worker_memory=worker_memory << 20 if worker_memory else None, sparql=sparql)
     if get_path is not None:
         try:

@@ -9,6 +9,7 @@ search and neighbourhoods read :mod:`.index`.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tempfile
 import threading
@@ -34,7 +35,29 @@ from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph
 from .protocol import read_query
 from .pages import entity_view, example_queries, paper_view, segments, view_tables
 
+#: Addresses that reach this computer only, as ``--host`` gives them.
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+#: The names a server answers by default, as they are written in a Host header.
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+# A Host header's value (RFC 9110, section 7.2): a name, an IPv4 address or a bracketed IPv6 one, and
+# an optional port; nothing else, so that "127.0.0.1:8000.evil.example" or "127.0.0.1:8000@evil.example"
+# cannot pass for a loopback name.
+_AUTHORITY = re.compile(r"(?P<name>\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)(?::(?P<port>[0-9]{1,5}))?")
+
+
+def parse_authority(value: str) -> tuple[str, int | None] | None:
+    """A Host header's ``(name, port)``, the name in lower case, the port None where not given;
+    None for anything else.
+
+    >>> parse_authority("LocalHost:8000"), parse_authority("[::1]:80"), parse_authority("example.org")
+    (('localhost', 8000), ('[::1]', 80), ('example.org', None))
+    >>> parse_authority("127.0.0.1:8000.evil.example"), parse_authority("127.0.0.1:8000@evil.example")
+    (None, None)
+    """
+    match = _AUTHORITY.fullmatch(value.strip(" \t").lower())
+    if match is None:
+        return None
+    return match["name"], int(match["port"]) if match["port"] else None
 
 
 @dataclass
@@ -76,10 +99,11 @@ class App:
     worker_memory : int or None, keyword-only
         Bytes of address space each query worker may use (None: no cap); a
         query that needs more is answered with a 503.
-    allowed_hosts : set of str, optional, keyword-only
-        Host names requests may be addressed to (None: any). A server bound to a
-        loopback address only answers requests for a loopback name, so that a web
-        page cannot reach it through a DNS name rebound to 127.0.0.1.
+    allowed_hosts : iterable of str, optional, keyword-only
+        The Host names requests may be addressed to, each ``NAME`` (with the
+        server's own port) or ``NAME:PORT``; default: 127.0.0.1, localhost and
+        [::1]. Any other Host is refused, so that a web page cannot reach the
+        server through a DNS name of its own rebound to this computer's address.
     sparql : str, optional, keyword-only
         A SPARQL server's query endpoint that ``kg publish`` loaded the graph into:
         every page, view and query then reads the current build there, named by
@@ -94,11 +118,17 @@ class App:
     """
 
     def __init__(self, graph, *, timeout: float = 10.0, max_results: int = 10_000, pool: QueryPool | None = None,
-                 overview_nodes: int = 400, allowed_hosts: set[str] | None = None,
+                 overview_nodes: int = 400, allowed_hosts=LOOPBACK_NAMES,
                  worker_memory: int | None = WORKER_MEMORY, sparql: str | None = None):
         if timeout <= 0 or max_results < 1:
             raise KGError(f"--timeout must be positive and --max-results at least 1 (got {timeout}, {max_results}).")
-        self.timeout, self.max_results, self.allowed_hosts = timeout, max_results, allowed_hosts
+        self.timeout, self.max_results = timeout, max_results
+        self.allowed_hosts = set()  # (name, port), port None: the server's own
+        for name in allowed_hosts:
+            authority = parse_authority(name)
+            if authority is None:
+                raise KGError(f"Invalid host name {name!r} (--allow-host): give NAME or NAME:PORT.")
+            self.allowed_hosts.add(authority)
         self.worker_memory = worker_memory
         self.overview_nodes = overview_nodes
         self._scratch = None
@@ -184,6 +214,9 @@ class App:
         wants_json = path.endswith(".json") or path == "/sparql"
         try:
             self._check_host(environ)
+        except HTTPError as error:
+            return self._refusal(error.status, str(error), wants_json)
+        try:
             self._check_site(environ, path)
             return self.route(environ, path)
         except HTTPError as error:
@@ -197,13 +230,46 @@ class App:
             return self._error(500, "Internal error; the server's log has the details.", wants_json)
 
     def _check_host(self, environ) -> None:
-        if self.allowed_hosts is None:
+        """Refuse a request addressed to a name this server does not answer by (400).
+
+        A page on attacker.example whose DNS name is rebound to 127.0.0.1 is, to the browser, on
+        the same origin as this server, and may read its answers; its requests still say
+        ``Host: attacker.example``. So the Host header is read strictly (:func:`parse_authority`)
+        and must be one of :attr:`allowed_hosts`, port included: a port not given is HTTP's 80.
+        HTTP/1.1 requires a Host; an HTTP/1.0 request without one comes from no browser.
+        """
+        host = environ.get("HTTP_HOST")
+        if host is None:
+            if environ.get("SERVER_PROTOCOL", "HTTP/1.0") != "HTTP/1.0":
+                raise HTTPError(400, "No Host header: an HTTP/1.1 request must name the host it is for.")
             return
-        host = environ.get("HTTP_HOST", "")
-        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-        if name.strip("[]").lower() not in self.allowed_hosts:
-            raise HTTPError(400, f"Unexpected Host {host!r}: this server answers requests for "
-                                 f"{', '.join(sorted(self.allowed_hosts))} only (kg serve --host).")
+        names = [host]
+        raw = environ.get("RAW_URI", "")
+        if not raw.startswith("/") and urlsplit(raw).netloc:  # absolute-form: the name in it is what is asked
+            names.append(urlsplit(raw).netloc)
+        for name in names:
+            authority = parse_authority(name)
+            if authority is None:
+                raise HTTPError(400, f"Invalid Host {name[:200]!r}: give a host name and, if not 80, its port.")
+            port = int(environ.get("SERVER_PORT") or 80)
+            if not self.serves(authority, port):
+                allowed = ", ".join(sorted(f"{known}:{known_port or port}" for known, known_port in self.allowed_hosts))
+                raise HTTPError(400, f"Unexpected Host {name[:200]!r}: this server answers requests for {allowed} "
+                                     "only. To answer another name, start it with --allow-host NAME.")
+
+    def serves(self, authority: tuple[str, int | None], port: int) -> bool:
+        """Whether a request for ``authority`` (:func:`parse_authority`'s) is answered by this
+        server, listening on ``port``."""
+        name, asked = authority
+        return any(name == allowed and (asked or 80) == (allowed_port or port)
+                   for allowed, allowed_port in self.allowed_hosts)
+
+    def _refusal(self, status: int, message: str, wants_json: bool) -> Response:
+        """A one-line answer that says nothing of the graph, for a request this server will not read:
+        a page that got here through a rebound DNS name reads it."""
+        if wants_json:
+            return self._json({"status": status, "error": message}, status)
+        return Response(status, (message + "\n").encode("utf-8"), "text/plain; charset=utf-8")
 
     def _check_site(self, environ, path: str) -> None:
         """Refuse what a page of another site makes a browser send, unless it only reads a page.
@@ -213,16 +279,22 @@ class App:
         too: another port of this host (another local web app) is the same site. Older browsers send
         only ``Origin`` (on POSTs), which must then be this server's scheme and Host; ``null``, from
         a file:// page, is foreign. (Not when Sec-Fetch-Site is sent: this server's pages have
-        ``Referrer-Policy: no-referrer``, so their own form posts carry ``Origin: null``.) Clients
-        sending neither (curl, SPARQLWrapper) are no page's puppet. On a loopback server
-        :meth:`_check_host` has already pinned Host to a loopback name, so a page on a DNS name
-        rebound to 127.0.0.1 never gets here.
+        ``Referrer-Policy: no-referrer``, so their own form posts carry ``Origin: null``.) An Origin
+        other than ``null`` must be this server's, whatever Sec-Fetch-Site says. Clients sending
+        neither (curl, SPARQLWrapper) are no page's puppet. :meth:`_check_host` has already pinned
+        Host to a name this server answers by, so a page on a DNS name rebound to its address never
+        gets here.
         """
         method = environ.get("REQUEST_METHOD", "GET")
         if method in ("GET", "HEAD") and path != "/sparql":
             return  # a page, its JSON twin or a static file: no client query runs, and without CORS the other site cannot read it
         site, origin = environ.get("HTTP_SEC_FETCH_SITE"), environ.get("HTTP_ORIGIN")
         own = f"{environ.get('wsgi.url_scheme', 'http')}://{environ.get('HTTP_HOST', '')}".lower()
+        if origin not in (None, "null") and origin.lower() != own:
+            # Whatever Sec-Fetch-Site says: an Origin names the page that asks, and only this one's may.
+            raise HTTPError(403, f"Cross-site request refused: a page of {origin[:200]} asked for {method} {path}. "
+                                 "Only this server's own pages, and clients that send no Origin (curl, "
+                                 "SPARQLWrapper), may run queries here.")
         if site is not None:
             if site.lower() in ("same-origin", "none"):  # none: typed in, or a bookmark
                 return
@@ -413,10 +485,14 @@ class App:
 NEIGHBOURHOODS_KEPT = 256
 
 
-def make_app(graph, *, host: str = "127.0.0.1", **options) -> App:
-    """The application for ``graph`` (``options`` as for :class:`App`), answering only loopback
-    host names when ``host`` is loopback."""
-    return App(graph, allowed_hosts=LOOPBACK if host in LOOPBACK else None, **options)
+def make_app(graph, *, host: str = "127.0.0.1", allow_hosts=(), **options) -> App:
+    """The application for ``graph`` (``options`` as for :class:`App`) served on ``host``: it
+    answers requests for 127.0.0.1, localhost and [::1], for ``host`` itself when that is one
+    address (not 0.0.0.0 or ::), and for the names of ``allow_hosts`` (``kg serve --allow-host``)."""
+    names = list(LOOPBACK_NAMES)
+    if host not in LOOPBACK and host not in ("0.0.0.0", "::", ""):
+        names.append(f"[{host}]" if ":" in host else host)
+    return App(graph, allowed_hosts=[*names, *allow_hosts], **options)
 
 
 def get(app: App, path: str, *, accept: str = "") -> tuple[int, dict, bytes]:
