@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import secrets
 import shutil
 import time
 from collections import Counter
@@ -24,7 +25,7 @@ import networkx as nx
 from .write import outputs, serialize
 from . import pwc
 from .errors import InputError, KGError
-from .cache import ExtractionCache, LastBuilds
+from .cache import ExtractionCache, LastBuilds, Recorded
 from .extract.cluster import connect, on_cluster
 from .link.concepts import annotate, build_hierarchy
 from .extract import ExtractionFailure, extract_all, extractor_name, in_processes
@@ -38,7 +39,7 @@ from .write.triples import node_iri
 from .link.relations import sentence_relations, variant_relations
 from .resolve import corpus_names, resolution_report, resolve
 from .similarity import Vectors, entity_vectors
-from .store import INDEX_SUFFIX, STORE_SUFFIX, VECTORS_SUFFIX, write_store
+from .store import INDEX_SUFFIX, STORE_SUFFIX, VECTORS_SUFFIX, store_mark, write_store
 from .text import normalize_for_id
 from .viz.render import render_html
 from .vocab import DEFAULT_BASE, ENTITY_TYPES
@@ -58,6 +59,7 @@ class BuildResult:
     duplicates: list[str] = field(default_factory=list)  # the ids of records merged into an earlier one
     warnings: list[InputError] = field(default_factory=list)  # records kept under a new id
     seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)  # what the build did to files it found damaged
 
     def summary(self, top: int = 10) -> str:
         """A few lines for the terminal: what was read, what the graph holds, where it went."""
@@ -68,6 +70,7 @@ class BuildResult:
                     if self.duplicates else "")
                  + (f"; skipped {len(self.skipped)} records:" if self.skipped else "")]
         lines += skipped_lines(self.skipped)
+        lines += self.notes
         if self.warnings:
             lines.append(f"Kept {len(self.warnings)} records under new ids, their ids being other records':")
             lines += skipped_lines(self.warnings)
@@ -196,6 +199,7 @@ def build(
             raise error
         skipped.append(error)
 
+    notes: list[str] = []
     output = Path(output)
     staging = outputs.stage(output)  # before any work: an output that cannot be written is said now
     try:
@@ -211,6 +215,7 @@ def build(
         finally:
             if store is not None:
                 store.close()
+                notes += store.set_aside
         if not extractions:
             raise KGError("\n".join([f"None of the {len(papers)} abstracts could be extracted:"] + skipped_lines(skipped)))
         hits = store.hits if store is not None else 0
@@ -244,16 +249,44 @@ def build(
         shutil.rmtree(staging, ignore_errors=True)
         if builds is not None:
             builds.close()
+            notes += builds.set_aside
     return BuildResult(graph, entities, extractions, written, skipped, duplicates, warnings,
-                       time.perf_counter() - started)
+                       time.perf_counter() - started, notes)
+
+
+def _last_build(record: Recorded | None, setting: str, home: Path, stem: Path,
+                tally: serialize.Tally) -> serialize.LastBuild | None:
+    """The last build of the graph ``stem`` as ``record``ed, to copy blocks from, or None; ``tally`` is told
+    why its store cannot be patched (``unpatched``) and which of its files changed since (``untrusted``)."""
+    if record is None or record.setting != setting:
+        tally.unpatched = "the graph's first build" if record is None else "another base IRI or kg version"
+        return None
+    try:
+        placed = {stream: serialize.Placed.from_bytes(value) for stream, value in record.parts.items()}
+    except ValueError:
+        tally.unpatched = "the build cache's record of the last build is damaged"
+        return None
+    folder = home / record.folder
+    last = serialize.LastBuild(placed, {"export": {part: folder / f"{stem.name}.{part}" for part in serialize.PARTS},
+                                        "index": {"nt": folder / f"{stem.name}{INDEX_SUFFIX}"}})
+    n_triples = last.can_patch()  # checks the last build's files, naming those changed in last.untrusted
+    # Patched, a store other than the last build's (swapped, restored from elsewhere) would hold a wrong graph.
+    if not record.store or store_mark(stem.with_name(f"{stem.name}{STORE_SUFFIX}")) != record.store:
+        tally.unpatched = "the store is gone or not the one the last build wrote"
+    elif not n_triples:
+        tally.unpatched = "the last build's N-Triples are gone or changed"
+    tally.untrusted = last.untrusted
+    return last
 
 
 def _rewritten(graph: nx.MultiDiGraph, tally: serialize.Tally, base: str) -> str:
     """What a build that followed another wrote anew: " (patched: 2,310 of 112,593 subjects new or
-    changed, 14 papers and 402 entities among them)", or why it wrote everything; nothing for a
-    build with no cache."""
+    changed, 14 papers and 402 entities among them)", or why it wrote everything, and the last build's
+    files it found changed, whose bytes it did not copy; nothing for a build with no cache."""
+    untrusted = (f"; {', '.join(tally.untrusted)} changed since the last build: not copied, serialized anew"
+                 if tally.untrusted else "")
     if not tally.patched:
-        return f" (written in full: {tally.unpatched})" if tally.unpatched else ""
+        return f" (written in full: {tally.unpatched}{untrusted})" if tally.unpatched else ""
     changed = set(tally.changed)
     papers = entities = 0
     for node, data in graph.nodes(data=True):
@@ -263,7 +296,7 @@ def _rewritten(graph: nx.MultiDiGraph, tally: serialize.Tally, base: str) -> str
             else:
                 entities += 1
     return (f" (patched: {len(changed):,} of {tally.subject_count():,} subjects new or changed, {papers:,} "
-            f"paper{'s' * (papers != 1)} and {entities:,} entit{'ies' if entities != 1 else 'y'} among them)")
+            f"paper{'s' * (papers != 1)} and {entities:,} entit{'ies' if entities != 1 else 'y'} among them{untrusted})")
 
 
 def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
@@ -279,9 +312,10 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     is a folder from :func:`kg.write.outputs.stage` (made here when not given); it is used up.
 
     With ``builds``, where the last build of ``stem`` wrote its blocks of triples, only the blocks that
-    changed are serialized, the others copied from that build's files, and that build's store,
-    copied, is patched rather than a new one filled (:func:`kg.write.serialize.write_rdf`); ``tally`` is
-    told what was written."""
+    changed are serialized, the others copied from that build's files where they still hold what it
+    wrote, and that build's store, copied, is patched rather than a new one filled when it is the one
+    there (:func:`kg.write.serialize.write_rdf`); ``tally`` is told what was written, and why not more
+    was copied."""
     formats = set(formats)
     unknown = formats - set(FORMATS)
     if unknown:
@@ -293,25 +327,14 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     home = Path(os.path.dirname(os.path.abspath(builds.path))) if builds is not None else Path()
     name = os.path.relpath(os.path.abspath(stem), home)
     setting = f"{base}\n{serialize.SERIALIZATION}"  # what the last build's blocks must share to be compared
-    record = builds.last(name) if builds is not None else None
-    last, patch = None, False
-    if record and record[0] == setting:
-        folder = home / record[1]
-        last = serialize.LastBuild({stream: serialize.Placed.from_bytes(value) for stream, value in record[2].items()},
-                                   {"export": {part: folder / f"{stem.name}.{part}" for part in serialize.PARTS},
-                                    "index": {"nt": folder / f"{stem.name}{INDEX_SUFFIX}"}})
-        there = folder / f"{stem.name}{STORE_SUFFIX}"
-        patch = there.is_dir() and os.path.realpath(store_path) == os.path.realpath(there) and last.can_patch()
-        if not patch:
-            tally.unpatched = "the last build's store or N-Triples are gone or changed"
-    elif builds is not None:
-        tally.unpatched = "the graph's first build" if not record else "another base IRI or kg version"
+    last = _last_build(builds.last(name), setting, home, stem, tally) if builds is not None else None
+    patch = last is not None and not tally.unpatched
     try:
         # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing a file.
         write_store(staging / f"{stem.name}{STORE_SUFFIX}",
                     lambda store: serialize.write_rdf(graph, staging / stem.name, base=base, formats=formats, store=store,
                                                       last=last, patch=patch, tally=tally),
-                    start_from=store_path if patch else None)
+                    start_from=store_path if patch else None, mark=secrets.token_hex(8))
         if "html" in formats:
             render_html(graph, staging / f"{stem.name}.html", title=title)
         if vectors is not None:
@@ -319,9 +342,11 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
         for suffix, text in (extra or {}).items():
             (staging / f"{stem.name}.{suffix}").write_text(text, encoding="utf-8")
         written = outputs.make_current(staging, stem)
-        if builds is not None:  # where the files now are: the new build's folder, or the last one's if they are the same
+        if builds is not None:  # where the files now are (the new build's folder, or the last one's if they are the
+            # same) and the store there (this build's, or the last one's, kept)
             folder = os.path.relpath(os.path.dirname(os.path.realpath(stem.with_name(f"{stem.name}{INDEX_SUFFIX}"))), home)
-            builds.record(name, setting, folder, {stream: placed.to_bytes() for stream, placed in tally.placed.items()})
+            builds.record(name, Recorded(setting, folder, store_mark(store_path),
+                                         {stream: placed.to_bytes() for stream, placed in tally.placed.items()}))
         return written
     except OSError as error:  # a full disk, a folder made read-only meanwhile: one line, the graph as it was
         raise KGError(f"Cannot write {error.filename or stem.parent} ({error.strerror or error}); "

@@ -16,31 +16,72 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import sqlite3
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import NamedTuple, TypeVar
 
 from .errors import KGError
 from .model import Paper, PaperExtraction
 
+T = TypeVar("T")
+
 
 class _CacheFile:
-    """One SQLite file of the cache, made with its folder and its ``tables`` where missing."""
+    """One SQLite file of the cache, made with its folder and its ``schema`` where missing.
+
+    A cache only saves work, so it never stops a build: a file SQLite finds damaged (truncated,
+    overwritten) is set aside as ``NAME.damaged-TIMESTAMP`` and a new one made in its place, and
+    :attr:`set_aside` says so in a line for the build to print. Other failures (a full disk, a
+    locked file) are one line naming the file.
+    """
 
     kind = "cache"  # what the file is called in an error
 
-    def __init__(self, path: str | Path, *tables: str):
+    def __init__(self, path: str | Path, *schema: str):
         self.path = path
+        self.schema = schema
+        self.set_aside: list[str] = []  # one line for each damaged file moved aside
         with self._reporting():
             if str(path) != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(path))
-            for table in tables:
-                self._db.execute(table)
+        self._run(self._make_schema)
+
+    def _make_schema(self, db: sqlite3.Connection) -> None:
+        for statement in self.schema:
+            db.execute(statement)
+
+    def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work(db)``; on a damaged file, ``work`` again on a new one, the damaged one set aside."""
+        with self._reporting():
+            try:
+                return work(self._db)
+            except sqlite3.DatabaseError as error:
+                if not _damaged(error) or str(self.path) == ":memory:":
+                    raise
+                self._set_aside(error)
+                return work(self._db)
+
+    def _set_aside(self, error: sqlite3.DatabaseError) -> None:
+        """Move the damaged file (and the journal SQLite keeps beside it, which belongs to it) aside
+        with the time in its name, and open a new, empty one in its place."""
+        self._db.close()
+        path = Path(self.path)
+        aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        for ending in ("", "-journal", "-wal", "-shm"):
+            if path.with_name(path.name + ending).exists():
+                os.replace(path.with_name(path.name + ending), aside.with_name(aside.name + ending))
+        self.set_aside.append(f"The {self.kind} {path} could not be read ({error}): set aside as {aside.name}, "
+                              "and made anew.")
+        self._db = sqlite3.connect(str(path))
+        self._make_schema(self._db)
 
     @contextlib.contextmanager
     def _reporting(self):
-        """A full disk or a file that is no SQLite database is one line naming the cache, not a traceback."""
+        """A full disk or a file that cannot be opened is one line naming the cache, not a traceback."""
         try:
             yield
         except (sqlite3.Error, OSError) as error:
@@ -49,6 +90,13 @@ class _CacheFile:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _damaged(error: sqlite3.DatabaseError) -> bool:
+    """Whether ``error`` says the file is damaged: SQLite finds it no database or malformed, or a text
+    it holds is no UTF-8 (bytes written over a row, which SQLite itself does not check)."""
+    return (getattr(error, "sqlite_errorname", None) in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+            or str(error).startswith("Could not decode to UTF-8"))
 
 
 class ExtractionCache(_CacheFile):
@@ -66,15 +114,15 @@ class ExtractionCache(_CacheFile):
 
     def get(self, paper: Paper) -> PaperExtraction | None:
         """The cached extraction of ``paper``'s abstract, attached to ``paper``; None on a miss."""
-        with self._reporting():
-            row = self._db.execute("SELECT value FROM extraction WHERE key = ?", (self._key(paper.abstract),)).fetchone()
+        key = self._key(paper.abstract)
+        row = self._run(lambda db: db.execute("SELECT value FROM extraction WHERE key = ?", (key,)).fetchone())
         if row is None:
             return None
-        data = json.loads(row[0])
-        data["paper"] = {"id": paper.id, "abstract": paper.abstract}
         try:
+            data = json.loads(row[0])
+            data["paper"] = {"id": paper.id, "abstract": paper.abstract}
             extraction = PaperExtraction.from_json(data)
-        except ValueError:  # stored in an older form: a miss, extracted again and replaced by put()
+        except (ValueError, KeyError, TypeError):  # stored in an older form, or damaged: a miss, extracted again
             return None
         extraction.paper = paper
         self.hits += 1
@@ -86,24 +134,37 @@ class ExtractionCache(_CacheFile):
             data = ex.to_json()
             del data["paper"]  # metadata may change between runs; the extraction depends on the text alone
             rows.append((self._key(ex.paper.abstract), json.dumps(data)))
-        with self._reporting(), self._db:
-            self._db.executemany("INSERT OR REPLACE INTO extraction VALUES (?, ?)", rows)
+
+        def insert(db: sqlite3.Connection) -> None:
+            with db:
+                db.executemany("INSERT OR REPLACE INTO extraction VALUES (?, ?)", rows)
+
+        self._run(insert)
+
+
+class Recorded(NamedTuple):
+    """A graph's last build, as :class:`LastBuilds` recorded it."""
+    setting: str  # what its blocks' bytes depend on besides the blocks (the base IRI, the serializer's version)
+    folder: str  # the folder its files are in
+    store: str  # the mark of the store it wrote (:func:`kg.store.store_mark`): only that store is patched
+    parts: dict[str, bytes]  # each stream's :class:`kg.write.serialize.Placed`
 
 
 class LastBuilds(_CacheFile):
     """Where each graph's last build wrote its blocks of triples (:data:`kg.write.triples.Block`), in the SQLite file at ``path``.
 
-    For each graph: the folder that build's files are in, and for each block, in the order written,
-    its digest, its subject's and where its bytes lie in each file (:class:`kg.write.serialize.Placed`).
-    A rebuild copies the bytes of every block that did not change from those files, serializing only
-    the others, and patches that build's store with the difference (:mod:`kg.write.serialize`). A
-    block's N-Triples, Turtle and JSON-LD are pure functions of the block, so a copied one is byte
-    for byte the one a full build writes.
+    For each graph: the folder that build's files are in, the mark of its store, and for each block, in
+    the order written, its digest, its subject's and where its bytes lie in each file, with each file's
+    digest (:class:`kg.write.serialize.Placed`). A rebuild copies the bytes of every block that did not
+    change from those files, once they are found to hold what that build wrote, serializing only the
+    others, and patches that build's store, when it is the one there, with the difference
+    (:mod:`kg.write.serialize`). A block's N-Triples, Turtle and JSON-LD are pure functions of the
+    block, so a copied one is byte for byte the one a full build writes.
 
     >>> log = LastBuilds(":memory:")
-    >>> log.record("g", "setting", ".g.build-1", {"export": b"..."})
+    >>> log.record("g", Recorded("setting", ".g.build-1", "3f9c", {"export": b"..."}))
     >>> log.last("g")
-    ('setting', '.g.build-1', {'export': b'...'})
+    Recorded(setting='setting', folder='.g.build-1', store='3f9c', parts={'export': b'...'})
     >>> log.last("other") is None
     True
     """
@@ -111,18 +172,23 @@ class LastBuilds(_CacheFile):
     kind = "build cache"
 
     def __init__(self, path: str | Path):
-        super().__init__(path, "CREATE TABLE IF NOT EXISTS build (graph TEXT NOT NULL, setting TEXT NOT NULL, folder TEXT "
-                               "NOT NULL, part TEXT NOT NULL, value BLOB NOT NULL, PRIMARY KEY (graph, part))")
+        super().__init__(path, "DROP TABLE IF EXISTS build",  # kg's earlier form, which recorded no store
+                         "CREATE TABLE IF NOT EXISTS last_build (graph TEXT NOT NULL, setting TEXT NOT NULL, "
+                         "folder TEXT NOT NULL, store TEXT NOT NULL, part TEXT NOT NULL, value BLOB NOT NULL, "
+                         "PRIMARY KEY (graph, part))")
 
-    def last(self, graph: str) -> tuple[str, str, dict[str, bytes]] | None:
-        """``(setting, folder, {part: bytes})`` recorded for the last build of ``graph``, or None."""
-        with self._reporting():
-            rows = self._db.execute("SELECT setting, folder, part, value FROM build WHERE graph = ?", (graph,)).fetchall()
-        return (rows[0][0], rows[0][1], {part: value for _, _, part, value in rows}) if rows else None
+    def last(self, graph: str) -> Recorded | None:
+        """What was recorded of the last build of ``graph``, or None."""
+        rows = self._run(lambda db: db.execute("SELECT setting, folder, store, part, value FROM last_build WHERE graph = ?",
+                                               (graph,)).fetchall())
+        return Recorded(*rows[0][:3], {part: value for *_, part, value in rows}) if rows else None
 
-    def record(self, graph: str, setting: str, folder: str, parts: dict[str, bytes]) -> None:
-        """Record the last build of ``graph``: its ``setting``, the ``folder`` of its files and its ``parts``."""
-        with self._reporting(), self._db:
-            self._db.execute("DELETE FROM build WHERE graph = ?", (graph,))
-            self._db.executemany("INSERT INTO build VALUES (?, ?, ?, ?, ?)",
-                                 [(graph, setting, folder, part, value) for part, value in parts.items()])
+    def record(self, graph: str, build: Recorded) -> None:
+        """Record ``build`` as the last build of ``graph``."""
+        def replace(db: sqlite3.Connection) -> None:
+            with db:
+                db.execute("DELETE FROM last_build WHERE graph = ?", (graph,))
+                db.executemany("INSERT INTO last_build VALUES (?, ?, ?, ?, ?, ?)",
+                               [(graph, *build[:3], part, value) for part, value in build.parts.items()])
+
+        self._run(replace)

@@ -29,6 +29,9 @@ from .vocab import NAMESPACES
 
 #: ``kg build`` writes the graph's on-disk store to ``graphs/NAME`` + this suffix (a folder).
 STORE_SUFFIX = ".oxigraph"
+#: The file in a store's folder naming the build that wrote it (:func:`write_store`): it moves with the
+#: folder, so a rebuild can tell the last build's store from any other put in its place.
+STORE_MARK = "kg-build-mark"
 #: ... and its entities' vectors (:class:`kg.similarity.Vectors`) to ``graphs/NAME`` + this suffix.
 VECTORS_SUFFIX = ".vectors.npz"
 #: ... and its index (co-occurrence counts, task neighbours: :func:`kg.write.serialize.write_rdf`) to this suffix.
@@ -130,9 +133,10 @@ def open_graph(path: str | Path) -> ox.Store:
 _LOAD_CHUNK = 8_000_000  # bytes of N-Triples per bulk load
 
 
-def write_store(folder: str | Path, fill: Callable[[ox.Store], T], *, start_from: Path | None = None) -> T:
+def write_store(folder: str | Path, fill: Callable[[ox.Store], T], *, start_from: Path | None = None,
+                mark: str = "") -> T:
     """Make a new on-disk store at ``folder``, let ``fill(store)`` add to it, compact it and
-    close it; return what ``fill`` returned.
+    close it, then write ``mark`` in it (:func:`store_mark`); return what ``fill`` returned.
 
     ``folder`` must not exist yet: the build fills a staging folder and moves
     it into place. Compacted (``optimize``), the store opens read-only without
@@ -155,7 +159,22 @@ def write_store(folder: str | Path, fill: Callable[[ox.Store], T], *, start_from
     # RocksDB's diagnostic log names the folder the store was written in: a machine's absolute path.
     for log in folder.glob("LOG*"):
         log.unlink()
+    (folder / STORE_MARK).unlink(missing_ok=True)  # a copy's: that store's, not this one's
+    if mark:
+        (folder / STORE_MARK).write_text(mark, encoding="utf-8")
     return result
+
+
+def store_mark(folder: str | Path) -> str:
+    """The mark :func:`write_store` wrote in the store at ``folder``; "" for none (or no store).
+
+    >>> store_mark("no/such/store")
+    ''
+    """
+    try:
+        return (Path(folder) / STORE_MARK).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _link_or_copy(source: str, target: str) -> None:

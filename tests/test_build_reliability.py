@@ -186,7 +186,7 @@ def counted(change):
         return change(*args, **kwargs)
     return run
 
-for name in ("replace", "rename", "symlink", "unlink", "rmdir", "mkdir"):
+for name in ("replace", "rename", "symlink", "link", "unlink", "rmdir", "mkdir"):
     setattr(os, name, counted(getattr(os, name)))
 outputs.make_current(Path(sys.argv[1]), Path(sys.argv[2]))
 """
@@ -221,15 +221,3 @@ def test_a_build_killed_at_any_step_of_making_it_current_leaves_one_whole_graph(
             break
         assert died.returncode == 9, died.stderr
     assert died.returncode == 0 and seen[-1] == "new" and "old" in seen
-
-
-def test_an_extraction_cache_that_is_no_database_fails_in_one_line_naming_it(tmp_path):
-    cache = tmp_path / ".kg-cache" / "extractions.sqlite"
-    cache.parent.mkdir()
-    cache.write_text("not a database, but long enough to be read as one: " * 4)
-    result = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(tmp_path / "g")])
-    assert result.exit_code == 1
-    assert _error_lines(result.output) == [f"Error: The extraction cache {cache} cannot be used (file is not a database): "
-                                           "free some space, remove the file, or build with --no-cache."]
-    assert CliRunner().invoke(main, ["build", "-q", "--no-cache", str(FIXTURES / "sample.txt"),
-                                     "-o", str(tmp_path / "g")]).exit_code == 0

@@ -1,6 +1,14 @@
-"""Extraction is cached by text and extractor version, and gives the same result on several processes."""
+"""Extraction is cached by text and extractor version, and gives the same result on several processes; a
+damaged cache file is set aside and made anew, never stopping a build."""
+
+import random
+
+import pytest
+from click.testing import CliRunner
 
 from kg.cache import ExtractionCache
+from kg.cli import main
+from kg.store import open_graph
 from kg.extract import extract_all, extract_papers, in_processes
 from kg.ingest import read_papers
 
@@ -77,3 +85,44 @@ def test_an_entry_with_roles_apart_from_the_mentions_is_a_miss_and_is_extracted_
     assert cache.get(paper) is None
     [again] = extract_all([paper], cache=cache)
     assert again.mentions == extraction.mentions and cache.get(paper).mentions == extraction.mentions
+
+
+def _truncated(path):
+    path.write_bytes(path.read_bytes()[:3000])
+
+
+def _random_bytes(path):
+    path.write_bytes(random.Random(0).randbytes(4096))
+
+
+def _random_bytes_inside(path):
+    """4 KB of random bytes written over the middle of the file, which keeps its header."""
+    data = path.read_bytes()
+    at = len(data) // 2
+    path.write_bytes(data[:at] + random.Random(0).randbytes(4096) + data[at + 4096:])
+
+
+@pytest.mark.parametrize("damage", [_truncated, _random_bytes, _random_bytes_inside])
+@pytest.mark.parametrize("name", ["builds.sqlite", "extractions.sqlite"])
+def test_a_damaged_cache_file_is_set_aside_and_the_build_goes_on(tmp_path, name, damage):
+    """Either cache file truncated or overwritten: the next build sets it aside with the time in its name,
+    says so in one line, makes it anew, and builds the graph a build without a cache builds; the build after
+    that uses the new file and says nothing of it."""
+    def build(*options):
+        result = CliRunner().invoke(main, ["build", "-q", "-j", "1", *options, str(FIXTURES / "sample.txt"),
+                                           "-o", str(tmp_path / "g")])
+        assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+        return result.output
+
+    build()
+    cache = tmp_path / ".kg-cache" / name
+    damage(cache)
+    said = [line for line in build().splitlines() if "set aside" in line]
+    kind = "build" if name == "builds.sqlite" else "extraction"
+    assert len(said) == 1 and said[0].startswith(f"The {kind} cache {cache} could not be read ("), said
+    [aside] = [path.name for path in cache.parent.iterdir() if path.name.startswith(f"{name}.damaged-")]
+    assert said[0].endswith(f"): set aside as {aside}, and made anew.")
+    graph = set(open_graph(tmp_path / "g"))
+    assert "set aside" not in build()
+    build("--no-cache")
+    assert set(open_graph(tmp_path / "g")) == graph

@@ -3,9 +3,11 @@ of the first build, gives the graph a full build of the whole corpus gives, trip
 from __future__ import annotations
 
 import re
+import shutil
 from collections import defaultdict
 
 import pyoxigraph as ox
+import pytest
 from click.testing import CliRunner
 
 from kg.cli import main
@@ -139,7 +141,80 @@ def test_a_rebuild_whose_last_files_were_changed_writes_them_in_full(tmp_path, m
     nt = (tmp_path / "g/g.nt").resolve()
     nt.write_bytes(nt.read_bytes() + b"<https://e.org/a> <https://e.org/b> <https://e.org/c> .\n")
     again = CliRunner().invoke(main, ["build", str(first), str(second), "-o", "g/g"])
-    assert "(written in full: the last build's store or N-Triples are gone or changed)" in again.output
+    assert ("(written in full: the last build's N-Triples are gone or changed; g.nt changed since the last build: "
+            "not copied, serialized anew)") in again.output
     _build(first, second, "-o", "full/g", "--no-cache")
     assert (tmp_path / "g/g.nt").read_bytes() == (tmp_path / "full/g.nt").read_bytes()
     assert set(open_graph(tmp_path / "g/g")) == set(open_graph(tmp_path / "full/g"))
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """The split sample corpus and its full build, ``full/g``, in a folder the tests build in (the graph names
+    its input files relative to the working folder, so every build runs there)."""
+    folder = tmp_path_factory.mktemp("corpus")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        _split_corpus(folder)
+        _build("first.txt", "new.txt", "-o", "full/g", "--no-cache")
+    return folder
+
+
+def _outputs(stem):
+    return {suffix: stem.with_name(stem.name + suffix).read_bytes() for suffix in (".nt", ".ttl", ".jsonld", ".index.nt")}
+
+
+def _one_byte_changed(data: bytes, full: bytes) -> bytes:
+    """``data`` with one letter changed in place, the same size and a valid file still, in a block the
+    rebuild would copy: one whose subject has the same lines in the full build, ``full`` (JSON-LD: the same line)."""
+    def blocks(text: bytes) -> dict[bytes, set[bytes]]:
+        by_key = defaultdict(set)
+        for line in text.splitlines(keepends=True):
+            by_key[line if text.startswith(b"{") else line.split(b" ", 1)[0]].add(line)
+        return by_key
+
+    old, new = blocks(data), blocks(full)
+    kept = [line for line in data.splitlines(keepends=True)
+            if old[key := line if data.startswith(b"{") else line.split(b" ", 1)[0]] == new.get(key) and len(line) > 80]
+    line = kept[len(kept) // 2]
+    at = data.index(line) + next(i for i in range(60, len(line)) if line[i:i + 1].isalpha())
+    return data[:at] + (b"Q" if data[at:at + 1] != b"Q" else b"R") + data[at + 1:]
+
+
+def _sorted_lines(data: bytes, full: bytes) -> bytes:
+    return b"".join(sorted(data.splitlines(keepends=True)))
+
+
+@pytest.mark.parametrize("suffix, damage", [(".nt", _one_byte_changed), (".jsonld", _one_byte_changed),
+                                            (".index.nt", _one_byte_changed), (".nt", _sorted_lines)],
+                         ids=["nt-byte", "jsonld-byte", "index-byte", "nt-sorted"])
+def test_a_last_build_file_changed_in_place_at_the_same_size_is_not_copied(corpus, monkeypatch, suffix, damage):
+    """The last build's file changed where it lies, its size kept: the rebuild finds its bytes are not the
+    ones it recorded, copies none of them, says so, and writes what a full build writes, files and store."""
+    monkeypatch.chdir(corpus)
+    stem = corpus / damage.__name__.strip("_") / suffix.strip(".") / "g"
+    _build("first.txt", "-o", stem)
+    file = stem.with_name(stem.name + suffix).resolve()
+    before = file.read_bytes()
+    file.write_bytes(damage(before, _outputs(corpus / "full/g")[suffix]))  # in place: the same file, the same size
+    assert file.read_bytes() != before and file.stat().st_size == len(before)
+    again = CliRunner().invoke(main, ["build", "first.txt", "new.txt", "-o", str(stem)])
+    assert again.exit_code == 0, again.output
+    assert _outputs(stem) == _outputs(corpus / "full/g")
+    assert set(open_graph(stem)) == set(open_graph(corpus / "full/g"))
+    assert f"g{suffix} changed since the last build: not copied, serialized anew" in again.output
+
+
+def test_a_store_swapped_for_another_graphs_is_written_in_full_not_patched(corpus, monkeypatch):
+    """The last build's store replaced by another graph's: patching it would give a store that holds neither
+    graph, so the rebuild fills a new one, says why, and the store holds what a full build's does."""
+    monkeypatch.chdir(corpus)
+    _build("first.txt", "-o", "swapped/g")
+    _build("new.txt", "-o", "other/h")
+    store = (corpus / "swapped/g.oxigraph").resolve()
+    shutil.rmtree(store)
+    shutil.copytree((corpus / "other/h.oxigraph").resolve(), store)
+    again = CliRunner().invoke(main, ["build", "first.txt", "new.txt", "-o", "swapped/g"])
+    assert again.exit_code == 0, again.output
+    assert set(open_graph(corpus / "swapped/g")) == set(open_graph(corpus / "full/g"))
+    assert "(written in full: the store is gone or not the one the last build wrote)" in again.output
