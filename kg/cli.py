@@ -320,9 +320,13 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
         text = sparql
     else:
         raise click.UsageError("Give a query, --file FILE or --example NAME.")
-    answer = format_results(query_within(graph, text, values, timeout=timeout), fmt)
-    # JSON and N-Triples (a CONSTRUCT's answer) escape C0 controls their own way; \x.. would break them.
-    if fmt == "json" or answer.endswith(" .\n"):
+    import pyoxigraph
+
+    result = query_within(graph, text, values, timeout=timeout)
+    answer = format_results(result, fmt)
+    # JSON and N-Triples (a CONSTRUCT's answer, whatever --format says) escape C0 controls their own
+    # way, where \x.. would break them; they leave C1 and DEL raw, which printable_json escapes.
+    if fmt == "json" or isinstance(result, (pyoxigraph.QueryTriples, list)):
         click.echo(printable_json(answer))
     else:
         _say(answer)

@@ -48,6 +48,9 @@ COMMANDS = {
     "trends": ["trends"],
     "query": ["query", "SELECT ?t WHERE { ?p dcterms:title ?t }"],
     "query-csv": ["query", "--format", "csv", "SELECT ?t WHERE { ?p dcterms:title ?t }"],
+    # A row that ends like an N-Triples line (" .") is still a CSV row, escaped as text.
+    "query-csv-like-ntriples": ["query", "--format", "csv", 'SELECT ?t WHERE { BIND("red\\u001b[31m ." AS ?t) }'],
+    "query-construct": ["query", "CONSTRUCT { ?p dcterms:title ?t } WHERE { ?p dcterms:title ?t }"],
     "stats": ["stats"],
 }
 
@@ -75,7 +78,8 @@ def test_the_build_summary_names_entities_escaped(hostile):
 def test_each_command_prints_the_datas_control_characters_escaped(hostile, command):
     result = CliRunner().invoke(main, [*COMMANDS[command], "-g", str(hostile[0])])
     assert result.exit_code == 0, result.output
-    assert "\\x" in result.output, result.output  # the hostile text is there, escaped
+    # The hostile text is there, escaped: \x.. in text, \u00.. in N-Triples.
+    assert "\\x" in result.output or "\\u00" in result.output.lower(), result.output
     assert not CONTROL.search(result.output), repr(CONTROL.search(result.output))
 
 
