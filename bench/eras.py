@@ -21,6 +21,11 @@ paper (or a judged keyword) is held out when ``int(sha1(id), 16) % 3 == 0``. Fig
   entries, those whose method is the judged one (by name, or the paper's own proposal where the
   judgment says the paper's method reached it).
 
+- related top 5 listed as related: of each judged query's top 5 related methods, those the
+  judgments list as related (judged from the abstracts and domain knowledge, not from the graph).
+
+- synonym pairs joined / near names kept apart: judged pairs of written forms, each in its paper.
+
 - shared keywords that are entities: of the author keywords that five or more papers share, judged
   to name a method or a task (``bench/judged/neurips2023_keywords.json``), those that name an entity
   of the graph; the misses are listed after the table.
@@ -64,6 +69,7 @@ class Tally:
     def __init__(self):
         self.counts = defaultdict(lambda: [0, 0])
         self.missed = defaultdict(list)  # part -> what a figure missed, where it lists them
+        self.examples = []  # the tuned part's leaderboard misses and wrong rows, for --examples
 
     def add(self, figure: str, paper_id: str, hits: int, total: int = 1) -> None:
         """``hits`` of ``total`` (a bool counts as 0 or 1 of 1) for the part ``paper_id`` is in."""
@@ -124,9 +130,15 @@ def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally:
                 entries[paper, round(entry.value, 4)] = entry
         for (paper, value), record in expected.items():
             tally.add("leaderboard recall", paper, (paper, value) in entries)
+            if (paper, value) not in entries and part_of(paper) == "tuned":
+                tally.examples.append({"missed": dataset, "paper": paper, "value": value,
+                                       "metric": record.get("metric"), "sentence": record.get("sentence")})
         for (paper, value), entry in entries.items():
             right = (paper, value) in expected
             tally.add("leaderboard precision", paper, right)
+            if not right and part_of(paper) == "tuned":
+                tally.examples.append({"wrong": dataset, "paper": paper, "value": value, "metric": entry.metric,
+                                       "subject": entry.subject, "sentence": getattr(entry, "sentence", None)})
             if right:
                 record = expected[paper, value]
                 subject = resolution_key(entry.subject) if entry.subject else None
@@ -153,9 +165,51 @@ def keyword_figures(store, judged: list[dict], tally: Tally) -> None:
                 tally.missed[part_of(record["keyword"])].append(record["keyword"])
 
 
+def related_figures(store, graph: str, judged: list[dict], tally: Tally) -> None:
+    """Of the top 5 related methods of each judged query, those the judgments list as related (the
+    query decides its part)."""
+    from kg.query.related import RelatedIndex
+    from kg.similarity import graph_vectors
+
+    index, vectors = RelatedIndex(store), graph_vectors(graph)
+    for item in judged:
+        relevant = {resolution_key(name) for name in item["relevant"]}
+        try:
+            _, found = index.related(item["query"], k=5, vectors=vectors)
+        except KGError:
+            found = []
+        if found:
+            tally.add("related top 5 listed as related", item["query"],
+                      sum(1 for r in found if resolution_key(r.label) in relevant), len(found))
+        tally.add("related queries answered", item["query"], bool(found))
+
+
+def synonym_figures(store, judged: dict, tally: Tally) -> None:
+    """Judged pairs of forms of one thing joined into one entity, and near names kept apart; a pair is
+    read in its two papers, so two senses of one spelling are told apart (the first paper decides
+    its part)."""
+    names = names_of(store)
+    in_paper = defaultdict(set)
+    for paper, entity in rows(store, """SELECT ?id ?e WHERE { ?p a kg:Paper ; dcterms:identifier ?id ; ?role ?e .
+                                        ?e skos:prefLabel ?l }"""):
+        in_paper[paper].add(entity)
+
+    def entities(paper: str, name: str) -> set[str]:
+        return {iri for iri in in_paper[paper] if resolution_key(name) in names[iri]}
+
+    for pair in judged.get("join", []):
+        tally.add("synonym pairs joined", pair["a_paper"],
+                  bool(entities(pair["a_paper"], pair["a"]) & entities(pair["b_paper"], pair["b"])))
+    for pair in judged.get("apart", []):
+        tally.add("near names kept apart", pair["a_paper"],
+                  not entities(pair["a_paper"], pair["a"]) & entities(pair["b_paper"], pair["b"]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("corpora", nargs="+", metavar="NAME=GRAPH:JUDGED")
+    parser.add_argument("--examples", metavar="FILE", help="write the tuned parts' leaderboard misses and wrong "
+                        "rows to FILE (JSON), to read while tuning; the held-out thirds are never listed")
     args = parser.parse_args()
     tallies = {}
     for spec in args.corpora:
@@ -167,12 +221,18 @@ def main() -> None:
         store, tally = open_graph(graph), Tally()
         if judged.get("keywords"):
             keyword_figures(store, judged["keywords"], tally)
+        if judged.get("related"):
+            related_figures(store, graph, judged["related"], tally)
+        if judged.get("synonyms"):
+            synonym_figures(store, judged["synonyms"], tally)
         if judged.get("proposals"):
             proposal_figures(store, judged["proposals"], tally)
         if judged.get("results"):
             read = set(judged["results_read"]) if judged.get("results_read") else None
             leaderboard_figures(store, judged["results"], read, tally)
         tallies[name] = tally
+    if args.examples:
+        Path(args.examples).write_text(json.dumps({name: t.examples for name, t in tallies.items()}, indent=1))
     figures = sorted({figure for t in tallies.values() for figure, _ in t.counts})
     columns = [(name, part) for name in tallies for part in PARTS]
     width = max(len(f) for f in figures) + 2

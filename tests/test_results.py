@@ -438,3 +438,38 @@ def test_over_a_dataset_is_where_a_value_was_measured_over_a_method_is_not():
     assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [("54.2%", "MS COCO"), ("47.0%", "MS COCO")]
     found = read("It gives an improvement of 2% over ResNet on CIFAR-10.")
     assert [(value, kind, dataset) for value, kind, _, dataset, _, _ in found] == [("2%", "gain", "CIFAR-10")]
+
+
+def test_each_run_of_values_takes_the_one_dataset_named_after_it():
+    found = read("FC-CLIP achieves 26.8 PQ, 16.8 AP, and 34.1 mIoU on ADE20K, 18.2 PQ, 27.9 mIoU on Mapillary Vistas, "
+                 "44.0 PQ, 26.8 AP, 56.2 mIoU on Cityscapes.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [
+        ("26.8", "ADE20K"), ("16.8", "ADE20K"), ("34.1", "ADE20K"), ("18.2", "Mapillary Vistas"),
+        ("27.9", "Mapillary Vistas"), ("44.0", "Cityscapes"), ("26.8", "Cityscapes"), ("56.2", "Cityscapes")]
+
+
+def test_a_value_written_with_a_plus_sign_is_a_gain():
+    found = read("Our model outperforms the prior art by +4.2 PQ, +2.4 AP, +4.2 mIoU on ADE20K.")
+    assert [(value, kind) for value, kind, *_ in found] == [("+4.2", "gain"), ("+2.4", "gain"), ("+4.2", "gain")]
+
+
+def test_a_dataset_inside_a_metrics_name_is_the_values_dataset():
+    # "top-1 ImageNet1k accuracy": the metric is accuracy, on ImageNet1k; "ImageNet-1K" with its count
+    # of classes is a dataset, not a model sized 1K.
+    found = read("For example, for MobileNet-v1, PDP can achieve 68.2% top-1 ImageNet1k accuracy at 86.6% sparsity.")
+    assert ("68.2%", "ImageNet1k", "accuracy") in [(value, dataset, metric) for value, _, _, dataset, metric, _ in found]
+    found = read("The Spike-driven Transformer can achieve 77.1% top-1 accuracy on ImageNet-1K.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [("77.1%", "ImageNet-1K")]
+
+
+def test_ap_after_a_percentage_is_a_metric():
+    found = read("HAP achieves 78.2% AP on MS COCO for 2D pose estimation.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [("78.2%", "MS COCO")]
+    [ex] = extract_papers([Paper("p", "HAP achieves 78.2% AP on MS COCO for 2D pose estimation.")])
+    assert ex.mentions[ex.results[0].metric].text == "AP"
+
+
+def test_a_bare_value_brought_from_one_value_to_another_is_the_score():
+    found = read("On CIFAR10, our method improves the FID from 2.04 to 1.88.")
+    assert [(value, kind, before, dataset) for value, kind, before, dataset, _, _ in found] == [
+        ("1.88", "score", 2.04, "CIFAR10")]

@@ -32,7 +32,7 @@ from .relation_model import load_relation_model, span_model_links, span_model_sy
 from .results import Found, find_results
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "44"
+RULES_VERSION = "47"
 
 
 def extractor_name(nlp: Language) -> str:
@@ -74,8 +74,8 @@ def find(doc: Doc, matchers, *, without: frozenset[str] = frozenset()) -> Findin
     """The mentions of a parsed abstract with their roles, then the links and results between them.
     Mentions found by a rule named in ``without`` ("ner", "task-head", ...) are left out before the
     others are chosen: what evaluation does to measure what each rule brings."""
-    mentions = rules.whole_words(rules.with_levels(rules.select(
-        [m for m in find_mentions(doc, matchers) if m.rule not in without])))
+    mentions = rules.datasets_out_of_metrics(rules.whole_words(rules.with_levels(rules.select(
+        [m for m in find_mentions(doc, matchers) if m.rule not in without]))))
     proposed = roles.proposed_tokens(doc)
     taken = {t.i for m in mentions for t in m.span}
     unnamed = [m for m in roles.unnamed_proposals(doc, proposed, taken) if m.rule not in without]

@@ -277,7 +277,7 @@ def _bare(token: Token, mentions: list[Candidate], members: list[int], names: _M
         return False, None
     # "perplexity of 62.4", "error rate: 3.65", "1.37 BPC": a bare number beside a metric.
     before = [m for m in mentions if m.label == "Metric" and 0 < token.i - m.span.end + 1 <= 3
-              and m.span.end <= token.i and all(t.lower_ in ("of", "=", ":", "is", "at", "a", "(")
+              and m.span.end <= token.i and all(t.lower_ in ("of", "=", ":", "is", "at", "a", "(", "from")
                                                for t in doc[m.span.end : token.i])]
     after = [m for m in mentions if m.label == "Metric" and m.span.start == token.i + 1]
     if after or before:
@@ -305,6 +305,12 @@ def _bare(token: Token, mentions: list[Candidate], members: list[int], names: _M
     return owned or on_dataset or listed or _leads_list(token, names), None
 
 
+def _signed(token: Token) -> bool:
+    """Whether a number is written with a plus sign, as a difference is: "by +4.2 PQ, +2.4 AP"."""
+    doc = token.doc
+    return token.text.startswith("+") or token.i > 0 and doc[token.i - 1].text == "+" and not doc[token.i - 1].whitespace_
+
+
 def _read_values(sentence: Span, mentions: list[Candidate], names: _Mentions, members: list[int]) -> list[_Value]:
     """The numbers of ``sentence`` that are values, with their unit, kind, the value before and their own metric."""
     doc = sentence.doc
@@ -317,7 +323,9 @@ def _read_values(sentence: Span, mentions: list[Candidate], names: _Mentions, me
         unit = _unit(doc, token.i)
         beside = None
         if unit is None:
-            counts, beside = _bare(token, mentions, members, names, values)
+            # "the FID from 2.04 to 1.88": the value a value before was brought to counts as that one did.
+            brought = pending is not None and doc[token.i - 1].lower_ == "to"
+            counts, beside = (True, None) if brought else _bare(token, mentions, members, names, values)
             if not counts:
                 continue
             unit = ("", token.i + 1)
@@ -337,7 +345,7 @@ def _read_values(sentence: Span, mentions: list[Candidate], names: _Mentions, me
         pending = pending if previous is None else None
         if metric is None and before_metric is not None and not named:
             metric, named = before_metric, True  # "from 71.0% F1 to 75.9%"
-        gain = name == "x" or gain_phrase or _after_by(words) or _of_gain(span, words)
+        gain = name == "x" or gain_phrase or _after_by(words) or _of_gain(span, words) or _signed(token)
         if _is_share(span, names, gain):
             continue
         joined = token.i - 1  # the word joining the value to the one before, past "over", "up to", "nearly"
@@ -499,6 +507,22 @@ def _dataset_after(value: Span, names: _Mentions) -> tuple[int | None, bool]:
             return found, True
     named = doc[min(at + (doc[at].lower_ == "the"), sentence.end - 1)]
     return None, names.at(named, ACTOR_TYPES) is not None and prep != "for"
+
+
+def _closing_dataset(last: Span, names: _Mentions) -> int | None:
+    """The one dataset named right after the last value of a list, which the whole list is on:
+    "26.8 PQ, 16.8 AP, and 34.1 mIoU on ADE20K". None where a list of datasets follows ("80.1% and
+    70.2% on CIFAR-10 and CIFAR-100"), which the values pair with only "respectively"."""
+    found, said = _dataset_after(last, names)
+    if found is None or not said:
+        return None
+    doc, end = last.doc, names.mentions[found].span.end
+    for token in doc[end : min(end + 3, last.sent.end)]:
+        if names.at(token, {"Dataset"}) is not None:
+            return None
+        if token.lower_ not in _LIST_SEPARATORS and token.lower_ != "the":
+            break
+    return found
 
 
 def _dataset_on_path(value: Span, path: list[Token], metric: int | None, names: _Mentions,
@@ -856,6 +880,7 @@ def find_results(doc: Doc, mentions: list[Candidate]) -> list[Found]:
         earlier_only = datasets[0] if len(datasets) == 1 else (None if distinct else earlier_only)
         for group in _lists(values, names):
             slots = _slots([values[n] for n in group])
+            closing = _closing_dataset(values[group[-1]].span, names) if len(group) > 1 else None
             for index, n in enumerate(group):
                 value = values[n]
                 if _is_condition(paths[n]):
@@ -879,6 +904,8 @@ def find_results(doc: Doc, mentions: list[Candidate]) -> list[Found]:
                     dataset, told = paired[index], True  # "respectively" pairs in the order names are listed
                 elif not told and len(datasets) == 1 and len(distinct) == 1:
                     dataset = datasets[0]
+                if closing is not None and (n == group[-1] or not _dataset_after(value.span, names)[1]):
+                    dataset, told = closing, True  # "26.8 PQ, 16.8 AP, and 34.1 mIoU on ADE20K, 18.2 PQ ... on ..."
                 subject = _element(reading.subject, ACTOR_TYPES, position, names) \
                     if reading.subject_listed else reading.subject
                 # Surest with both a metric and a dataset, and a subject the sentence names.

@@ -64,11 +64,26 @@ def type_of_name(text: str) -> str | None:
     """The type a name's spelling alone tells: a metric, a sized or family-named Model, a known Dataset."""
     if text.lower() in _METRICS:
         return "Metric"
+    if _is_known_dataset(text):
+        return "Dataset"
     if _SIZE.search(text) or _FAMILY.match(text):
         return "Model"
-    if re.sub(r"[\s\-_]", "", text).lower() in _KNOWN_DATASETS:
-        return "Dataset"
     return None
+
+
+#: A count after a dataset's name, of classes or clips: "ImageNet-22K", "Kinetics-400". Not a model's
+#: size in parameters ("7B", "125M"), so "Math-7B" stays a model.
+_DATASET_COUNT = re.compile(r"[-_ ]?\d+[Kk]?$")
+
+
+def _is_known_dataset(text: str) -> bool:
+    """Whether a name is a known dataset's, or one with a count of classes or clips after it.
+
+    >>> _is_known_dataset("ImageNet-22K"), _is_known_dataset("Kinetics-400"), _is_known_dataset("Math-7B")
+    (True, True, False)
+    """
+    key = re.sub(r"[\s\-_]", "", text).lower()
+    return key in _KNOWN_DATASETS or re.sub(r"[\s\-_]", "", _DATASET_COUNT.sub("", text)).lower() in _KNOWN_DATASETS
 
 
 def _climb(token: Token, steps: int = 4):
@@ -292,7 +307,8 @@ def find_lexicon_mentions(doc: Doc, matchers: dict[str, "_Both"]) -> list[Candid
     for token in doc[1:]:
         if token.lower_ in lexicon.METRICS_AFTER_VALUE and doc[token.i - 1].text == "%":
             found.append(Candidate(doc[token.i : token.i + 1], "Metric", 0.7, "metric-lexicon"))
-        elif token.text in lexicon.METRICS_AFTER_NUMBER and doc[token.i - 1].like_num:
+        elif token.text in lexicon.METRICS_AFTER_NUMBER and (doc[token.i - 1].like_num or doc[token.i - 1].text == "%"
+                                                             and token.i > 1 and doc[token.i - 2].like_num):  # "78.2% AP"
             found.append(Candidate(doc[token.i : token.i + 1], "Metric", 0.75, "metric-lexicon"))
     return found
 
@@ -398,6 +414,46 @@ def whole_words(mentions: list[Candidate]) -> list[Candidate]:
                                 acronym_of=mention.acronym_of, role=mention.role)
         out.append(mention)
     return out
+
+
+def datasets_out_of_metrics(mentions: list[Candidate]) -> list[Candidate]:
+    """A metric whose words hold a known dataset's name is two mentions: "ImageNet1k accuracy" is the
+    dataset ImageNet1k and the metric accuracy, so "68.2% top-1 ImageNet1k accuracy" is a score on
+    ImageNet. The metric is the words after the name (else before it), at a metric's either edge.
+
+    >>> from kg.extract.pipeline import load_pipeline
+    >>> doc = load_pipeline(ner=False)("We reach 68.2% ImageNet-1k zero-shot accuracy.")
+    >>> [(c.text, c.label) for c in datasets_out_of_metrics([Candidate(doc[4:9], "Metric", 0.9, "ner")])]
+    [('ImageNet-1k', 'Dataset'), ('zero-shot accuracy', 'Metric')]
+    """
+    out = []
+    for mention in mentions:
+        span = mention.span
+        run = _dataset_run(span) if mention.label == "Metric" and len(span) > 1 else None
+        if run is None:
+            out.append(mention)
+            continue
+        start, end = run
+        doc = span.doc
+        rest = doc[end : span.end] if end < span.end else doc[span.start : start]
+        out.append(Candidate(doc[start:end], "Dataset", mention.confidence, "dataset-lexicon"))
+        if any(t.is_alpha for t in rest):
+            out.append(Candidate(rest, "Metric", mention.confidence, mention.rule))
+    return sorted(out, key=lambda c: (c.span.start, c.span.end))
+
+
+def _dataset_run(span: Span) -> tuple[int, int] | None:
+    """The tokens at the start or the end of ``span``, not all of it, that write a known dataset's
+    name, joined by hyphens as written ("ImageNet - 1k"), as (start, end) token indices; None where
+    there are none. A name inside ("top-1 ImageNet1k accuracy") is left: the metric's words would
+    no longer stand beside its value."""
+    doc = span.doc
+    for start, end in ((span.start, span.start + 3), (span.start, span.start + 1),
+                       (span.end - 3, span.end), (span.end - 1, span.end)):
+        if span.start <= start and end <= span.end and end - start < len(span) \
+                and _is_known_dataset(doc[start:end].text.replace(" ", "")):
+            return start, end
+    return None
 
 
 def select(candidates: list[Candidate]) -> list[Candidate]:
