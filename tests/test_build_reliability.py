@@ -16,6 +16,7 @@ import kg.build as build_module
 import kg.extract as extract_module
 from kg.cli import main
 from kg.store import open_graph
+from kg.write import outputs
 from support import FIXTURES
 
 
@@ -133,6 +134,18 @@ def test_a_folder_where_an_output_goes_fails_in_one_line_before_any_work(previou
     assert _files(previous) == before
 
 
+def test_a_file_where_the_store_goes_is_kept_and_the_build_refused_in_one_line_before_any_work(previous, no_extraction):
+    """``graphs/g.oxigraph`` a plain file kg did not write: the build would replace it, so it refuses, and says why."""
+    store = previous.with_name("g.oxigraph")
+    store.unlink()
+    store.write_text("notes that are no store")
+    result = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(previous)])
+    assert result.exit_code == 1
+    assert _error_lines(result.output) == [f"Error: {store} is not a store kg wrote, where kg build writes its store: "
+                                           "move it away or choose another -o."]
+    assert store.read_text() == "notes that are no store"
+
+
 def test_an_output_folder_under_a_file_fails_in_one_line_before_any_work(tmp_path, no_extraction):
     (tmp_path / "afile").write_text("not a folder")
     result = CliRunner().invoke(main, ["build", str(FIXTURES / "sample.txt"), "-o", str(tmp_path / "afile" / "sub" / "g")])
@@ -192,31 +205,64 @@ outputs.make_current(Path(sys.argv[1]), Path(sys.argv[2]))
 """
 
 
-def _state(folder: Path) -> tuple[dict[str, bytes], set[Path]]:
-    """What the graph ``folder/g`` reads as (its files), and the build folders its paths lead into."""
+def _state(folder: Path) -> tuple[dict[str, bytes], set[Path], set]:
+    """What the graph ``folder/g`` reads as (its files, and its triples as ``kg query`` finds them: from its
+    store, else its files), and the build folders its paths lead into (plain files aside)."""
     paths = [path for path in folder.glob("g.*") if path.exists()]
-    return _files(folder / "g"), {path.resolve().parent for path in paths}
+    return (_files(folder / "g"), {path.resolve().parent for path in paths} - {folder.resolve()},
+            set(open_graph(folder / "g")))
 
 
-def test_a_build_killed_at_any_step_of_making_it_current_leaves_one_whole_graph(previous, tmp_path):
+def _plain(links: Path, folder: Path, *, store: bool) -> None:
+    """The graph ``links/g`` copied to ``folder`` as plain files, as an older kg wrote it (with its store, a
+    plain folder) or as git checks ``graphs/sample.*`` out (no store)."""
+    folder.mkdir()
+    for path in links.glob("g.*"):
+        if path.is_dir():
+            if store:
+                shutil.copytree(path, folder / path.name)
+        else:
+            shutil.copy2(path, folder / path.name)
+
+
+@pytest.mark.parametrize("start", ["links", "plain files and store", "plain files"])
+def test_a_build_killed_at_any_step_of_making_it_current_leaves_one_whole_graph(previous, tmp_path, start):
+    """Whatever the old graph's paths are (links into its build folder, plain files an older kg wrote, or
+    plain files with no store as git checks them out), a build killed at any step of making the new graph
+    current leaves every path reading the old graph or every path the new one, and the next build makes
+    the new graph current from there, leaving no other build folder behind."""
     old_state = tmp_path / "old"
-    shutil.copytree(previous.parent, old_state, symlinks=True, ignore=shutil.ignore_patterns("old"))
+    if start == "links":
+        shutil.copytree(previous.parent, old_state, symlinks=True, ignore=shutil.ignore_patterns("old"))
+    else:
+        _plain(previous.parent, old_state, store=start == "plain files and store")
     new_graph = tmp_path / "new" / "g"
     assert CliRunner().invoke(main, ["build", "-q", str(FIXTURES / "sample.txt"), "-o", str(new_graph)]).exit_code == 0
-    old_files, new_files = _files(previous), _files(new_graph)
-    assert old_files.keys() == new_files.keys() and old_files != new_files
+    old_files, new_files = _files(old_state / "g"), _files(new_graph)
+    old_graph, new_triples = set(open_graph(old_state / "g")), set(open_graph(new_graph))
+    assert old_files.keys() == new_files.keys() and old_files != new_files and old_graph != new_triples
+    built = new_graph.with_name("g.nt").resolve().parent
     seen = []
-    for stop in range(1, 60):
+    for stop in range(1, 200):
         folder = tmp_path / f"run{stop}"
         shutil.copytree(old_state, folder, symlinks=True)
-        staged = folder / "staged"
-        shutil.copytree(new_graph.with_name("g.nt").resolve().parent, staged)
-        died = subprocess.run([sys.executable, "-c", DIE_AT_STEP, str(staged), str(folder / "g"), str(stop)],
+        shutil.copytree(built, folder / "staged")
+        died = subprocess.run([sys.executable, "-c", DIE_AT_STEP, str(folder / "staged"), str(folder / "g"), str(stop)],
                               capture_output=True, text=True)
-        files, builds = _state(folder)
-        assert files in (old_files, new_files), f"a build killed at step {stop} left a mixed graph"
-        assert len(builds) == 1, f"a build killed at step {stop} left paths into {builds}"
+        files, builds, triples = _state(folder)
+        assert (files, triples) in ((old_files, old_graph), (new_files, new_triples)), \
+            f"a build killed at step {stop} left a mixed graph"
+        assert len(builds) <= 1, f"a build killed at step {stop} left paths into {builds}"
         seen.append("new" if files == new_files else "old")
+        # The next build, from whatever this one left.
+        shutil.copytree(built, outputs.stage(folder / "g"), dirs_exist_ok=True)
+        [staging] = folder.glob(".g.staging-*")
+        outputs.make_current(staging, folder / "g")
+        files, builds, triples = _state(folder)
+        assert (files, triples) == (new_files, new_triples) and len(builds) == 1, f"after a build killed at step {stop}"
+        assert [path.resolve() for path in folder.glob(".g.build-*")] == list(builds), \
+            f"a build killed at step {stop} left a build folder behind"
+        shutil.rmtree(folder)
         if died.returncode == 0:
             break
         assert died.returncode == 9, died.stderr

@@ -14,6 +14,11 @@ whole, wherever a build stops::
 A build whose files equal the current ones changes nothing (but for adding the
 store where it is missing), so rebuilding an unchanged corpus leaves the
 folder, and a graph checked into git, as they were.
+
+A graph whose outputs are plain files (``graphs/sample.*`` as git checks them
+out, or a graph an older kg wrote) is first made such a graph of links, path by
+path, each reading the same bytes before and after (:func:`_adopt`); the switch
+to the new build is then the same one rename.
 """
 from __future__ import annotations
 
@@ -57,6 +62,11 @@ def stage(stem: Path) -> Path:
         target = parent / f"{stem.name}{suffix}"
         if target.is_dir() and not target.is_symlink() and suffix != STORE_SUFFIX:
             raise KGError(f"{target} is a folder, where kg build writes a file: move it away or choose another -o.")
+    store = parent / f"{stem.name}{STORE_SUFFIX}"
+    if os.path.lexists(store) and not store.is_symlink() and not (store / "CURRENT").is_file():
+        # The build would replace it: what kg did not make, kg does not delete.
+        raise KGError(f"{store} is not a store kg wrote, where kg build writes its store: "
+                      "move it away or choose another -o.")
     remove_stale(stem)
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -92,34 +102,31 @@ def make_current(staging: Path, stem: Path) -> dict[str, Path]:
             os.rename(staging / store.name, store.resolve())
         shutil.rmtree(staging, ignore_errors=True)
         return by_ending
+    _adopt(stem)
     build = parent / f".{name}.build-{secrets.token_hex(4)}"
     os.rename(staging, build)
     # Paths new to this build link through the pointer before it moves: until then they show what the
-    # current build has there, which is nothing. Paths an older kg wrote as plain files are replaced after.
-    plain = [path for path in paths.values() if path.exists() and not path.is_symlink()]
+    # current build has there, which is nothing.
     for file, path in paths.items():
-        if path not in plain:
-            _link(path, f"{pointer.name}/{file}")
+        _link(path, f"{pointer.name}/{file}")
     _link(pointer, build.name)  # the switch
-    for path in plain:
-        _replace_with_link(path, f"{pointer.name}/{path.name}", name)
     for suffix in OUTPUT_SUFFIXES:  # an output this build did not write describes no graph now
         path = parent / f"{name}{suffix}"
         if path.name not in paths and (path.is_symlink() or path.is_file()):
             path.unlink()
-    for folder in parent.glob(f".{glob.escape(name)}.build-*"):
-        if folder != build and _BUILD.fullmatch(folder.name[len(name) + 2:]):
-            shutil.rmtree(folder, ignore_errors=True)
+    _remove_builds(stem, keep=build)
     return by_ending
 
 
 def remove_stale(stem: Path) -> list[Path]:
-    """Remove the staging folders that killed builds of ``stem`` left beside it; return them.
+    """Remove the staging and build folders that killed builds of ``stem`` left beside it; return them.
 
     A build stages its outputs in ``.NAME.staging-PID-<8 random characters>`` (:func:`stage`)
     and uses the folder up when done, unless it is killed. Only folders of this ``NAME`` whose
     build process is gone are removed: another graph's, or a build of the same name still running,
     are left alone. Folders named ``.NAME.<8 random characters>`` are staging folders of earlier kg versions.
+    A build folder no path of the graph leads to (one a build killed before or right after its switch
+    left) is removed too.
     """
     removed = []
     for folder in stem.parent.glob(f".{glob.escape(stem.name)}.*"):
@@ -127,7 +134,54 @@ def remove_stale(stem: Path) -> list[Path]:
         if folder.is_dir() and not folder.is_symlink() and staged and not (staged.group(1) and _running(int(staged.group(1)))):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
+    current = {path.resolve().parent for path in _paths(stem) if path.is_symlink()}
+    current.add(stem.with_name(f".{stem.name}.current").resolve())
+    return removed + _remove_builds(stem, keep=current)
+
+
+def _remove_builds(stem: Path, *, keep: Path | set[Path]) -> list[Path]:
+    """Remove the build folders of ``stem`` but ``keep``; return them."""
+    keep = {path.resolve() for path in ({keep} if isinstance(keep, Path) else keep)}
+    removed = []
+    for folder in stem.parent.glob(f".{glob.escape(stem.name)}.build-*"):
+        if folder.resolve() not in keep and folder.is_dir() and _BUILD.fullmatch(folder.name[len(stem.name) + 2:]):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
     return removed
+
+
+def _paths(stem: Path) -> list[Path]:
+    """The outputs a build may have written at ``stem`` that are there (links, even broken, included)."""
+    return [path for suffix in OUTPUT_SUFFIXES if os.path.lexists(path := stem.with_name(f"{stem.name}{suffix}"))]
+
+
+def _adopt(stem: Path) -> None:
+    """Make the plain files (and plain store folder) of the graph ``stem`` links into the build folder the
+    pointer leads to, made for them where there is none, so that the switch to a new build is one rename.
+
+    Every path reads the same bytes at every step, so a build killed here leaves the old graph, and
+    the next one carries on: each plain file is hard-linked (or copied) into the folder, then replaced by
+    a link to its twin there, one ``os.replace`` a path, once the pointer leads there. A folder cannot
+    be replaced by a link in one step: a plain store is moved into the build folder, then linked; for
+    that instant the path is missing, and readers load the old graph from its files
+    (:func:`kg.store.open_graph`).
+    """
+    plain = [path for path in _paths(stem) if not path.is_symlink()]
+    if not plain:
+        return
+    pointer = stem.with_name(f".{stem.name}.current")
+    folder = pointer.resolve() if pointer.is_symlink() and pointer.resolve().is_dir() else None
+    if folder is None:
+        folder = _new_folder(stem.parent, f".{stem.name}.build-")
+    for path in plain:
+        if path.is_file():
+            _twin(path, folder / path.name)
+    _link(pointer, folder.name)
+    for path in plain:
+        if path.is_dir():
+            shutil.rmtree(folder / path.name, ignore_errors=True)  # what the folder held there no path read
+            os.rename(path, folder / path.name)
+        _link(path, f"{pointer.name}/{path.name}")
 
 
 def _reads_as(stem: Path, staging: Path) -> bool:
@@ -150,15 +204,15 @@ def _link(path: Path, target: str) -> None:
     os.replace(temporary, path)
 
 
-def _replace_with_link(path: Path, target: str, name: str) -> None:
-    """Replace a plain file or folder an older kg wrote at ``path`` by a symlink to ``target``."""
-    if path.is_dir():  # a folder cannot be replaced in one step: it is moved aside (as graph NAME's staging), then removed
-        aside = _new_folder(path.parent, f".{name}.staging-{os.getpid()}-")
-        os.rename(path, aside / path.name)
-        _link(path, target)
-        shutil.rmtree(aside, ignore_errors=True)
-    else:
-        _link(path, target)
+def _twin(path: Path, target: Path) -> None:
+    """Put the bytes of the file ``path`` at ``target`` in one step: a hard link (a copy where the file
+    system has none), made beside it and renamed into place."""
+    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        os.link(path, temporary)
+    except OSError:
+        shutil.copy2(path, temporary)
+    os.replace(temporary, target)
 
 
 def _new_folder(parent: Path, prefix: str) -> Path:
