@@ -254,7 +254,7 @@ def build(
                        time.perf_counter() - started, notes)
 
 
-def _last_build(record: Recorded | None, setting: str, home: Path, stem: Path,
+def _last_build(record: Recorded | None, setting: str, home: Path, stem: Path, store_is_last: bool,
                 tally: serialize.Tally) -> serialize.LastBuild | None:
     """The last build of the graph ``stem`` as ``record``ed, to copy blocks from, or None; ``tally`` is told
     why its store cannot be patched (``unpatched``) and which of its files changed since (``untrusted``)."""
@@ -271,7 +271,7 @@ def _last_build(record: Recorded | None, setting: str, home: Path, stem: Path,
                                         "index": {"nt": folder / f"{stem.name}{INDEX_SUFFIX}"}})
     n_triples = last.can_patch()  # checks the last build's files, naming those changed in last.untrusted
     # Patched, a store other than the last build's (swapped, restored from elsewhere) would hold a wrong graph.
-    if not record.store or store_mark(stem.with_name(f"{stem.name}{STORE_SUFFIX}")) != record.store:
+    if not store_is_last:
         tally.unpatched = "the store is gone or not the one the last build wrote"
     elif not n_triples:
         tally.unpatched = "the last build's N-Triples are gone or changed"
@@ -327,7 +327,11 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     home = Path(os.path.dirname(os.path.abspath(builds.path))) if builds is not None else Path()
     name = os.path.relpath(os.path.abspath(stem), home)
     setting = f"{base}\n{serialize.SERIALIZATION}"  # what the last build's blocks must share to be compared
-    last = _last_build(builds.last(name), setting, home, stem, tally) if builds is not None else None
+    record = builds.last(name) if builds is not None else None
+    # Whether the store there is the one the last build wrote: only that one may be patched, or kept beside
+    # files that are the same as this build's (without a cache to tell, a store is kept as it was).
+    store_is_last = bool(record and record.store) and store_mark(store_path) == record.store
+    last = _last_build(record, setting, home, stem, store_is_last, tally) if builds is not None else None
     patch = last is not None and not tally.unpatched
     try:
         # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing a file.
@@ -341,7 +345,7 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
             vectors.save(staging / f"{stem.name}{VECTORS_SUFFIX}")
         for suffix, text in (extra or {}).items():
             (staging / f"{stem.name}.{suffix}").write_text(text, encoding="utf-8")
-        written = outputs.make_current(staging, stem)
+        written = outputs.make_current(staging, stem, keep_store=builds is None or store_is_last)
         if builds is not None:  # where the files now are (the new build's folder, or the last one's if they are the
             # same) and the store there (this build's, or the last one's, kept)
             folder = os.path.relpath(os.path.dirname(os.path.realpath(stem.with_name(f"{stem.name}{INDEX_SUFFIX}"))), home)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 from collections import defaultdict
+from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
@@ -150,13 +151,15 @@ def test_a_rebuild_whose_last_files_were_changed_writes_them_in_full(tmp_path, m
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    """The split sample corpus and its full build, ``full/g``, in a folder the tests build in (the graph names
-    its input files relative to the working folder, so every build runs there)."""
+    """The split sample corpus and its full builds, ``full/g`` (both files) and ``first/g`` (the first), in a
+    folder the tests build in (the graph names its input files relative to the working folder, so every
+    build runs there)."""
     folder = tmp_path_factory.mktemp("corpus")
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(folder)
         _split_corpus(folder)
         _build("first.txt", "new.txt", "-o", "full/g", "--no-cache")
+        _build("first.txt", "-o", "first/g", "--no-cache")
     return folder
 
 
@@ -205,16 +208,20 @@ def test_a_last_build_file_changed_in_place_at_the_same_size_is_not_copied(corpu
     assert f"g{suffix} changed since the last build: not copied, serialized anew" in again.output
 
 
-def test_a_store_swapped_for_another_graphs_is_written_in_full_not_patched(corpus, monkeypatch):
+@pytest.mark.parametrize("inputs, full", [(("first.txt", "new.txt"), "full/g"), (("first.txt",), "first/g")],
+                         ids=["grown", "same"])
+def test_a_store_swapped_for_another_graphs_is_written_in_full_not_patched(corpus, monkeypatch, inputs, full):
     """The last build's store replaced by another graph's: patching it would give a store that holds neither
-    graph, so the rebuild fills a new one, says why, and the store holds what a full build's does."""
+    graph, and keeping it beside the same files one that holds the other, so the rebuild, of a grown corpus
+    or of the same, fills a new one, says why, and the store holds what a full build's does."""
     monkeypatch.chdir(corpus)
-    _build("first.txt", "-o", "swapped/g")
+    stem = Path("swapped", *inputs, "g")
+    _build("first.txt", "-o", stem)
     _build("new.txt", "-o", "other/h")
-    store = (corpus / "swapped/g.oxigraph").resolve()
+    store = (corpus / stem.with_name("g.oxigraph")).resolve()
     shutil.rmtree(store)
     shutil.copytree((corpus / "other/h.oxigraph").resolve(), store)
-    again = CliRunner().invoke(main, ["build", "first.txt", "new.txt", "-o", "swapped/g"])
+    again = CliRunner().invoke(main, ["build", *inputs, "-o", str(stem)])
     assert again.exit_code == 0, again.output
-    assert set(open_graph(corpus / "swapped/g")) == set(open_graph(corpus / "full/g"))
+    assert set(open_graph(corpus / stem)) == set(open_graph(corpus / full))
     assert "(written in full: the store is gone or not the one the last build wrote)" in again.output

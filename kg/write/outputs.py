@@ -82,12 +82,13 @@ def stage(stem: Path) -> Path:
     return staging
 
 
-def make_current(staging: Path, stem: Path) -> dict[str, Path]:
+def make_current(staging: Path, stem: Path, *, keep_store: bool = True) -> dict[str, Path]:
     """Make the outputs in ``staging`` the graph ``stem``'s in one step; return each output's path,
     ``graphs/NAME`` + its ending, by that ending without its dot (``"ttl"``, ``"index.nt"``, ...).
 
     The staging folder is used up: it becomes the new build folder, or is removed when the graph
-    already reads as its files. Older build folders of the graph are removed.
+    already reads as its files and, with ``keep_store``, its store may be kept (without, the store
+    there is not known to hold the graph). Older build folders of the graph are removed.
     """
     parent, name = stem.parent, stem.name
     pointer = parent / f".{name}.current"
@@ -95,7 +96,7 @@ def make_current(staging: Path, stem: Path) -> dict[str, Path]:
     paths = {file: parent / file for file in written}
     by_ending = {file[len(name) + 1:]: path for file, path in paths.items()}
     store = parent / f"{name}{STORE_SUFFIX}"
-    if _reads_as(stem, staging) and (store.exists() or store.resolve().parent.is_dir()):
+    if _reads_as(stem, staging) and (keep_store if store.exists() else store.resolve().parent.is_dir()):
         # The graph already holds these bytes (a rebuild of the same corpus, or graphs/sample.* as git checks
         # them out): it is kept as it is, links or plain files, and only a missing store is added.
         if not store.exists() and (staging / store.name).exists():
