@@ -317,11 +317,12 @@ def test_a_repaired_row_is_kept_under_strict(tmp_path):
     ("object recognition,critical band masking,spatial-frequency channels", "abstract is a keyword list"),
     ("chain-of-thought; language models; reasoning", "abstract is a keyword list"),
     ("TBD", "abstract is shorter than a sentence"),
-    ("Deep learning for computer vision", "abstract is shorter than a sentence"),
+    ("N/A", "abstract is shorter than a sentence"),
 ])
 def test_a_record_whose_abstract_is_a_url_a_keyword_list_or_no_sentence_is_skipped_with_why(tmp_path, abstract, reason):
     kept = {"p2": "Something else.", "p3": "We study graph neural networks, transformers, and their limits on "
-                                          "molecules, proteins and materials"}  # abstracts, short or unfinished
+                                          "molecules, proteins and materials",  # abstracts, short or unfinished
+            "p4": "We use 1, 2, 3 and 4"}
     csv_path = write_csv(tmp_path, "id,abstract\n" + "".join(f'{i},"{a}"\n' for i, a in {"p1": abstract, **kept}.items()),
                          name="odd.csv")
     jsonl_path = tmp_path / "odd.jsonl"

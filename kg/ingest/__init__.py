@@ -254,8 +254,8 @@ def _checked(paper: Paper) -> Paper | InputError:
     return paper
 
 
-#: An abstract with this many words or fewer, and no sentence end, is a phrase (a title, a topic).
-_PHRASE_WORDS = 6
+#: A keyword has at most this many words ("optimistic FTRL with self-concordant regularizers").
+_KEYWORD_WORDS = 6
 
 
 def abstract_problem(abstract: str) -> str | None:
@@ -263,31 +263,32 @@ def abstract_problem(abstract: str) -> str | None:
 
     A scrape whose columns shifted puts a URL or the keywords where the abstract goes; an empty
     form field leaves "TBD". None of them is a paper to extract from. A keyword list is two or more
-    comma- or semicolon-separated items of at most six words, none starting with "and" or "or", with
-    no sentence end ('.', '!' or '?' before a space or the end); a text shorter than a sentence has one word, or is a phrase of at most
-    six words with no sentence end. Each test is one pass over the text.
+    comma- or semicolon-separated items of at most six words, each with a letter (a list of numbers
+    is data, not keywords) and none starting with "and" or "or" (that is prose), with no sentence end
+    ('.', '!' or '?' before a space or the end). Shorter than a sentence is one word. Short texts
+    that are not lists ("1, 2", "Deep learning for vision") are kept: what reads as no sentence to a
+    person can still be a record's whole abstract, and extraction copes with it. Each test is one
+    pass over the text.
 
     >>> abstract_problem("https://openreview.net/forum?id=KvPwXVcslY")
     'abstract is a URL'
     >>> abstract_problem("object recognition,critical band masking,shape bias")
     'abstract is a keyword list'
-    >>> abstract_problem("TBD"), abstract_problem("Deep learning for vision")
-    ('abstract is shorter than a sentence', 'abstract is shorter than a sentence')
-    >>> abstract_problem("We propose X."), abstract_problem("Something else.")
-    (None, None)
+    >>> abstract_problem("TBD")
+    'abstract is shorter than a sentence'
+    >>> abstract_problem("We propose X."), abstract_problem("We use 1, 2, 3 and 4"), abstract_problem("X, Y, and Z")
+    (None, None, None)
     """
     text = abstract.strip()
     if rows.looks_like_url(text) or (text.startswith("www.") and not any(c.isspace() for c in text)):
         return "abstract is a URL"
-    ends_a_sentence = _SENTENCE_END.search(text) is not None
-    items = [item.split() for item in _LIST_SEPARATOR.split(text)]
-    # "X, Y, and Z" is prose: no keyword starts with a conjunction.
-    if (not ends_a_sentence and len(items) >= 2 and all(len(words) <= _PHRASE_WORDS for words in items)
-            and not any(words[:1] in (["and"], ["or"]) for words in items)):
-        return "abstract is a keyword list"
-    words = len(text.split())
-    if words < 2 or (words <= _PHRASE_WORDS and not ends_a_sentence):
+    if len(text.split()) < 2:
         return "abstract is shorter than a sentence"
+    items = [item.split() for item in _LIST_SEPARATOR.split(text)]
+    if (len(items) >= 2 and _SENTENCE_END.search(text) is None
+            and all(0 < len(words) <= _KEYWORD_WORDS and any(c.isalpha() for w in words for c in w) for words in items)
+            and not any(words[0] in ("and", "or") for words in items)):
+        return "abstract is a keyword list"
     return None
 
 
