@@ -26,6 +26,11 @@ paper (or a judged keyword) is held out when ``int(sha1(id), 16) % 3 == 0``. Fig
 
 - synonym pairs joined / near names kept apart: judged pairs of written forms, each in its paper.
 
+- entities of 3+ papers, right type and useful: of the entities judged in ``bench/judged/types.json``
+  (sampled once, judged blind from their sentences) that the graph still has, those whose type is the
+  judged one (Model and Method alike) and that the judges call useful; useful judged entities kept:
+  of those judged useful, the share the graph still has.
+
 - shared keywords that are entities: of the author keywords that five or more papers share, judged
   to name a method or a task (``bench/judged/neurips2023_keywords.json``), those that name an entity
   of the graph; the misses are listed after the table.
@@ -205,6 +210,28 @@ def synonym_figures(store, judged: dict, tally: Tally) -> None:
                   not entities(pair["a_paper"], pair["a"]) & entities(pair["b_paper"], pair["b"]))
 
 
+#: Types judged alike: the judges were told to call an architecture family a Method when in doubt.
+_ACTOR = {"Method": "Method", "Model": "Method"}
+
+
+def type_figures(store, judged: list[dict], corpus: str, tally: Tally) -> None:
+    """Of the judged entities of this corpus that are still entities, those with the judged type that
+    the judges call useful; and of those judged useful, the share still entities (dropping junk must
+    not drop these). The name decides its part."""
+    entities = read_entities(store)
+    for item in (i for i in judged if i["corpus"] == corpus):
+        try:
+            found = entities.find(item["name"])
+        except KGError:
+            found = None
+        if item["useful"]:
+            tally.add("useful judged entities kept", item["name"], found is not None)
+        if found is not None:
+            kind = entities.type.get(found, "")
+            right = item["useful"] and _ACTOR.get(kind, kind) == _ACTOR.get(item["type"], item["type"])
+            tally.add("entities of 3+ papers, right type and useful", item["name"], right)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("corpora", nargs="+", metavar="NAME=GRAPH:JUDGED")
@@ -221,6 +248,8 @@ def main() -> None:
         store, tally = open_graph(graph), Tally()
         if judged.get("keywords"):
             keyword_figures(store, judged["keywords"], tally)
+        if judged.get("types"):
+            type_figures(store, judged["types"], name, tally)
         if judged.get("related"):
             related_figures(store, graph, judged["related"], tally)
         if judged.get("synonyms"):
