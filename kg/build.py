@@ -60,6 +60,7 @@ class BuildResult:
     warnings: list[InputError] = field(default_factory=list)  # records kept under a new id
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)  # what the build did to files it found damaged
+    repaired: list[InputError] = field(default_factory=list)  # records read after a certain repair
 
     def summary(self, top: int = 10) -> str:
         """A few lines for the terminal: what was read, what the graph holds, where it went."""
@@ -183,8 +184,9 @@ def build(
 
     skipped: list[InputError] = []
     warnings: list[InputError] = []
+    repaired: list[InputError] = []
     papers, duplicates = unique_papers(read_papers(inputs, format=format, strict=strict, on_skip=skipped.append,
-                                                   settings=settings),
+                                                   settings=settings, on_repair=repaired.append),
                                        strict=strict, on_warning=warnings.append)
     if not papers:
         raise KGError("\n".join(["No abstracts found in the input" + (f"; skipped {len(skipped)} records:" if skipped else ".")]
@@ -251,7 +253,7 @@ def build(
             builds.close()
             notes += builds.set_aside
     return BuildResult(graph, entities, extractions, written, skipped, duplicates, warnings,
-                       time.perf_counter() - started, notes)
+                       time.perf_counter() - started, notes, repaired)
 
 
 def _last_build(record: Recorded | None, setting: str, home: Path, stem: Path, store_is_last: bool,

@@ -217,7 +217,7 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, fo
         --set '*' url='https://openreview.net/forum?id={id}'
     """
     from .build import build as run_build
-    from .ingest import FileSetting, ingest_summary, noting_repairs
+    from .ingest import FileSetting, ingest_summary
 
     parsed = []
     for pattern, assignment in settings:
@@ -246,14 +246,13 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, fo
             click.echo(line, err=True)
 
     try:
-        with noting_repairs() as repaired:  # the rows ingest repaired (a CSV column split at commas)
-            result = run_build(inputs, output, base=base, format=input_format, strict=strict, report=report,
-                               processes=jobs, cache=None if no_cache else "default", progress=progress,
-                               formats=formats, cluster=cluster, settings=parsed, on_stage=stage)
+        result = run_build(inputs, output, base=base, format=input_format, strict=strict, report=report,
+                           processes=jobs, cache=None if no_cache else "default", progress=progress,
+                           formats=formats, cluster=cluster, settings=parsed, on_stage=stage)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    _say("\n".join([result.summary(), *ingest_summary(repaired, result.skipped)]))
+    _say("\n".join([result.summary(), *ingest_summary(result.repaired, result.skipped)]))
 
 
 @main.command()
@@ -467,10 +466,13 @@ def serve(graph, host, allow_hosts, port, timeout, max_results, worker_memory, s
                    worker_memory=worker_memory << 20 if worker_memory else None, sparql=sparql)
     if get_path is not None:
         try:
-            status, _, body = get(app, get_path)
+            status, headers, body = get(app, get_path)
         finally:
             app.close()
-        sys.stdout.buffer.write(body + (b"" if body.endswith(b"\n") else b"\n"))
+        # What the data says reaches the terminal escaped, as every command's answer does; JSON stays JSON.
+        text = body.decode("utf-8", errors="replace")
+        json_body = "json" in headers.get("Content-Type", "")
+        click.echo(printable_json(text) if json_body else printable(text), nl=not text.endswith("\n"))
         if not 200 <= status < 300:
             click.secho(f"Error: {get_path} answered {status}", fg="red", err=True)
             sys.exit(1)

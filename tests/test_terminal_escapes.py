@@ -91,6 +91,15 @@ def test_each_commands_json_holds_no_raw_control_character_and_the_same_text(hos
     assert "\x9b" in json.dumps(json.loads(result.output), ensure_ascii=False)  # escaped, not lost
 
 
+@pytest.mark.parametrize("path", ["/paper/p1.json", "/paper/p1", "/index.json"])
+def test_serve_get_prints_a_page_with_the_datas_control_characters_escaped(hostile, path):
+    result = CliRunner().invoke(main, ["serve", "-g", str(hostile[0]), "--get", path])
+    assert result.exit_code == 0, result.output
+    assert not CONTROL.search(result.output), repr(CONTROL.search(result.output))
+    if path.endswith(".json"):
+        json.loads(result.output)  # still JSON
+
+
 def test_an_error_quoting_a_name_escapes_it(tmp_path):
     result = CliRunner().invoke(main, ["build", str(tmp_path / "missing\x1b[31m\x9b.csv"), "-o", str(tmp_path / "g")])
     assert result.exit_code == 1 and "missing\\x1b[31m\\x9b.csv: no such file" in result.output

@@ -31,8 +31,6 @@ and skipped otherwise (:mod:`kg.ingest.rows`); each repair is said to ``on_repai
 from __future__ import annotations
 
 import ast
-import contextlib
-import contextvars
 import csv
 import fnmatch
 import functools
@@ -169,22 +167,6 @@ class Repaired(InputError):
     located and described like an error so that it can be listed and counted."""
 
 
-#: Where :func:`read_papers` says its repairs when given no ``on_repair``: see :func:`noting_repairs`.
-_REPAIRS: contextvars.ContextVar[list[Repaired] | None] = contextvars.ContextVar("kg_ingest_repairs", default=None)
-
-
-@contextlib.contextmanager
-def noting_repairs() -> Iterator[list[Repaired]]:
-    """A list that collects the repairs :func:`read_papers` makes inside the block, where its caller
-    passes no ``on_repair`` (``kg build`` counts them in its summary this way, around the build)."""
-    repairs: list[Repaired] = []
-    token = _REPAIRS.set(repairs)
-    try:
-        yield repairs
-    finally:
-        _REPAIRS.reset(token)
-
-
 def read_papers(
     inputs: Iterable[str | Path],
     *,
@@ -199,12 +181,9 @@ def read_papers(
 
     Unreadable records raise ``InputError`` when ``strict``; otherwise they are
     handed to ``on_skip`` and left out. A setting that names none of the inputs raises ``InputError``.
-    A record kept after a repair is said to ``on_repair`` (or the list of :func:`noting_repairs`)
-    just before it is yielded.
+    A record kept after a repair is said to ``on_repair`` just before it is yielded.
     """
-    if on_repair is None:
-        collected = _REPAIRS.get()
-        on_repair = collected.append if collected is not None else (lambda repair: None)
+    on_repair = on_repair or (lambda repair: None)
     paths = expand_inputs(inputs)
     settings = sorted(settings, key=lambda setting: setting.key == "decisions")  # stable: codes mapped last
     for setting in settings:
