@@ -21,6 +21,9 @@ paper (or a judged keyword) is held out when ``int(sha1(id), 16) % 3 == 0``. Fig
   entries, those whose method is the judged one (by name, or the paper's own proposal where the
   judgment says the paper's method reached it).
 
+- kg compare rows right: of the scores every task's comparison table shows on the judged datasets,
+  those the judgments list as that paper's score there.
+
 - related top 5 listed as related: of each judged query's top 5 related methods, those the
   judgments list as related (judged from the abstracts and domain knowledge, not from the graph).
 
@@ -154,6 +157,38 @@ def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally:
                 tally.add("leaderboard method named", paper, bool(named))
 
 
+def compare_figures(graph: str, judged: list[dict], read: set[str] | None, tally: Tally) -> None:
+    """Of the results ``kg compare`` shows in every task's table on the judged datasets, those the
+    judgments list as that paper's score on that dataset (its value, as a score, not a gain or a
+    baseline's)."""
+    from kg.query.panels import whole_tables
+
+    G, tables = whole_tables(graph)
+    canonical = {}  # a written dataset's key -> the judged dataset it is
+    for record in judged:
+        for form in (record["dataset"], record.get("variant")):
+            if form and _itself(record["dataset"], form):
+                canonical[resolution_key(form)] = record["dataset"]
+    for dataset, forms in SAME_DATASET.items():
+        name = next((r["dataset"] for r in judged if r["dataset"].lower() == dataset), None)
+        canonical.update({resolution_key(f): name for f in forms if name})
+    scores = {(r["paper"], canonical.get(resolution_key(r["dataset"]), r["dataset"]), round(_number(str(r["value"])), 4))
+              for r in judged if r.get("kind") == "score" and _number(str(r["value"])) is not None}
+    shown = set()
+    for node, data in G.nodes(data=True):
+        if data.get("kind") != "Task":
+            continue
+        for row in tables.view(node).get("comparison", []):
+            paper = row["paper"].split("/", 1)[1]
+            for result in row["results"]:
+                dataset = canonical.get(resolution_key(result.get("dataset") or ""))
+                value = _number(result["text"])
+                if dataset and value is not None and result.get("kind") == "score" and (read is None or paper in read):
+                    shown.add((paper, dataset, round(value, 4)))
+    for paper, dataset, value in shown:
+        tally.add("kg compare rows right", paper, (paper, dataset, value) in scores)
+
+
 def keyword_figures(store, judged: list[dict], tally: Tally) -> None:
     """Of the shared author keywords judged to name a method or a task, those an entity goes by (as
     ``kg related KEYWORD`` finds one); the keyword itself decides its part."""
@@ -259,6 +294,7 @@ def main() -> None:
         if judged.get("results"):
             read = set(judged["results_read"]) if judged.get("results_read") else None
             leaderboard_figures(store, judged["results"], read, tally)
+            compare_figures(graph, judged["results"], read, tally)
         tallies[name] = tally
     if args.examples:
         Path(args.examples).write_text(json.dumps({name: t.examples for name, t in tallies.items()}, indent=1))
