@@ -21,6 +21,10 @@ paper (or a judged keyword) is held out when ``int(sha1(id), 16) % 3 == 0``. Fig
   entries, those whose method is the judged one (by name, or the paper's own proposal where the
   judgment says the paper's method reached it).
 
+- broader links right, similar papers (top 5) judged similar: of the graph's broader links and top 5
+  similar papers that were judged (``bench/judged/broader_similar.json``, sampled once with random
+  controls mixed in, judged blind), those judged right.
+
 - kg compare rows right: of the scores every task's comparison table shows on the judged datasets,
   those the judgments list as that paper's score there.
 
@@ -189,6 +193,33 @@ def compare_figures(graph: str, judged: list[dict], read: set[str] | None, tally
         tally.add("kg compare rows right", paper, (paper, dataset, value) in scores)
 
 
+def broader_figures(store, judged: list[dict], corpus: str, tally: Tally) -> None:
+    """Of the graph's broader links that were judged (``bench/judged/broader_similar.json``, this
+    corpus's), those judged right; the narrower name decides its part."""
+    label = dict(rows(store, "SELECT ?e ?l WHERE { ?e skos:prefLabel ?l }"))
+    links = {(label.get(a), label.get(b)) for a, b in rows(store, "SELECT ?a ?b WHERE { ?a skos:broader ?b }")}
+    for item in (i for i in judged if i["corpus"] == corpus):
+        if (item["narrower"], item["broader"]) in links:
+            tally.add("broader links right", item["narrower"], item["right"])
+
+
+def similar_figures(graph: str, judged: list[dict], corpus: str, tally: Tally) -> None:
+    """Of the top 5 similar papers the graph lists for each judged paper, those judged similar; a
+    paper the judges did not see is left out of the share (the query decides its part)."""
+    from kg.query.panels import whole_tables
+
+    G, tables = whole_tables(graph)
+    for item in (i for i in judged if i["corpus"] == corpus):
+        node = "paper/" + item["query"]
+        if node not in G:
+            continue
+        verdict = {c["id"]: c["similar"] for c in item["candidates"]}
+        shown = [x["id"].split("/", 1)[1] for x in tables.view(node)["similar"][:5]]
+        seen = [verdict[p] for p in shown if p in verdict]
+        if seen:
+            tally.add("similar papers (top 5) judged similar", item["query"], sum(seen), len(seen))
+
+
 def keyword_figures(store, judged: list[dict], tally: Tally) -> None:
     """Of the shared author keywords judged to name a method or a task, those an entity goes by (as
     ``kg related KEYWORD`` finds one); the keyword itself decides its part."""
@@ -283,6 +314,10 @@ def main() -> None:
         store, tally = open_graph(graph), Tally()
         if judged.get("keywords"):
             keyword_figures(store, judged["keywords"], tally)
+        if judged.get("broader"):
+            broader_figures(store, judged["broader"], name, tally)
+        if judged.get("similar"):
+            similar_figures(graph, judged["similar"], name, tally)
         if judged.get("types"):
             type_figures(store, judged["types"], name, tally)
         if judged.get("related"):

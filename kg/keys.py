@@ -14,6 +14,8 @@ from . import lexicon
 
 #: An acronym's plural: "LLMs" is the plural of "LLM".
 ACRONYM_PLURAL = re.compile(r"^(.*[A-Z0-9])s$")
+#: The plural of a name whose last part is a word for a kind of network: "FocalNets", "ResNets".
+NAME_PLURAL = re.compile(r"^(.*[a-z0-9](?:Net|Former|Mixer|Bert))s$")
 _ADJECTIVE_ENDINGS = ("al", "ic", "ive", "ous", "ary", "ed", "ing", "ent", "ant", "ful", "less", "able", "ible")
 
 
@@ -51,6 +53,8 @@ def resolution_key(text: str, *, name: bool = False) -> str:
     True
     >>> resolution_key("LLMs"), resolution_key("E-GRPO"), resolution_key("CIFAR-10") == resolution_key("CIFAR10")
     ('llm', 'egrpo', True)
+    >>> resolution_key("FocalNets") == resolution_key("FocalNet"), resolution_key("ResNets")
+    (True, 'resnet')
     >>> resolution_key("question-answering"), resolution_key("Generative Adversarial Nets")
     ('question answering', 'generative adversarial network')
     >>> resolution_key("Efficient Neural Architecture Search"), resolution_key("Efficient Neural Architecture Search", name=True)
@@ -58,7 +62,7 @@ def resolution_key(text: str, *, name: bool = False) -> str:
     """
     text = unicodedata.normalize("NFKC", text).replace("–", "-").replace("—", "-").strip()
     if is_acronym_like(text):
-        plural = ACRONYM_PLURAL.match(text)
+        plural = ACRONYM_PLURAL.match(text) or NAME_PLURAL.match(text)
         if plural and any(c.isupper() for c in plural.group(1)):
             text = plural.group(1)
         return re.sub(r"[-_.\s]", "", text).casefold() or text.casefold()

@@ -244,3 +244,21 @@ def test_a_name_defined_under_of_that_runs_past_the_description_is_the_new_thing
 def test_a_quoted_name_the_paper_gives_its_method_is_proposed():
     found = _role_by_text('In this work, we develop a new method termed as "WAGE" to discretize training and inference.')
     assert found["WAGE"] == "proposes"
+
+
+def test_a_name_given_in_short_joins_its_long_form_and_the_plural_joins_the_name():
+    from kg.resolve import resolve
+
+    extractions = list(extract_papers([
+        Paper("a", "We propose focal modulation networks (FocalNets in short), where self-attention is "
+                   "completely replaced by a focal modulation module."),
+        Paper("b", "FocalNet outperforms Swin on ImageNet.")]))
+    assert {(m.text, m.role) for m in extractions[0].mentions} >= {
+        ("focal modulation networks", "proposes"), ("FocalNets", "proposes")}
+    [focal] = [e for e in resolve(extractions) if "FocalNet" in e.aliases]
+    assert {"FocalNets", "focal modulation networks"} <= set(focal.aliases)
+
+
+def test_the_name_we_call_our_method_is_the_proposal_not_the_word_method():
+    [ex] = extract_papers([Paper("p", "We call our method SimPO and show it beats DPO.")])
+    assert {(m.text, m.role) for m in ex.mentions} == {("SimPO", "proposes"), ("DPO", "comparesWith")}

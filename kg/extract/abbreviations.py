@@ -78,7 +78,8 @@ def find_abbreviations(doc: Doc) -> list[tuple[Span, Span]]:
     """(short form, long form) pairs defined in ``doc``, as token spans.
 
     Both "long form (SHORT)" and "SHORT (long form)" are found; a short form
-    introduced by "abbreviated as" or "termed" inside the brackets counts too.
+    introduced by "abbreviated as" or "termed" inside the brackets counts too, and so does one
+    followed by "in short" or "for short".
     """
     pairs: list[tuple[Span, Span]] = []
     for open_token in doc:
@@ -92,6 +93,8 @@ def find_abbreviations(doc: Doc) -> list[tuple[Span, Span]]:
         words = [t for t in inner if not t.is_punct]
         if len(words) >= 2 and words[0].lower_ in _INTRODUCERS:
             words = words[-1:]
+        elif len(words) == 3 and [w.lower_ for w in words[1:]] in (["in", "short"], ["for", "short"]):
+            words = words[:1]  # "focal modulation networks (FocalNets in short)"
         if len(words) == 1 and is_short_form(words[0].text):
             short = words[0]
             max_words = min(len(short.text) + 5, 2 * len(short.text))

@@ -144,7 +144,11 @@ def proposed_tokens(doc: Doc) -> set[int]:
             if not _names_our_work(verb, tokens, claims):
                 continue
             # "called X", and "termed as X", "referred to as X": the object of "as".
-            named = [c for c in verb.children if c.dep_ in ("oprd", "attr", "dobj")]
+            # "we call our method SimPO": the name, not the generic word before it ("npadvmod" where
+            # the parser reads two objects).
+            named = [c for c in verb.children if c.dep_ in ("oprd", "attr", "dobj", "npadvmod")
+                     and not (c.dep_ == "dobj" and c.lemma_.lower() in lexicon.GENERIC_HEADS
+                              and any(o.dep_ in ("oprd", "npadvmod") for o in verb.children))]
             named += [g for c in verb.children if c.dep_ == "prep" and c.lower_ == "as" for g in c.children
                       if g.dep_ == "pobj"]
             if verb.lemma_.lower() == "refer" and not any(c.lower_ == "as" for c in verb.children):
