@@ -33,7 +33,7 @@ paper (or a judged keyword) is held out when ``int(sha1(id), 16) % 3 == 0``. Fig
 
 - synonym pairs joined / near names kept apart: judged pairs of written forms, each in its paper.
 
-- entities of 3+ papers, right type and useful: of the entities judged in ``bench/judged/types.json``
+- judged entities: right type and useful: of the entities judged in ``bench/judged/types.json``
   (sampled once, judged blind from their sentences) that the graph still has, those whose type is the
   judged one (Model and Method alike) and that the judges call useful; useful judged entities kept:
   of those judged useful, the share the graph still has.
@@ -295,7 +295,7 @@ def type_figures(store, judged: list[dict], corpus: str, tally: Tally) -> None:
         if found is not None:
             kind = entities.type.get(found, "")
             right = item["useful"] and _ACTOR.get(kind, kind) == _ACTOR.get(item["type"], item["type"])
-            tally.add("entities of 3+ papers, right type and useful", item["name"], right)
+            tally.add("judged entities: right type and useful", item["name"], right)
 
 
 def main() -> None:
