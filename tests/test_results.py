@@ -473,3 +473,11 @@ def test_a_bare_value_brought_from_one_value_to_another_is_the_score():
     found = read("On CIFAR10, our method improves the FID from 2.04 to 1.88.")
     assert [(value, kind, before, dataset) for value, kind, before, dataset, _, _ in found] == [
         ("1.88", "score", 2.04, "CIFAR10")]
+
+
+def test_a_name_right_before_a_verb_the_parser_left_without_subject_is_its_subject():
+    # The parser reads FC-CLIP as an adverb of the clause before; it is who achieves the values.
+    found = read("Specifically, when training on COCO panoptic data only and testing in a zero-shot manner, "
+                 "FC-CLIP achieve 26.8 PQ, 16.8 AP, and 34.1 mIoU on ADE20K.")
+    assert [(value, subject) for value, *_, subject in found] == [("26.8", "FC-CLIP"), ("16.8", "FC-CLIP"),
+                                                                  ("34.1", "FC-CLIP")]
