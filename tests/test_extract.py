@@ -262,3 +262,18 @@ def test_a_name_given_in_short_joins_its_long_form_and_the_plural_joins_the_name
 def test_the_name_we_call_our_method_is_the_proposal_not_the_word_method():
     [ex] = extract_papers([Paper("p", "We call our method SimPO and show it beats DPO.")])
     assert {(m.text, m.role) for m in ex.mentions} == {("SimPO", "proposes"), ("DPO", "comparesWith")}
+
+
+def test_an_acronym_of_a_prefixed_long_form_stands_for_the_whole_word_not_the_shorter_sense():
+    # "Self-supervised learning (SSL)": the parse reads "supervised learning" as the long form; grown
+    # back to the whole word, SSL must follow it, or SSL (and self-supervised learning with it)
+    # would join supervised learning across papers.
+    from kg.resolve import resolve
+
+    extractions = list(extract_papers([
+        Paper("a", "Self-supervised learning (SSL) has emerged as a powerful paradigm for representation learning."),
+        Paper("b", "We compare supervised learning with our approach on ImageNet.")]))
+    aliases = {e.label: set(e.aliases) for e in resolve(extractions)}
+    [ssl] = [names for names in aliases.values() if "SSL" in names]
+    assert "Self-supervised learning" in ssl and "supervised learning" not in ssl
+    assert aliases["supervised learning"] == {"supervised learning"}

@@ -400,8 +400,9 @@ def with_levels(mentions: list[Candidate]) -> list[Candidate]:
 def whole_words(mentions: list[Candidate]) -> list[Candidate]:
     """Mentions grown back to the start of the hyphenated word they open inside: "self-supervised
     learning (SSL)" is not "supervised learning", nor "semi-supervised" "supervised", where the
-    parse read the prefix apart. A mention that the grown span would overlap keeps it as found."""
-    out = []
+    parse read the prefix apart. A mention that the grown span would overlap keeps it as found. An
+    acronym the grown long form defines stands for the grown form: "SSL" is self-supervised learning."""
+    out, grown = [], {}
     for index, mention in enumerate(mentions):
         span = mention.span
         doc, start = span.doc, span.start
@@ -412,7 +413,11 @@ def whole_words(mentions: list[Candidate]) -> list[Candidate]:
         if start < span.start and not any(o.start < span.start and o.end > start for o in others):
             mention = Candidate(doc[start : span.end], mention.label, mention.confidence, mention.rule,
                                 acronym_of=mention.acronym_of, role=mention.role)
+            grown[span.text] = mention.text
         out.append(mention)
+    for mention in out:
+        if mention.rule == "abbreviation-short" and mention.acronym_of in grown:
+            mention.acronym_of = grown[mention.acronym_of]
     return out
 
 
