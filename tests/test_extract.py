@@ -277,3 +277,13 @@ def test_an_acronym_of_a_prefixed_long_form_stands_for_the_whole_word_not_the_sh
     [ssl] = [names for names in aliases.values() if "SSL" in names]
     assert "Self-supervised learning" in ssl and "supervised learning" not in ssl
     assert aliases["supervised learning"] == {"supervised learning"}
+
+
+@pytest.mark.parametrize("text, proposed", [
+    ("We propose a new sampling method for diffusion models.", set()),  # what kind of thing, not a name
+    ("We propose representation augmentation, a simple way to improve SSL.", {"representation augmentation"}),
+    ("We propose IVE-GANs, a novel GAN framework.", {"IVE-GANs"}),
+])
+def test_a_phrase_that_only_says_what_kind_of_contribution_is_no_proposal(text, proposed):
+    [ex] = extract_papers([Paper("p", text)])
+    assert {m.text for m in ex.mentions if m.role == "proposes"} == proposed

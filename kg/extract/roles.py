@@ -303,19 +303,31 @@ def is_name(mention: Candidate) -> bool:
     return span.start != span.sent.start and bool(words) and all(t.text[:1].isupper() for t in words)
 
 
+#: Head words that say only what kind of thing a contribution is: "a sampling method".
+_KIND_HEADS = set("""method approach framework algorithm model technique network scheme strategy system
+    procedure mechanism module pipeline architecture""".split())
+
+
+def _only_a_kind(mention: Candidate) -> bool:
+    """Whether a phrase ends in a word for a kind of contribution ("kernel correction method")."""
+    return singular(mention.span[-1].lower_) in _KIND_HEADS
+
+
 def settle_proposals(mentions: list[Candidate]) -> None:
     """The roles of an abstract's mentions, each given by :func:`role_of`, settled across them.
 
     In an abstract that names what it proposes, only the names are proposed: the phrases describing
     them ("We propose IVE-GANs, a novel GAN framework", "We introduce a memory system ... called
-    Neural Map") take their type's default role; an abstract proposing nothing by name keeps its
-    description ("a recursive mini-batch algorithm"). And an acronym takes the role of the long form
-    it defines: "Mixture of Experts Networks (MoEN)".
+    Neural Map") take their type's default role. An abstract proposing nothing by name keeps a
+    phrase that may be the name it gives its work ("representation augmentation"), but not one
+    that only says what kind of thing the work is ("a sampling method", "a heuristic algorithm",
+    "an ODE-based recurrent model"): a description, not a name. And an acronym takes the role of
+    the long form it defines: "Mixture of Experts Networks (MoEN)".
     """
-    if any(m.role in _NEW_ROLES and is_name(m) for m in mentions):
-        for mention in mentions:
-            if mention.role in _NEW_ROLES and not is_name(mention):
-                mention.role = DEFAULT_ROLE.get(mention.label, "uses")
+    named = any(m.role in _NEW_ROLES and is_name(m) for m in mentions)
+    for mention in mentions:
+        if mention.role in _NEW_ROLES and not is_name(mention) and (named or _only_a_kind(mention)):
+            mention.role = DEFAULT_ROLE.get(mention.label, "uses")
     long_forms = {m.span.end + 1: m for m in mentions if m.rule == "abbreviation-long"}  # "X (" -> X
     for mention in mentions:
         if mention.rule == "abbreviation-short" and mention.span.start in long_forms:
