@@ -138,17 +138,21 @@ def leaderboard_figures(store, judged: list[dict]) -> None:
               f"{len(first.gains)} gains, {len(first.unnamed)} of no metric")
 
 
-def merge_figures(store, judged: dict) -> None:
-    """A judged pair is joined when the entity paper a names with ``a`` is the one paper b names with
-    ``b``: by paper, so that two senses of one spelling ("precision") are told apart too."""
+def named_in_paper(store):
+    """A function of (paper id, name): the entities that paper links that go by that name, so that a
+    pair of names is read in its papers and two senses of one spelling ("precision") stay apart."""
     names = names_of(store)
     in_paper = defaultdict(set)
     for paper, entity in rows(store, """SELECT ?id ?e WHERE { ?p a kg:Paper ; dcterms:identifier ?id ; ?role ?e .
                                         ?e skos:prefLabel ?l }"""):
         in_paper[paper].add(entity)
+    return lambda paper, name: {iri for iri in in_paper[paper] if resolution_key(name) in names[iri]}
 
-    def entities(paper: str, name: str) -> set[str]:
-        return {iri for iri in in_paper[paper] if resolution_key(name) in names[iri]}
+
+def merge_figures(store, judged: dict) -> None:
+    """A judged pair is joined when the entity paper a names with ``a`` is the one paper b names with
+    ``b``: by paper, so that two senses of one spelling ("precision") are told apart too."""
+    entities = named_in_paper(store)
 
     def joined(pair: dict) -> bool:
         return bool(entities(pair["a_paper"], pair["a"]) & entities(pair["b_paper"], pair["b"]))

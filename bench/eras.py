@@ -56,7 +56,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from answers import _number, names_of, proposals, rows  # noqa: E402
+from answers import _number, named_in_paper, names_of, proposals, rows  # noqa: E402
 
 from kg.keys import resolution_key  # noqa: E402
 from kg.errors import KGError  # noqa: E402
@@ -259,15 +259,7 @@ def synonym_figures(store, judged: dict, tally: Tally) -> None:
     """Judged pairs of forms of one thing joined into one entity, and near names kept apart; a pair is
     read in its two papers, so two senses of one spelling are told apart (the first paper decides
     its part)."""
-    names = names_of(store)
-    in_paper = defaultdict(set)
-    for paper, entity in rows(store, """SELECT ?id ?e WHERE { ?p a kg:Paper ; dcterms:identifier ?id ; ?role ?e .
-                                        ?e skos:prefLabel ?l }"""):
-        in_paper[paper].add(entity)
-
-    def entities(paper: str, name: str) -> set[str]:
-        return {iri for iri in in_paper[paper] if resolution_key(name) in names[iri]}
-
+    entities = named_in_paper(store)
     for pair in judged.get("join", []):
         tally.add("synonym pairs joined", pair["a_paper"],
                   bool(entities(pair["a_paper"], pair["a"]) & entities(pair["b_paper"], pair["b"])))

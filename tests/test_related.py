@@ -113,6 +113,19 @@ def test_similar_vectors_add_a_part_and_a_reason(store):
     assert "similar" not in found["C"].parts
 
 
+def _method_store(names: dict[str, str], edges: list[tuple[str, str, str]]) -> ox.Store:
+    """A store of Method entities (each salient) and the papers' edges to them."""
+    store = ox.Store()
+    quads = [ox.Quad(ox.NamedNode(ID + "paper/" + p), ox.NamedNode(KG + role), ox.NamedNode(ID + e))
+             for p, role, e in edges]
+    for node, label in names.items():
+        quads += [ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(RDF_TYPE), ox.NamedNode(KG + "Method")),
+                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SKOS_LABEL), ox.Literal(label)),
+                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SALIENCE), ox.Literal("2", datatype=ox.NamedNode(XSD_DECIMAL)))]
+    store.extend(quads)
+    return store
+
+
 def test_variants_of_the_name_are_ranked_with_the_rest_as_kinds_of_it():
     from kg.query.related import RelatedIndex
 
@@ -124,15 +137,7 @@ def test_variants_of_the_name_are_ranked_with_the_rest_as_kinds_of_it():
     edges = [("p1", "uses", "method/gan"), ("p1", "uses", "method/vae"), ("p2", "uses", "method/gan"),
              ("p2", "uses", "method/vae"), ("p2", "proposes", "method/wgan"), ("p3", "proposes", "method/sagan"),
              ("p3", "uses", "method/gan"), ("p4", "uses", "method/x"), ("p5", "uses", "method/x")]
-    store = ox.Store()
-    quads = [ox.Quad(ox.NamedNode(ID + "paper/" + p), ox.NamedNode(KG + role), ox.NamedNode(ID + e))
-             for p, role, e in edges]
-    for node, label in names.items():
-        quads += [ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(RDF_TYPE), ox.NamedNode(KG + "Method")),
-                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SKOS_LABEL), ox.Literal(label)),
-                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SALIENCE), ox.Literal("2", datatype=ox.NamedNode(XSD_DECIMAL)))]
-    store.extend(quads)
-    index = RelatedIndex(store)
+    index = RelatedIndex(_method_store(names, edges))
     found = {r.label: r for r in index.related("GAN")[1]}
     assert set(found) == {"VAE", "Wasserstein GAN", "self-attention GAN"}
     assert found["Wasserstein GAN"].parts["variant"] == 0.75 and found["Wasserstein GAN"].reason().startswith(
@@ -154,19 +159,6 @@ def test_a_category_of_methods_is_no_related_method():
                                              "weight decay", "TRPO", "Prototypical Networks", "batch normalization",
                                              "discriminator", "dropout")] == [
         True, True, True, False, False, False, False, True, False]
-
-
-def _method_store(names: dict[str, str], edges: list[tuple[str, str, str]]) -> ox.Store:
-    """A store of Method entities (each salient) and the papers' edges to them."""
-    store = ox.Store()
-    quads = [ox.Quad(ox.NamedNode(ID + "paper/" + p), ox.NamedNode(KG + role), ox.NamedNode(ID + e))
-             for p, role, e in edges]
-    for node, label in names.items():
-        quads += [ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(RDF_TYPE), ox.NamedNode(KG + "Method")),
-                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SKOS_LABEL), ox.Literal(label)),
-                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SALIENCE), ox.Literal("2", datatype=ox.NamedNode(XSD_DECIMAL)))]
-    store.extend(quads)
-    return store
 
 
 def test_in_a_large_corpus_an_established_method_outranks_a_one_paper_variant():
