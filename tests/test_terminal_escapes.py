@@ -10,36 +10,14 @@ from click.testing import CliRunner
 
 from kg import strings
 from kg.cli import main
+from hostile_papers import LINK, PAPERS
 
-#: A disguised link, then a colour change, as the hostile trial put at the end of a title.
-LINK = "\x1b]8;;http://evil/\x07click\x1b]8;;\x07\x1b[31m"
 #: Any C0 control but tab and newline, DEL, any C1 control (U+009B is CSI on some terminals).
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
-ABSTRACTS = [  # (id, year, title, abstract): RL\x9bNet is a name of the 2024 papers only, so trends lists it
-    ("p1", 2023, "Group Relative Policy Optimization for reasoning" + LINK,
-     "We propose GRPO, a reinforcement learning method for mathematical reasoning. GRPO reaches 80.2% "
-     "accuracy on GSM8K, outperforming PPO\x1b[2J. We evaluate GRPO on MATH."),
-    ("p2", 2023, "Proximal policy optimization revisited" + LINK,
-     "We study PPO for mathematical reasoning. PPO reaches 75.1% accuracy on GSM8K\x07. "
-     "We compare PPO with GRPO on MATH and GSM8K."),
-    ("p3", 2023, "Reward models for reasoning\x9b31m",
-     "We propose a reward model for mathematical reasoning. It reaches 70.4% accuracy on GSM8K. "
-     "We compare it with PPO and GRPO."),
-    ("p4", 2024, "RL\x9bNet for reasoning" + LINK,
-     "We propose RL\x9bNet, a reinforcement learning method for mathematical reasoning. RL\x9bNet reaches "
-     "85.0% accuracy on GSM8K\x1b[31m, outperforming GRPO. We evaluate RL\x9bNet on MATH."),
-    ("p5", 2024, "Scaling RL\x9bNet\x1b]8;;http://evil/\x07",
-     "We scale RL\x9bNet for mathematical reasoning. RL\x9bNet reaches 86.1% accuracy on GSM8K. "
-     "We compare RL\x9bNet with GRPO on MATH."),
-    ("p6", 2024, "RL\x9bNet in practice\x85",
-     "We apply RL\x9bNet to mathematical reasoning. RL\x9bNet reaches 84.0% accuracy on GSM8K. "
-     "We compare RL\x9bNet with PPO."),
-]
-
 #: Each printing command, as run on the hostile graph (the graph's -g is added).
 COMMANDS = {
-    "similar": ["similar", "p1"],
+    "similar": ["similar", "-zBN5sBzdvr"],  # an id that starts with "-", read as one
     "compare": ["compare", "mathematical reasoning"],
     "explain": ["explain", "GRPO"],
     "explain-pair": ["explain", "PPO", "GRPO"],
@@ -62,7 +40,7 @@ def hostile(tmp_path_factory):
     with open(folder / "hostile.csv", "w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
         writer.writerow(["id", "year", "title", "abstract"])
-        writer.writerows(ABSTRACTS)
+        writer.writerows(PAPERS)
     stem = folder / "hostile"
     result = CliRunner().invoke(main, ["build", "-q", str(folder / "hostile.csv"), "-o", str(stem), "--formats", "nt"])
     assert result.exit_code == 0, result.output
@@ -91,7 +69,7 @@ def test_each_commands_json_holds_no_raw_control_character_and_the_same_text(hos
     assert "\x9b" in json.dumps(json.loads(result.output), ensure_ascii=False)  # escaped, not lost
 
 
-@pytest.mark.parametrize("path", ["/paper/p1.json", "/paper/p1", "/index.json"])
+@pytest.mark.parametrize("path", ["/paper/-zBN5sBzdvr.json", "/paper/-zBN5sBzdvr", "/index.json"])
 def test_serve_get_prints_a_page_with_the_datas_control_characters_escaped(hostile, path):
     result = CliRunner().invoke(main, ["serve", "-g", str(hostile[0]), "--get", path])
     assert result.exit_code == 0, result.output
