@@ -481,3 +481,10 @@ def test_a_name_right_before_a_verb_the_parser_left_without_subject_is_its_subje
                  "FC-CLIP achieve 26.8 PQ, 16.8 AP, and 34.1 mIoU on ADE20K.")
     assert [(value, subject) for value, *_, subject in found] == [("26.8", "FC-CLIP"), ("16.8", "FC-CLIP"),
                                                                   ("34.1", "FC-CLIP")]
+
+
+def test_respectively_pairs_values_with_the_list_of_names_as_long_as_them_when_the_parse_gives_no_subject():
+    found = read("Without bells and whistles, we obtain state-of-the-art ResNet-50, ViT-S, and ConvNeXtV2-T models for "
+                 "ImageNet, which achieve 83.1%, 84.3%, and 85.0% top-1 accuracy, respectively.")
+    assert [(value, subject) for value, *_, subject in found] == [("83.1%", "ResNet-50"), ("84.3%", "ViT-S"),
+                                                                  ("85.0%", "ConvNeXtV2-T")]

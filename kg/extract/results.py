@@ -820,11 +820,12 @@ def _names_the_one_before(sentence: Span) -> bool:
         c.lower_ in ("this", "that", "same") for c in t.children) for t in sentence)
 
 
-def _dataset_runs(datasets: list[int], mentions: list[Candidate]) -> list[list[int]]:
-    """The datasets of a sentence grouped into the lists it writes: "on PTB and WikiText-2 to 51.1 and
-    44.3, and on the text8 and Hutter Prize datasets to 1.19 and 1.08" writes two lists of two."""
+def _name_runs(named: list[int], mentions: list[Candidate]) -> list[list[int]]:
+    """Names of a sentence (datasets, or methods and models) grouped into the lists it writes: "on PTB
+    and WikiText-2 to 51.1 and 44.3, and on the text8 and Hutter Prize datasets to 1.19 and 1.08"
+    writes two lists of two."""
     runs: list[list[int]] = []
-    for j in sorted(datasets, key=lambda j: mentions[j].span.start):
+    for j in sorted(named, key=lambda j: mentions[j].span.start):
         if runs:
             last = mentions[runs[-1][-1]].span
             between = last.doc[last.end : mentions[j].span.start]
@@ -836,9 +837,9 @@ def _dataset_runs(datasets: list[int], mentions: list[Candidate]) -> list[list[i
 
 
 def _paired_run(runs: list[list[int]], length: int, start: int, mentions: list[Candidate]) -> list[int] | None:
-    """The list of datasets that a list of ``length`` values starting at token ``start`` pairs with
-    "respectively": the last list of that length before the values, else the first after them; None
-    when no list has that length, or the values stand alone."""
+    """The list of names (datasets, or methods and models) that a list of ``length`` values starting at
+    token ``start`` pairs with "respectively": the last list of that length before the values, else
+    the first after them; None when no list has that length, or the values stand alone."""
     fitting = [run for run in runs if len(run) == length > 1]
     before = [run for run in fitting if mentions[run[0]].span.start < start]
     return before[-1] if before else next(iter(fitting), None)
@@ -880,7 +881,8 @@ def find_results(doc: Doc, mentions: list[Candidate]) -> list[Found]:
         # "3.6% on CIFAR-10 and 20.3% when transferred to ImageNet": a second dataset, however named,
         # means the sentence has no only dataset.
         distinct = {mentions[j].span.text for j in members if mentions[j].label == "Dataset"}
-        own_runs = _dataset_runs(datasets, mentions)
+        own_runs = _name_runs(datasets, mentions)
+        actor_runs = _name_runs([j for j in members if mentions[j].label in ACTOR_TYPES], mentions)
         runs = own_runs or earlier_runs
         earlier_runs = [run for run in own_runs if len(run) > 1] or earlier_runs
         # "... on the English PTB dataset. ... the highest-performing parser on this benchmark": the one before.
@@ -918,6 +920,11 @@ def find_results(doc: Doc, mentions: list[Candidate]) -> list[Found]:
                     dataset, told = closing, True  # "26.8 PQ, 16.8 AP, and 34.1 mIoU on ADE20K, 18.2 PQ ... on ..."
                 subject = _element(reading.subject, ACTOR_TYPES, position, names) \
                     if reading.subject_listed else reading.subject
+                if subject is None and respectively and len(set(slots)) == len(group):
+                    # "we obtain ResNet-50, ViT-S, and ConvNeXtV2-T models ..., which achieve 83.1%, 84.3%,
+                    # and 85.0% ..., respectively": the list of names as long as the values, in order.
+                    named = _paired_run(actor_runs, len(group), values[group[0]].span.start, mentions)
+                    subject = named[index] if named is not None else None
                 # Surest with both a metric and a dataset, and a subject the sentence names.
                 confidence = (0.8 if dataset is not None and reading.metric is not None else 0.6) \
                     * (1.0 if reading.sure >= 0.7 else 0.85) * (1.0 if told or dataset is None else 0.85)
