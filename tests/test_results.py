@@ -488,3 +488,10 @@ def test_respectively_pairs_values_with_the_list_of_names_as_long_as_them_when_t
                  "ImageNet, which achieve 83.1%, 84.3%, and 85.0% top-1 accuracy, respectively.")
     assert [(value, subject) for value, *_, subject in found] == [("83.1%", "ResNet-50"), ("84.3%", "ViT-S"),
                                                                   ("85.0%", "ConvNeXtV2-T")]
+
+
+def test_values_written_with_a_bar_between_them_are_a_list():
+    found = read("For instance, DeepLabV3-Res18|DeepLabV3-MBV2 model trained by Af-DCD reaches 77.03%|76.38% mIOU on "
+                 "Cityscapes dataset.")
+    assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [("77.03%", "Cityscapes"),
+                                                                          ("76.38%", "Cityscapes")]

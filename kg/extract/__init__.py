@@ -32,7 +32,7 @@ from .relation_model import load_relation_model, span_model_links, span_model_sy
 from .results import Found, find_results
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "52"
+RULES_VERSION = "53"
 
 
 def extractor_name(nlp: Language) -> str:

@@ -45,6 +45,7 @@ def ml_tokenizer_rules(nlp: Language) -> None:
     infixes = [rule.replace(r"[+\-\*^]", r"[+\*^]") for rule in nlp.Defaults.infixes if _HYPHENS not in rule]
     infixes.append(rf"(?<=[a-z]){_HYPHENS}(?=[a-z])")
     infixes.append(rf"(?<=[A-Za-z0-9]){_HYPHENS}(?=(?:{'|'.join(SPLIT_AFTER_HYPHEN)})\b)")
+    infixes.append(r"\|")  # "77.03%|76.38%", "DeepLabV3-Res18|DeepLabV3-MBV2": two of a list
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
     # "...the MOBILERL-9B." : a sentence-final period after a name is punctuation.
     suffixes = list(nlp.Defaults.suffixes) + [r"(?<=[0-9][A-Za-z])\.", r"(?<=[a-z][A-Z])\."]

@@ -63,7 +63,7 @@ _COMPARATIVES = {"less", "more", "fewer", "lower", "higher", "better", "worse", 
 _BY_QUALIFIERS = {"up", "to", "more", "than", "as", "much", "little", "over", "nearly", "about", "around",
                   "approximately", "roughly", "almost", "at", "least", "only", "another", "a", "further", "some", "~"}
 #: What may stand between two values of one list ("1.2%, 3.4%, and 5.6%", "26.0% / 8.5%") or two names.
-_LIST_SEPARATORS = {",", "and", "or", "/", ";"}
+_LIST_SEPARATORS = {",", "and", "or", "/", ";", "|"}
 _RELATIVE = {"that", "which", "who", "whom", "whose"}
 _SUBJECT_DEPS = {"nsubj", "nsubjpass"}
 _ARGUMENT_DEPS = {"nsubj", "nsubjpass", "dobj", "attr"}
@@ -158,7 +158,7 @@ class _Mentions:
 
 
 def _number(token: Token) -> float | None:
-    text = token.text.replace(",", "")
+    text = token.text.replace(",", "").removesuffix("%")  # "77.03%|76.38%": the tokenizer keeps the first whole
     try:
         return float(text)
     except ValueError:
@@ -320,7 +320,7 @@ def _read_values(sentence: Span, mentions: list[Candidate], names: _Mentions, me
         number = _number(token)
         if number is None or _inside(token.i, mentions):
             continue
-        unit = _unit(doc, token.i)
+        unit = ("%", token.i + 1) if token.text.endswith("%") else _unit(doc, token.i)
         beside = None
         if unit is None:
             # "the FID from 2.04 to 1.88": the value a value before was brought to counts as that one did.
