@@ -273,10 +273,15 @@ class RelatedIndex:
         """The ``k`` entities of ``type`` whose names are variants of the name of the one named
         ``name`` (:func:`name_variant`), with their papers, most papers first."""
         query, query_names = self._query(name)
-        found = [(self.label[e], len(papers)) for e, papers in self.papers_of.items()
-                 if e != query and papers and (not type or self.type.get(e) == type)
-                 and any(name_variant(q, self.label[e]) and not _echo(q, self.label[e]) for q in query_names)]
+        found = [(self.label[e], len(self.papers_of[e])) for e in self._name_variants(query, query_names)
+                 if self.papers_of[e] and (not type or self.type.get(e) == type)]
         return sorted(found, key=lambda x: (-x[1], x[0].casefold()))[:k]
+
+    def _name_variants(self, query: str, query_names: set[str]) -> set[str]:
+        """The entities whose names are one of the query's names with words added (:func:`name_variant`),
+        not only a word for its kind (``_echo``): "Wasserstein GAN", E-GRPO."""
+        return {e for e in self.papers_of if e != query and any(
+            name_variant(q, self.label.get(e, "")) and not _echo(q, self.label.get(e, "")) for q in query_names)}
 
     def related(self, name: str, *, k: int = 10, type: str = "Method", min_salience: float = SALIENCE_THRESHOLD,
                 vectors: Vectors | None = None) -> tuple[str, list[Related]]:
@@ -315,8 +320,7 @@ class RelatedIndex:
         below, above = _closure(self.below, query), _closure(self.above, query)
         # A name that is the query's with words added ("Wasserstein GAN", E-GRPO) is a variant of it,
         # ranked with the rest by how many papers use it, whether or not a link says so.
-        below |= {e for e in self.papers_of if e != query and any(
-            name_variant(q, self.label.get(e, "")) and not _echo(q, self.label.get(e, "")) for q in query_names)}
+        below |= self._name_variants(query, query_names)
         exact = {e for paper in query_papers for e in self.on_paper[paper]} | below | above
         exact |= {sibling for concept in self.above[query] for sibling in self.below[concept]}
         wanted = (self.salient >= min_salience) & (first > 0)
