@@ -20,7 +20,14 @@ from .abbreviations import find_abbreviations
 _SIZE = re.compile(r"(?:^|[-_])\d+(?:\.\d+)?[BMK](?:$|[-_])|-(?:Instruct|Chat|Base|it)$")
 _FAMILY = re.compile(r"^(?:%s)(?:$|[-_.\d])" % "|".join(re.escape(f) for f in lexicon.MODEL_FAMILIES))
 _ROMAN = re.compile(r"^(?:I|II|III|IV|V|VI|VII|VIII|IX|X)$")
-_KNOWN_DATASETS = {re.sub(r"[\s\-_]", "", d).lower() for d in lexicon.KNOWN_DATASETS}
+
+
+def _dataset_key(name: str) -> str:
+    """A dataset's name as known datasets are matched: "CIFAR-10", "cifar 10" and "CIFAR_10" alike."""
+    return re.sub(r"[\s\-_]", "", name).lower()
+
+
+_KNOWN_DATASETS = {_dataset_key(d) for d in lexicon.KNOWN_DATASETS}
 _METRICS = {m.lower() for m in lexicon.METRICS}
 # Size and amount tokens ("8B", "70B", "64K") are quantities, not names.
 _QUANTITY = re.compile(r"^\d+(?:\.\d+)?[A-Za-z]{0,2}$")
@@ -82,8 +89,7 @@ def _is_known_dataset(text: str) -> bool:
     >>> _is_known_dataset("ImageNet-22K"), _is_known_dataset("Kinetics-400"), _is_known_dataset("Math-7B")
     (True, True, False)
     """
-    key = re.sub(r"[\s\-_]", "", text).lower()
-    return key in _KNOWN_DATASETS or re.sub(r"[\s\-_]", "", _DATASET_COUNT.sub("", text)).lower() in _KNOWN_DATASETS
+    return any(_dataset_key(form) in _KNOWN_DATASETS for form in (text, _DATASET_COUNT.sub("", text)))
 
 
 def _climb(token: Token, steps: int = 4):
