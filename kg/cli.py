@@ -28,13 +28,15 @@ class _Group(click.Group):
             sys.exit(1)
 
 
-def _say(text: str) -> None:
+def _say(text: str, *, escaped_format: bool = False, nl: bool = True) -> None:
     """Print ``text``, which holds what the data says (titles, labels, sentences, table cells), with
     its control characters shown as ``\\x..`` (:func:`kg.strings.printable`): a title may carry
     terminal escapes (a disguised link, a colour change), and they must not reach the terminal.
-    Every command prints its answer through here; JSON output needs none of it (JSON escapes controls).
+    Every command prints its answer through here. Text in a format that escapes C0 controls its own
+    way (``escaped_format``: JSON, N-Triples), where ``\\x..`` would break it, gets DEL and the C1
+    controls escaped its way (:func:`kg.strings.printable_json`).
     """
-    click.echo(printable(text))
+    click.echo(printable_json(text) if escaped_format else printable(text), nl=nl)
 
 
 class _TakesNames(click.Command):
@@ -82,8 +84,6 @@ def _arguments_last(args: list[str], taken: dict[str, int]) -> list[str]:
     return options + (["--", *arguments] if arguments else [])
 
 
-
-
 #: Where 'kg build' writes graphs by default, and where the other commands look for one.
 GRAPHS = Path("graphs")
 
@@ -124,8 +124,8 @@ def _print(answer, fmt: str, *, mark=None, **text) -> None:
     """``answer`` as JSON (its ``as_json``) or as text (its ``as_text``, given ``text``), escaped
     (:func:`_say`). ``mark`` styles the mentions an answer marks (bold on a terminal): its own escape
     codes are put in after the escaping, at tokens no data holds (drawn afresh for each answer)."""
-    if fmt == "json":  # json.dumps escapes the C0 controls; printable_json the C1 ones and DEL
-        click.echo(printable_json(json.dumps(answer.as_json(), indent=2, ensure_ascii=False)))
+    if fmt == "json":
+        _say(json.dumps(answer.as_json(), indent=2, ensure_ascii=False), escaped_format=True)
         return
     if mark is None:
         _say(answer.as_text(**text))
@@ -323,12 +323,8 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
 
     result = query_within(graph, text, values, timeout=timeout)
     answer = format_results(result, fmt)
-    # JSON and N-Triples (a CONSTRUCT's answer, whatever --format says) escape C0 controls their own
-    # way, where \x.. would break them; they leave C1 and DEL raw, which printable_json escapes.
-    if fmt == "json" or isinstance(result, (pyoxigraph.QueryTriples, list)):
-        click.echo(printable_json(answer))
-    else:
-        _say(answer)
+    # A CONSTRUCT's answer is N-Triples whatever --format says: escaped its own way, as JSON is.
+    _say(answer, escaped_format=fmt == "json" or isinstance(result, (pyoxigraph.QueryTriples, list)))
 
 
 @main.command()
@@ -472,7 +468,7 @@ def serve(graph, host, allow_hosts, port, timeout, max_results, worker_memory, s
         # What the data says reaches the terminal escaped, as every command's answer does; JSON stays JSON.
         text = body.decode("utf-8", errors="replace")
         json_body = "json" in headers.get("Content-Type", "")
-        click.echo(printable_json(text) if json_body else printable(text), nl=not text.endswith("\n"))
+        _say(text, escaped_format=json_body, nl=not text.endswith("\n"))
         if not 200 <= status < 300:
             click.secho(f"Error: {get_path} answered {status}", fg="red", err=True)
             sys.exit(1)
