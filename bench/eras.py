@@ -48,6 +48,7 @@ figure is estimated as the binomial standard error sqrt(p(1-p)/n) of its share, 
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import math
@@ -62,6 +63,7 @@ from kg.keys import resolution_key  # noqa: E402
 from kg.errors import KGError  # noqa: E402
 from kg.query.leaderboard import leaderboard  # noqa: E402
 from kg.query.lookup import read_entities  # noqa: E402
+from kg.query.panels import whole_tables  # noqa: E402
 from kg.store import open_graph  # noqa: E402
 
 PARTS = ("tuned", "held out")
@@ -161,13 +163,11 @@ def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally:
                 tally.add("leaderboard method named", paper, bool(named))
 
 
-def compare_figures(graph: str, judged: list[dict], read: set[str] | None, tally: Tally) -> None:
+def compare_figures(tables, judged: list[dict], read: set[str] | None, tally: Tally) -> None:
     """Of the results ``kg compare`` shows in every task's table on the judged datasets, those the
     judgments list as that paper's score on that dataset (its value, as a score, not a gain or a
-    baseline's)."""
-    from kg.query.panels import whole_tables
-
-    G, tables = whole_tables(graph)
+    baseline's). ``tables`` is the graph read back whole (:func:`kg.query.panels.whole_tables`)."""
+    G, tables = tables
     canonical = {}  # a written dataset's key -> the judged dataset it is
     for record in judged:
         for form in (record["dataset"], record.get("variant")):
@@ -203,12 +203,10 @@ def broader_figures(store, judged: list[dict], corpus: str, tally: Tally) -> Non
             tally.add("broader links right", item["narrower"], item["right"])
 
 
-def similar_figures(graph: str, judged: list[dict], corpus: str, tally: Tally) -> None:
+def similar_figures(tables, judged: list[dict], corpus: str, tally: Tally) -> None:
     """Of the top 5 similar papers the graph lists for each judged paper, those judged similar; a
     paper the judges did not see is left out of the share (the query decides its part)."""
-    from kg.query.panels import whole_tables
-
-    G, tables = whole_tables(graph)
+    G, tables = tables
     for item in (i for i in judged if i["corpus"] == corpus):
         node = "paper/" + item["query"]
         if node not in G:
@@ -304,12 +302,13 @@ def main() -> None:
         for path in judged_path.split("+"):
             judged.update(json.loads(Path(path).read_text(encoding="utf-8")))
         store, tally = open_graph(graph), Tally()
+        tables = functools.cache(lambda graph=graph: whole_tables(graph))  # read once, and only if asked
         if judged.get("keywords"):
             keyword_figures(store, judged["keywords"], tally)
         if judged.get("broader"):
             broader_figures(store, judged["broader"], name, tally)
         if judged.get("similar"):
-            similar_figures(graph, judged["similar"], name, tally)
+            similar_figures(tables(), judged["similar"], name, tally)
         if judged.get("types"):
             type_figures(store, judged["types"], name, tally)
         if judged.get("related"):
@@ -321,7 +320,7 @@ def main() -> None:
         if judged.get("results"):
             read = set(judged["results_read"]) if judged.get("results_read") else None
             leaderboard_figures(store, judged["results"], read, tally)
-            compare_figures(graph, judged["results"], read, tally)
+            compare_figures(tables(), judged["results"], read, tally)
         tallies[name] = tally
     if args.examples:
         Path(args.examples).write_text(json.dumps({name: t.examples for name, t in tallies.items()}, indent=1))
