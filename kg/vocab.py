@@ -164,6 +164,8 @@ SCIERC_SYMMETRIC = frozenset({"COMPARE", "CONJUNCTION"})
 KG_TO_SCIERC = {t.name: t.scierc for t in TYPES}
 #: SciERC's labels as ours: each as the first type of the table with that label (a SciERC Method
 #: is a Method, made a Model by its spelling). OtherScientificTerm and Generic ("this method") have none.
+#: The span model's second layer (kg's annotated abstracts): classes of methods and tasks, as kg's types.
+LAYER2_TYPES = {"MethodClass": "Method", "TaskClass": "Task"}
 SCIERC_TO_KG = {scierc: next(t.name for t in TYPES if t.scierc == scierc)
                 for scierc in SCIERC_TYPES if any(t.scierc == scierc for t in TYPES)}
 

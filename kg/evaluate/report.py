@@ -121,7 +121,8 @@ def model_alone_scier(text: str) -> tuple[list, list]:
     found = []
     for hs, he, ts, te, label in relations:
         if label in SCIER_RELATIONS:
-            found.append((hs, he, types[hs, he], ts, te, types[ts, te], label))
+            if types[hs, he] and types[ts, te]:  # SciER relates its own types alone: no Metric, no class
+                found.append((hs, he, types[hs, he], ts, te, types[ts, te], label))
             continue
         mapped = to_kg_relation(label, kg_types[hs, he] or "")
         if mapped:

@@ -24,8 +24,9 @@ from spacy.tokens import Doc, Span, Token
 from .. import lexicon
 from .candidate import Candidate
 
-#: The rules of this layer: a phrase, and a coordination of two.
-RULES = frozenset({"class", "class-coordination"})
+#: The rules of this layer: a phrase, a coordination of two, and the span model's own second layer
+#: (its MethodClass and TaskClass, learned from kg's annotated abstracts: ``kg.extract.rules``).
+RULES = frozenset({"class", "class-coordination", "class-model"})
 
 #: Heads of a phrase that names a kind of method by what comes before them.
 CLASS_HEADS = frozenset("""

@@ -13,7 +13,7 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span, Token
 
 from .. import lexicon
-from ..vocab import ENTITY_TYPES, SCIERC_TO_KG
+from ..vocab import ENTITY_TYPES, LAYER2_TYPES, SCIERC_TO_KG
 from .candidate import Candidate
 from .abbreviations import find_abbreviations
 
@@ -246,7 +246,8 @@ def find_ner_mentions(doc: Doc) -> list[Candidate]:
     found = []
     probabilities = doc._.entity_probabilities  # empty where doc.ents come from elsewhere
     for index, ent in enumerate(doc.ents):
-        label = ent.label_ if ent.label_ in ENTITY_TYPES else SCIERC_TO_KG.get(ent.label_)
+        layer2 = ent.label_ in LAYER2_TYPES  # a class of methods or tasks: the classes layer, not SciER's
+        label = ent.label_ if ent.label_ in ENTITY_TYPES else LAYER2_TYPES.get(ent.label_, SCIERC_TO_KG.get(ent.label_))
         span = _trim_model_span(ent)
         # "flow matching and mirror maps" names two things, and neither whole.
         if label is None or span is None or is_generic(span) or any(t.pos_ == "CCONJ" for t in span):
@@ -264,7 +265,7 @@ def find_ner_mentions(doc: Doc) -> list[Candidate]:
             if not named and not (type_from_context(span.root) or ("", 0))[0] == "Dataset":
                 continue
         confidence = probabilities[index] if index < len(probabilities) else 0.7
-        found.append(Candidate(span, label, confidence, "ner"))
+        found.append(Candidate(span, label, confidence, "class-model" if layer2 else "ner"))
     return found
 
 

