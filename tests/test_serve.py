@@ -725,14 +725,17 @@ def test_every_example_on_the_query_page_answers_where_the_graph_has_an_answer(w
     assert sum(map(bool, answered.values())) >= len(answered) // 2, answered
 
 
-def test_a_started_server_reads_every_panels_tables_before_the_first_request(sample):
+def test_a_started_server_reads_its_index_before_the_first_request_and_no_panel_until_asked(sample):
     app = serve.make_app(sample)
     running = serve.start(app, port=0)
     try:
         deadline = time.monotonic() + 60
-        while app.index().views is None and time.monotonic() < deadline:
+        while app._index is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert app.index().views is not None  # no page was asked for: the warm-up read them
+        assert app._index is not None  # no page was asked for: the warm-up read it
+        assert app._index.panels == {}  # a panel reads its own part of the graph when asked: milliseconds
+        status, _, _ = serve.get(app, "/entity/method/group-relative-policy-optimization.json")
+        assert status == 200 and list(app._index.panels) == ["method/group-relative-policy-optimization"]
     finally:
         running.stop()
         app.close()

@@ -102,3 +102,16 @@ def test_text_is_ordered_as_javascript_compares_it(browser, tmp_path):
         assert json.loads(page.evaluate("() => JSON.stringify(kgExplorer.view('method/x'))")) == served
     finally:
         page.close()
+
+
+def test_a_panel_read_from_its_own_part_of_the_graph_is_the_whole_graphs_view(graph):
+    """``kg serve``, ``kg compare`` and ``kg similar`` read a panel from only what it touches
+    (:func:`kg.query.graph_index.node_view`); for every node it is the whole graph's tables' view."""
+    from kg.query.graph_index import load_index, node_view
+    from kg.store import open_graph
+
+    store = open_graph(graph)
+    index = load_index(store, texts=True)
+    whole = Tables(graph_tables(index.graph))
+    differ = [node for node in sorted(index.graph) if node_view(store, node, index.iri[node]) != whole.view(node)]
+    assert not differ and len(index.graph) > 5, differ[:5]

@@ -17,7 +17,7 @@ import pyoxigraph as ox
 
 from .. import vocab
 from ..link.graph import KnowledgeGraph
-from . import kg_terms, view, view_with
+from . import kg_terms, view, view_with, with_values
 from ..similarity import Vectors
 from ..store import PREFIXES
 from ..strings import fold, js_order
@@ -34,7 +34,7 @@ class GraphIndex:
     names: list[tuple[str, str, str]] = field(default_factory=list)  # (folded name, name, node id)
     by_label: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, label) -> node id
     vectors: Vectors | None = None  # the entities' vectors (kg.similarity), for search by meaning
-    views: Tables | None = None  # the tables of the whole graph the server's views read (kg.serve.pages)
+    panels: dict = field(default_factory=dict)  # node id -> its panel, the last few read (kg.serve.pages)
 
     def find(self, raw: str) -> str | None:
         """The node a URL path names: its id (as minted, or percent-decoded once), else, for
@@ -68,16 +68,23 @@ def _terms(names) -> list:
     return [ox.NamedNode(str(vocab.link_iri(name) if name in vocab.LINKS else vocab.role_iri(name))) for name in names]
 
 
-def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool = False) -> GraphIndex:
+def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool = False,
+               scope: "Scope | None" = None) -> GraphIndex:
     """Read the nodes, names, role edges and links (relations and the hierarchy, with their
     support) of the graph in ``store``; ``vectors`` (:func:`kg.similarity.graph_vectors`) let
     search find entities by meaning. With ``texts``, also read papers' abstracts, authors (in
     name order: RDF keeps no other) and URLs, every edge's evidence and the results
     (``G.results``), as :func:`kg.link.graph.build_graph` holds them.
 
+    With ``scope`` (:func:`scope_of`), only its papers and entities are read, with the papers' edges,
+    texts and results and the entities' relations: what one node's panel reads, and no more.
+
     Rows are taken in the order of their values, not the engine's: the index, and every page
     laid out from it, are the same from the embedded store and from a SPARQL server."""
     G, iris = KnowledgeGraph(), {}
+
+    def within(query: str, variable: str, part: str) -> str:
+        return query if scope is None else with_values(query, variable, *getattr(scope, part))
     index = GraphIndex(G, iris, vectors=vectors)
 
     def add(iri: str, **data) -> str:
@@ -86,7 +93,7 @@ def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool =
         G.add_node(node, **data)
         return node
 
-    entities = view_with("index-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)})
+    entities = within(view_with("index-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)}), "e", "entities")
     for row in ordered(store.query(entities, prefixes=PREFIXES), "e"):
         kind = row["class"].value.rsplit("#", 1)[-1]
         node = add(row["e"].value, kind=kind, label=row["label"].value, aliases=[],
@@ -94,22 +101,22 @@ def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool =
                    reach=int(row["reach"].value) if row["reach"] else 0,
                    salience=float(row["salience"].value) if row["salience"] else 0.0)
         index.by_label.setdefault((kind, row["label"].value), node)
-    for row in ordered(store.query(view("index-aliases"), prefixes=PREFIXES), "e", "alias"):
+    for row in ordered(store.query(within(view("index-aliases"), "e", "entities"), prefixes=PREFIXES), "e", "alias"):
         node = vocab.node_of_iri(row["e"].value)
         if node in G:
             G.nodes[node]["aliases"].append(row["alias"].value)
-    for row in ordered(store.query(view("index-papers"), prefixes=PREFIXES), "p"):
+    for row in ordered(store.query(within(view("index-papers"), "p", "papers"), prefixes=PREFIXES), "p"):
         add(row["p"].value, kind="Paper", label=row["label"].value, title=value(row["title"]),
             venue=value(row["venue"]), year=int(row["year"].value) if row["year"] else None,
             decision=value(row["decision"]), url=value(row["url"]), abstract="", authors=[])
-    for row in ordered(store.query(view_with("index-roles", property=kg_terms(vocab.ROLES)), prefixes=PREFIXES),
-                       "p", "e", "property"):
+    roles = within(view_with("index-roles", property=kg_terms(vocab.ROLES)), "p", "papers")
+    for row in ordered(store.query(roles, prefixes=PREFIXES), "p", "e", "property"):
         paper, entity = vocab.node_of_iri(row["p"].value), vocab.node_of_iri(row["e"].value)
         if paper in G and entity in G:
             role = row["property"].value.rsplit("#", 1)[-1]
             G.add_edge(paper, entity, key=role, role=role)
-    for row in ordered(store.query(view_with("index-relations", property=_terms(vocab.LINKS)), prefixes=PREFIXES),
-                       "s", "o", "property"):
+    relations = view_with("index-relations", property=_terms(vocab.LINKS))
+    for row in ordered(_rows(store, relations, scope and {"s": scope.focus, "o": scope.focus}), "s", "o", "property"):
         subject, other = vocab.node_of_iri(row["s"].value), vocab.node_of_iri(row["o"].value)
         if subject in G and other in G:
             link = row["property"].value.rsplit("#", 1)[-1]
@@ -118,23 +125,90 @@ def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool =
         names = [data.get("title") or data["label"]] + list(data.get("aliases", ()))
         index.names += [(fold(name), name, node) for name in dict.fromkeys(names) if name]
     if texts:
-        _load_texts(store, G)
+        _load_texts(store, G, scope)
     return index
 
 
-def _load_texts(store: ox.Store, G: KnowledgeGraph) -> None:
+@dataclass
+class Scope:
+    """What one node's panel reads (:func:`scope_of`): IRIs of papers and entities, and of the focus
+    entity whose relations are read (none for a paper's panel)."""
+
+    papers: list = field(default_factory=list)
+    entities: list = field(default_factory=list)
+    focus: list = field(default_factory=list)
+
+
+def _rows(store: ox.Store, query: str, bound: dict | None) -> list:
+    """The solutions of ``query``; with ``bound`` (variable -> terms), those binding any one variable
+    to one of its terms, each solution once."""
+    if bound is None:
+        return list(store.query(query, prefixes=PREFIXES))
+    found = {}
+    for variable, terms in bound.items():
+        if terms:
+            for row in store.query(with_values(query, variable, *terms), prefixes=PREFIXES):
+                found.setdefault(tuple(map(str, row)), row)
+    return list(found.values())
+
+
+def scope_of(store: ox.Store, node: str, iri: str) -> Scope:
+    """What the panel of ``node`` (its IRI ``iri``) reads: for a paper, it and its similar papers
+    with their entities; for an entity, its papers (those linking to it or reporting a result about
+    it), their entities and its relations' other ends."""
+    term = ox.NamedNode(iri)
+    roles = view_with("index-roles", property=kg_terms(vocab.ROLES))
+    if node.startswith(vocab.paper_node("")):
+        papers = {iri} | {row["other"].value for row in store.query(with_values(view("index-similar"), "p", term),
+                                                                      prefixes=PREFIXES)}
+        focus = []
+    else:
+        papers = {row["p"].value for row in store.query(with_values(roles, "e", term), prefixes=PREFIXES)}
+        for part in ("metric", "dataset", "subject"):
+            papers |= {row["paper"].value for row in store.query(with_values(view("index-results"), part, term),
+                                                                   prefixes=PREFIXES)}
+        focus = [term]
+        # the papers a relation of it is read from: its panel shows their sentences
+        evidence = view_with("index-evidence", property=_terms(vocab.LINKS))
+        papers |= {row["paper"].value for row in _rows(store, evidence, {"s": focus, "o": focus})}
+    paper_terms = [ox.NamedNode(p) for p in sorted(papers)]
+    entities = {iri} if focus else set()
+    if paper_terms:
+        entities |= {row["e"].value for row in store.query(with_values(roles, "p", *paper_terms), prefixes=PREFIXES)}
+    if focus:
+        relations = view_with("index-relations", property=_terms(vocab.LINKS))
+        for row in _rows(store, relations, {"s": focus, "o": focus}):
+            entities |= {row["s"].value, row["o"].value}
+    return Scope(paper_terms, [ox.NamedNode(e) for e in sorted(entities)], focus)
+
+
+def node_view(store: ox.Store, node: str, iri: str) -> dict | None:
+    """The panel of ``node`` (its IRI ``iri``): :meth:`kg.query.views.Tables.view` over only what the
+    panel reads (:func:`scope_of`), milliseconds where the whole graph's tables take seconds. The
+    same view as those tables give, which a test holds for every node of a graph."""
+    from .tables import graph_tables
+
+    return Tables(graph_tables(load_index(store, texts=True, scope=scope_of(store, node, iri)).graph)).view(node)
+
+
+def _load_texts(store: ox.Store, G: KnowledgeGraph, scope: Scope | None = None) -> None:
     """Add to ``G`` (nodes and edges read by :func:`load_index`) what a panel shows."""
-    for row in ordered(store.query(view("index-texts"), prefixes=PREFIXES), "p"):
+
+    def within(query: str, variable: str, part: str) -> str:
+        return query if scope is None else with_values(query, variable, *getattr(scope, part))
+
+    for row in ordered(store.query(within(view("index-texts"), "p", "papers"), prefixes=PREFIXES), "p"):
         paper = vocab.node_of_iri(row["p"].value)
         if paper in G:
             G.nodes[paper].update(paper_id=row["id"].value, abstract=row["abstract"].value, url=value(row["url"]))
-    for row in ordered(store.query(view("index-authors"), prefixes=PREFIXES), "p", "author"):
+    for row in ordered(store.query(within(view("index-authors"), "p", "papers"), prefixes=PREFIXES), "p", "author"):
         paper = vocab.node_of_iri(row["p"].value)
         if paper in G:
             G.nodes[paper]["authors"].append(row["author"].value)
     sentences: dict[str, str] = {}  # each sentence's text held once, however many mentions it holds
     query = view_with("index-evidence", property=_terms(vocab.ROLES + vocab.LINKS))
-    for row in ordered(store.query(query, prefixes=PREFIXES), "s", "o", "property", "start"):
+    bound = scope and {"s": scope.papers + scope.focus, "o": scope.focus}
+    for row in ordered(_rows(store, query, bound), "s", "o", "property", "start"):
         subject, other, paper = (vocab.node_of_iri(row[name].value) for name in ("s", "o", "paper"))
         key = row["property"].value.rsplit("#", 1)[-1]
         if not G.has_edge(subject, other, key) or paper not in G:
@@ -144,20 +218,20 @@ def _load_texts(store: ox.Store, G: KnowledgeGraph) -> None:
         if key in vocab.LINKS:  # a relation's evidence names its paper; a role's is its paper's own
             item["paper"] = G.nodes[paper]["paper_id"]
         G.edges[subject, other, key].setdefault("evidence", []).append(item)
-    for row in ordered(store.query(view("index-definitions"), prefixes=PREFIXES), "e"):
+    for row in ordered(store.query(within(view("index-definitions"), "e", "entities"), prefixes=PREFIXES), "e"):
         entity, paper = vocab.node_of_iri(row["e"].value), vocab.node_of_iri(row["paper"].value)
         if entity in G and paper in G:
             G.nodes[entity]["definition"] = {"text": row["text"].value, "paper": G.nodes[paper]["paper_id"],
                                              "start": int(row["start"].value), "end": int(row["end"].value),
                                              "sentence": row["sentence"].value}
-    rows = store.query(view("index-similar"), prefixes=PREFIXES)
+    rows = store.query(within(view("index-similar"), "p", "papers"), prefixes=PREFIXES)
     for row in sorted(rows, key=lambda row: (row["p"].value, int(row["rank"].value.rsplit("#s", 1)[-1]))):
         paper, other = vocab.node_of_iri(row["p"].value), vocab.node_of_iri(row["other"].value)
         if paper in G and other in G:
             G.nodes[paper].setdefault("similar", []).append(
                 (other, *(float(row[part].value) if row[part] else 0.0 for part in ("score", "words", "entities", "meaning"))))
     results = G.results = []
-    for row in ordered(store.query(view("index-results"), prefixes=PREFIXES), "paper", "start"):
+    for row in ordered(store.query(within(view("index-results"), "paper", "papers"), prefixes=PREFIXES), "paper", "start"):
         paper = vocab.node_of_iri(row["paper"].value)
         if paper not in G:
             continue

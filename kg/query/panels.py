@@ -1,26 +1,18 @@
-"""Answers read from the panels of a graph read back whole: a task's papers side by side
-(``kg compare``) and a paper's most similar papers (``kg similar``). They are the views kg serve's
-pages show (:class:`kg.query.views.Tables`), so a command and a page never disagree.
+"""Answers read from the panels of a graph: a task's papers side by side (``kg compare``) and a
+paper's most similar papers (``kg similar``). They are the views kg serve's pages show
+(:func:`kg.query.graph_index.node_view`), so a command and a page never disagree.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..errors import KGError
-from ..store import open_graph
+from ..store import PREFIXES, open_graph
 from ..strings import fold
 from ..vocab import node_of_iri, paper_node
-from .graph_index import load_index
+from . import view
+from .graph_index import node_view
 from .lookup import find_entity
-from .tables import graph_tables
-from .views import Tables
-
-
-def whole_tables(graph):
-    """The graph at ``graph`` read back whole, and its tables made readable: what kg serve's pages
-    read (:func:`kg.serve.pages.view_tables`)."""
-    G = load_index(open_graph(graph), texts=True).graph
-    return G, Tables(graph_tables(G))
 
 
 @dataclass
@@ -53,8 +45,9 @@ class Comparison:
 
 def compare(graph, task: str) -> Comparison:
     """The comparison of the task named ``task`` (a label or alias) in the graph at ``graph``."""
-    iri = find_entity(open_graph(graph), task, type="Task")
-    return Comparison(whole_tables(graph)[1].view(node_of_iri(iri)))
+    store = open_graph(graph)
+    iri = find_entity(store, task, type="Task")
+    return Comparison(node_view(store, node_of_iri(iri), iri))
 
 
 @dataclass
@@ -81,20 +74,30 @@ class SimilarPapers:
 
 
 def similar(graph, paper: str) -> SimilarPapers:
-    """The papers most similar to ``paper`` (its id, node id or title, in any case) in the graph at ``graph``."""
-    G, tables = whole_tables(graph)
-    node = _paper_node(G, paper)
-    view = tables.view(node)
+    """The papers most similar to ``paper`` (its id, node id or title, in any case) in the graph at ``graph``.
+    The paper is looked up first, so that a name no paper has is answered before the tables are read."""
+    store = open_graph(graph)
+    node, iri = paper_node_named(store, paper)
+    view = node_view(store, node, iri)
     return SimilarPapers(node, view["title"], view["similar"])
 
 
-def _paper_node(G, paper: str) -> str:
-    """The node of the paper whose id, node id or title (in any case) is ``paper``."""
+def paper_node_named(store, paper: str) -> tuple[str, str]:
+    """The node and IRI of the paper whose id, node id or title (in any case) is ``paper``, read from
+    its ids and titles alone."""
+    nodes, titled = {}, []
+    for row in store.query(view("paper-lookup"), prefixes=PREFIXES):
+        node, iri = node_of_iri(row["p"].value), row["p"].value
+        if row["id"] is not None and row["id"].value == paper:
+            return node, iri
+        nodes[node] = iri
+        if row["title"] is not None:
+            titled.append((row["title"].value, node))
     for node in (paper, paper_node(paper)):
-        if node in G and G.nodes[node].get("kind") == "Paper":
-            return node
+        if node in nodes:
+            return node, nodes[node]
     wanted = fold(paper)
-    found = sorted(n for n, d in G.nodes(data=True) if d.get("kind") == "Paper" and fold(str(d.get("title") or "")) == wanted)
+    found = sorted(node for title, node in titled if fold(title) == wanted)
     if not found:
         raise KGError(f"No paper has the id or the title {paper!r}.")
-    return found[0]
+    return found[0], nodes[found[0]]

@@ -33,7 +33,7 @@ from ..query.graph_index import GraphIndex, load_index
 from .search import neighbourhood, search
 from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph_engine
 from .protocol import read_query
-from .pages import entity_view, example_queries, paper_view, segments, view_tables
+from .pages import entity_view, example_queries, paper_view, segments
 
 #: Addresses that reach this computer only, as ``--host`` gives them.
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -181,10 +181,10 @@ class App:
             return self._index
 
     def warm_up(self) -> None:
-        """Start the query workers and read what the pages need (the index, then every panel's
-        tables, seconds on a large graph), so that the first visitor does not wait for them."""
+        """Start the query workers and read the index the pages look nodes up in, so that the first
+        visitor does not wait for them (a panel reads only its own node's part: milliseconds)."""
         self.pool  # noqa: B018 - a property that starts the workers
-        view_tables(self.store, self.index())
+        self.index()
 
     def close(self) -> None:
         if self._pool is not None:

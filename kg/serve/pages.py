@@ -1,10 +1,10 @@
 """Views: the data behind each page of the server, as plain dicts.
 
 Each HTML page renders one of these and its JSON twin is the same dict, so the two cannot
-disagree. An entity's and a paper's view is read by :class:`kg.query.views.Tables` from the tables of
-the whole graph (:func:`kg.query.tables.graph_tables`), the tables the offline page embeds and reads the
-same way (``viz/explorer/tables.js`` and ``views.js``), so that a panel is the same served and
-offline; the server adds only what needs it: the node's IRI, the SPARQL query behind the panel and
+disagree. An entity's and a paper's view is read by :class:`kg.query.views.Tables` from the tables
+(:func:`kg.query.tables.graph_tables`) of what the panel reads (:func:`kg.query.graph_index.node_view`),
+the tables the offline page embeds and reads the same way (``viz/explorer/tables.js`` and
+``views.js``), so that a panel is the same served and offline; the server adds only what needs it: the node's IRI, the SPARQL query behind the panel and
 the pages' URLs. Lists come from the index.
 """
 from __future__ import annotations
@@ -15,12 +15,12 @@ from urllib.parse import urlencode
 import pyoxigraph as ox
 
 from .. import vocab
-from ..query.graph_index import GraphIndex, load_index
+from ..query.graph_index import GraphIndex, node_view
 from ..query import examples, kg_terms, view, view_with, with_values
-from ..query.tables import graph_tables
-from ..query.views import Tables
 
-_reading = threading.Lock()  # one reading of the tables, however many requests wait for it
+_reading = threading.Lock()  # guards the panels kept with the index
+#: How many panels the server keeps read: a page opened again answers from memory.
+KEPT_PANELS = 512
 
 
 def example_queries(store: ox.Store | None = None) -> list[dict]:
@@ -36,13 +36,20 @@ def example_queries(store: ox.Store | None = None) -> list[dict]:
     return shipped
 
 
-def view_tables(store: ox.Store, index: GraphIndex) -> Tables:
-    """The tables of the whole graph in ``store``, read on first use (seconds on a large graph:
-    every abstract and piece of evidence) and kept with ``index``; only the tables are kept."""
+def panel(store: ox.Store, index: GraphIndex, node: str) -> dict:
+    """The panel of ``node`` (:func:`kg.query.graph_index.node_view`), the last :data:`KEPT_PANELS`
+    kept with ``index``."""
     with _reading:
-        if index.views is None:
-            index.views = Tables(graph_tables(load_index(store, texts=True).graph))
-        return index.views
+        found = index.panels.pop(node, None)
+        if found is not None:
+            index.panels[node] = found  # the most recent last
+            return found
+    found = node_view(store, node, index.iri[node])
+    with _reading:
+        index.panels[node] = found
+        while len(index.panels) > KEPT_PANELS:
+            index.panels.pop(next(iter(index.panels)))
+    return found
 
 
 def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
@@ -50,7 +57,7 @@ def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
     the SPARQL query listing its evidence."""
     iri = ox.NamedNode(index.iri[node])
     query = with_values(view("panel-evidence"), "entity", iri)
-    return {**view_tables(store, index).view(node), "iri": iri.value, "sparql": query, "urls": urls(node, query)}
+    return {**panel(store, index, node), "iri": iri.value, "sparql": query, "urls": urls(node, query)}
 
 
 def paper_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
@@ -58,7 +65,7 @@ def paper_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
     SPARQL query listing its mentions."""
     iri = ox.NamedNode(index.iri[node])
     query = with_values(view_with("paper-mentions", **{"class": kg_terms(vocab.ENTITY_TYPES)}), "paper", iri)
-    return {**view_tables(store, index).view(node), "iri": iri.value, "sparql": query, "urls": urls(node, query)}
+    return {**panel(store, index, node), "iri": iri.value, "sparql": query, "urls": urls(node, query)}
 
 
 def urls(node: str, query: str | None = None) -> dict:
