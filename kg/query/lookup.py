@@ -8,6 +8,8 @@ share a name, the one most papers mention wins.
 """
 from __future__ import annotations
 
+import shlex
+
 import difflib
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -55,6 +57,11 @@ class Entities:
         self.named[resolution_key(name)].add(iri)
 
 
+#: The command that answers about an entity of each type: where a name of the wrong type is sent.
+COMMAND_OF = {"Task": "kg compare", "Dataset": "kg leaderboard", "Method": "kg related", "Model": "kg related",
+              "Metric": "kg explain"}
+
+
 def find_entity(store: ox.Store, name: str, type: str | None = None) -> str:
     """The IRI of the entity of ``store`` named ``name`` (of ``type`` if given), as
     :meth:`Entities.find` finds it, from one index lookup (``kg:lookupKey``) when a name matches
@@ -68,16 +75,20 @@ def find_entity(store: ox.Store, name: str, type: str | None = None) -> str:
     'https://example.org/method/grpo'
     """
     query = with_values(view("entity-by-key"), "key", ox.Literal(vocab.lookup_key(name)))
-    best = None
+    best, elsewhere = None, set()
     for row in run_query(store, query):
         kind = row["class"].value.rsplit("#", 1)[-1]
         if kind not in vocab.ENTITY_TYPES or (type is not None and kind != type):
+            elsewhere.add(kind)
             continue
         count = row["reach"] or row["papers"]
         rank = (int(count.value) if count else 0, row["e"].value)
         best = max(best or rank, rank)
     if best is not None:
         return best[1]
+    kinds = sorted(elsewhere & set(COMMAND_OF))
+    if type is not None and kinds:  # "kg compare ImageNet": a dataset, whose command is another
+        raise KGError(f"{name!r} is a {kinds[0]}, not a {type}: try {COMMAND_OF[kinds[0]]} {shlex.quote(name)}.")
     return read_entities(store).find(name, type)
 
 
