@@ -447,3 +447,10 @@ def test_the_build_summary_counts_the_rows_repaired_and_skipped_by_reason(tmp_pa
     assert ("Repaired 2 records: 1 title split at unquoted commas (scrape.csv:2), "
             "1 abstract split at unquoted commas (scrape.csv:3)") in result.output
     assert "Skipped 2 records: 1 abstract is a URL (scrape.csv:4), 1 abstract is a keyword list (scrape.csv:5)" in result.output
+
+
+def test_related_and_trends_take_the_same_option_for_how_many(sample):
+    for command in (["related", "GRPO"], ["trends"]):  # the sample has one year: trends answers why it cannot
+        for option in ("-k", "--k"):
+            result = CliRunner().invoke(main, [*command, "-g", str(sample), option, "1", "--format", "json"])
+            assert result.exit_code != 2 and "No such option" not in result.output, (command, option, result.output)
