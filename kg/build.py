@@ -66,17 +66,18 @@ class BuildResult:
         """A few lines for the terminal: what was read, what the graph holds, where it went."""
         kinds = Counter(data["kind"] for _, data in self.graph.nodes(data=True))
         edges = Counter(role for _, _, role in self.graph.edges(keys=True))
-        lines = [f"Built the graph of {len(self.extractions)} papers in {self.seconds:.1f} s"
+        lines = [f"Built the graph of {len(self.extractions):,} paper{'s' * (len(self.extractions) != 1)} in {self.seconds:.1f} s"
                  + (f" ({len(self.duplicates)} repeated records merged: {_listed(self.duplicates)})"
                     if self.duplicates else "")
-                 + (f"; skipped {len(self.skipped)} records:" if self.skipped else "")]
+                 + (f"; skipped {len(self.skipped):,} record{'s' * (len(self.skipped) != 1)}:" if self.skipped else "")]
         lines += skipped_lines(self.skipped)
         lines += self.notes
         if self.warnings:
-            lines.append(f"Kept {len(self.warnings)} records under new ids, their ids being other records':")
+            lines.append(f"Kept {len(self.warnings):,} record{'s' * (len(self.warnings) != 1)} under new ids, "
+                         "their ids being other records':")
             lines += skipped_lines(self.warnings)
-        lines.append("Nodes: " + ", ".join(f"{kinds[k]} {k}" for k in ["Paper", *ENTITY_TYPES] if kinds[k]))
-        lines.append("Edges: " + (", ".join(f"{n} {r}" for r, n in edges.most_common()) or "none"))
+        lines.append("Nodes: " + ", ".join(f"{kinds[k]:,} {k}" for k in ["Paper", *ENTITY_TYPES] if kinds[k]))
+        lines.append("Edges: " + (", ".join(f"{n:,} {r}" for r, n in edges.most_common()) or "none"))
         entities = sorted((d for n, d in self.graph.nodes(data=True) if d["kind"] != "Paper"),
                           key=lambda d: (-d["papers"], d["label"]))
         if entities:
@@ -189,7 +190,7 @@ def build(
                                                    settings=settings, on_repair=repaired.append),
                                        strict=strict, on_warning=warnings.append)
     if not papers:
-        raise KGError("\n".join(["No abstracts found in the input" + (f"; skipped {len(skipped)} records:" if skipped else ".")]
+        raise KGError("\n".join(["No abstracts found in the input" + (f"; skipped {len(skipped):,} record{'s' * (len(skipped) != 1)}:" if skipped else ".")]
                                  + skipped_lines(skipped)))
     said(f"Read {len(papers):,} papers" + (f" ({len(skipped):,} record{'s' * (len(skipped) != 1)} skipped)" if skipped else ""))
 

@@ -77,7 +77,7 @@ def test_a_record_whose_extraction_raises_is_listed_by_file_and_line_and_the_res
     result = CliRunner().invoke(main, ["build", "-q", "-j", "1", str(corpus), "-o", str(tmp_path / "g")])
     assert result.exit_code == 0, result.output
     assert f"{corpus}:3: could not be extracted (ValueError: a rule broke on BOOM)" in result.output
-    assert "skipped 1 records" in result.output and _papers(tmp_path / "g") == 2
+    assert "skipped 1 record:" in result.output and _papers(tmp_path / "g") == 2
 
 
 def test_with_strict_a_record_whose_extraction_raises_fails_the_build_with_its_line(tmp_path, one_record_raises):
