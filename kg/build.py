@@ -42,7 +42,7 @@ from .similarity import Vectors, entity_vectors
 from .store import INDEX_SUFFIX, STORE_SUFFIX, VECTORS_SUFFIX, store_mark, write_store
 from .text import normalize_for_id
 from .viz.render import render_html
-from .vocab import DEFAULT_BASE, ENTITY_TYPES
+from .vocab import BROADER, DEFAULT_BASE, ENTITY_TYPES, LINKS
 
 #: The files ``kg build --formats`` chooses from: the RDF serializations and the explorer page.
 #: The SPARQL store and the entities' vectors are always written.
@@ -235,9 +235,11 @@ def build(
         entities = entities + hierarchy.concepts
         # Each entity's reach, salience and Papers with Code name, written on its node.
         annotations = annotate(entities, hierarchy.links, extractions, taxonomy)
-        said(f"Linked {len(relations):,} relations and {len(hierarchy.links):,} broader links "
-             f"({len(hierarchy.concepts):,} concept{'s' * (len(hierarchy.concepts) != 1)})")
         graph = build_graph(extractions, entities, relations + hierarchy.links, annotations)
+        # Counted in the graph, as its summary counts them: a link found twice is one edge.
+        links = Counter(key for _, _, key in graph.edges(keys=True) if key in LINKS)
+        said(f"Linked {sum(links.values()) - links[BROADER]:,} relations and {links[BROADER]:,} broader links "
+             f"({len(hierarchy.concepts):,} concept{'s' * (len(hierarchy.concepts) != 1)})")
         for paper, similar in similar_papers(graph).items():  # for the index and the explorer's paper pages
             graph.nodes[paper]["similar"] = similar
         vectors = entity_vectors(entities, extractions)
