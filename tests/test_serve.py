@@ -739,3 +739,14 @@ def test_a_started_server_reads_its_index_before_the_first_request_and_no_panel_
     finally:
         running.stop()
         app.close()
+
+
+def test_the_query_page_opened_bare_holds_the_first_example_and_a_given_query_stays(sample):
+    app = serve.make_app(sample)
+    try:
+        bare = json.loads(serve.get(app, "/query.json")[2])
+        assert bare["query"] == bare["examples"][0]["query"] and "SELECT" in bare["query"]
+        given = json.loads(serve.get(app, "/query.json?query=ASK%7B%7D")[2])
+        assert given["query"] == "ASK{}"
+    finally:
+        app.close()

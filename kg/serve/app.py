@@ -418,6 +418,8 @@ class App:
     def query_view(self, query: str = "") -> dict:
         if self._examples is None:  # bound to the graph's entities: the same for every request
             self._examples = example_queries(self.store)
+        # Opened bare, the editor holds the first example (not run): a start, not an empty box.
+        query = query or (self._examples[0]["query"] if self._examples else "")
         return {"query": query, "endpoint": "/sparql", "examples": self._examples, "node_kinds": list(NODE_KINDS),
                 "prefixes": PREFIXES, "timeout": self.timeout, "max_results": self.max_results}
 
