@@ -238,6 +238,7 @@ class RelatedIndex:
         self.salient = np.array([self.salience.get(e, 0.0) for e in self.rows])
         self.support = np.array([support(len(self.papers_of[e]), self.n_papers) for e in self.rows])
         self._vector_rows: tuple | None = None  # (vectors, our rows, their rows) of the last vectors seen
+        self._by_word: dict[str, list[str]] | None = None  # read by _name_variants, made on its first call
 
     def _cosines(self, vectors: Vectors | None, query: str) -> np.ndarray:
         """The cosine of each entity (in ``rows`` order) with the query; 0 without a vector."""
@@ -283,8 +284,13 @@ class RelatedIndex:
     def _name_variants(self, query: str, query_names: set[str]) -> set[str]:
         """The entities whose names are one of the query's names with words added (:func:`name_variant`),
         not only a word for its kind (``_echo``): "Wasserstein GAN", E-GRPO."""
-        return {e for e in self.papers_of if e != query and any(
-            name_variant(q, self.label.get(e, "")) and not _echo(q, self.label.get(e, "")) for q in query_names)}
+        if self._by_word is None:  # word -> the entities whose names hold it: a variant holds the query's first word
+            self._by_word = defaultdict(list)
+            for e in self.papers_of:
+                for word in set(_words(self.label.get(e, ""))):
+                    self._by_word[word].append(e)
+        return {e for q in query_names if _words(q) for e in self._by_word.get(_words(q)[0], ())
+                if e != query and name_variant(q, self.label.get(e, "")) and not _echo(q, self.label.get(e, ""))}
 
     def related(self, name: str, *, k: int = 10, type: str = "Method", min_salience: float = SALIENCE_THRESHOLD,
                 vectors: Vectors | None = None) -> tuple[str, list[Related]]:
