@@ -525,6 +525,8 @@ def test_the_page_reaches_every_node_beyond_its_overview(offline, graph, tmp_pat
 
     search_for(page, "scaling rl")  # a paper's panel marks every mention in its abstract
     page.wait_for_selector(panel_shows("paper/p2"), state="attached")
+    # in a neighbourhood, a search draws the found node's: the header says what is drawn
+    assert page.text_content("#kg-overview").startswith("Within 1 link of Scaling RL for Small Models")
     assert texts(page, "#kg-panel .kg-abstract mark") == ["Qwen2.5-7B", "GRPO", "GSM8K", "MATH", "Accuracy",
                                                          "mathematical reasoning"]
     page.click("#kg-panel .kg-link:has-text('GRPO')")  # an entity's evidence, each mention marked

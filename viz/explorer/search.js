@@ -103,8 +103,12 @@ async function search(query) {
     noMatch(query);
     return null;
   }
-  await goTo(results[0].id);
-  return results[0].id;
+  // Looking at a neighbourhood, a search draws the found node's own, so that the header, the URL
+  // and what is drawn agree; from the overview it selects the node where it is drawn.
+  const id = results[0].id;
+  if (document.body.dataset.view === "focus") await focus(served ? id : resolveNode(tables, id) || id, 1);
+  else await goTo(id);
+  return id;
 }
 
 // Picking a suggestion selects at once; typing waits for Enter, so typing
