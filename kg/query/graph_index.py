@@ -69,7 +69,7 @@ def _terms(names) -> list:
 
 
 def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool = False,
-               scope: "Scope | None" = None) -> GraphIndex:
+               scope: Scope | None = None) -> GraphIndex:
     """Read the nodes, names, role edges and links (relations and the hierarchy, with their
     support) of the graph in ``store``; ``vectors`` (:func:`kg.similarity.graph_vectors`) let
     search find entities by meaning. With ``texts``, also read papers' abstracts, authors (in

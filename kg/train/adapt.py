@@ -175,7 +175,8 @@ def adapted_encoder(train_paths: Sequence[str | Path], abstracts: Sequence[str |
     recipe = {"seed": settings["seed"], "epochs": settings["adapt_epochs"]}
     folder = Path(checkpoints or tempfile.mkdtemp(prefix="kg-adapt-")) / "adapted"
     made = folder / "adapt.json"
-    if made.exists() and json.loads(made.read_text()).get("settings", {}).get("epochs") == recipe["epochs"]:
+    saved = json.loads(made.read_text()).get("settings", {}) if made.exists() else {}
+    if saved and all(saved.get(key) == value for key, value in recipe.items()):
         log(f"masked-LM encoder from {folder}")
         return str(folder)
     labelled = [a.doc.text for path in train_paths if corpus_of(path) == "readers"
