@@ -33,6 +33,8 @@ SOURCES = {
     "names by shape": {"name-shape"},
     "lexicon": {"method-lexicon", "metric-lexicon", "dataset-lexicon", "task-lexicon"},
     "proposed names": {"proposed-name"},
+    "one type per name": {"one-type-per-name"},
+    "method nouns": {"method-noun"},  # a step: "the GRPO baseline" is a method  # a step, not a source: each name's mentions agree on a type
 }
 
 

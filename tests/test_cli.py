@@ -414,7 +414,7 @@ def test_similar_takes_a_paper_id_that_starts_with_a_dash_and_one_named_like_an_
 @pytest.mark.parametrize("args, answer", [
     (["related", "-GRPO"], "Related to GRPO"),
     (["explain", "-GRPO"], "GRPO: Group Relative Policy Optimization"),
-    (["explain", "-C-GRPO", "-GRPO"], "C-GRPO comparedWith GRPO"),
+    (["explain", "-C-GRPO", "-GRPO"], "C-GRPO variantOf GRPO"),
     (["compare", "-mathematical reasoning"], "mathematical reasoning"),
     (["leaderboard", "-AndroidWorld"], "Results on AndroidWorld"),
 ])

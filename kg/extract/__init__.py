@@ -32,7 +32,7 @@ from .relation_model import load_relation_model, span_model_links, span_model_sy
 from .results import Found, find_results
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "53"
+RULES_VERSION = "54"
 
 
 def extractor_name(nlp: Language) -> str:
@@ -80,6 +80,10 @@ def find(doc: Doc, matchers, *, without: frozenset[str] = frozenset()) -> Findin
     taken = {t.i for m in mentions for t in m.span}
     unnamed = [m for m in roles.unnamed_proposals(doc, proposed, taken) if m.rule not in without]
     mentions = sorted(mentions + unnamed, key=lambda m: (m.span.start, m.span.end))
+    if "method-noun" not in without:
+        rules.methods_by_their_noun(mentions)
+    if "one-type-per-name" not in without:
+        rules.one_type_per_name(mentions, proposed)
 
     # Each mention is given its role (and final label) before links and results read them;
     # ``acronyms`` maps each defined short form to its long form.

@@ -524,3 +524,65 @@ def select(candidates: list[Candidate]) -> list[Candidate]:
             if not shadowed(c, kept):
                 kept.append(c)
     return sorted(kept, key=lambda c: (c.span.start, c.span.end))
+
+
+def one_type_per_name(mentions: list[Candidate], proposed: set[int]) -> None:
+    """Give every mention of one name in an abstract the same type: a name means one thing within
+    a text ("one sense per discourse", Gale, Church and Yarowsky 1992). Where the paper proposes the
+    name, the proposal's type wins ("We propose SpeechNet. SpeechNet reaches 12.9% WER": not a
+    dataset); elsewhere the type its mentions give with the most confidence together ("Group
+    Relative Policy Optimization (GRPO)" then "the GRPO baseline": a method, not a task); an acronym
+    the abstract defines is one name with its long form. A Model
+    and a Method agree: a Model is a kind of method.
+
+    >>> from kg.extract.pipeline import load_pipeline
+    >>> doc = load_pipeline()("We propose SpeechNet. SpeechNet reaches 12.9% WER.")
+    >>> mentions = [Candidate(doc[2:3], "Method", 0.8, "ner"), Candidate(doc[4:5], "Dataset", 0.9, "ner")]
+    >>> one_type_per_name(mentions, proposed={2})
+    >>> [m.label for m in mentions]
+    ['Method', 'Method']
+    """
+    # An acronym the abstract defines is its long form's name: "Group Relative Policy Optimization (GRPO)".
+    long_form = {m.span.text: m.acronym_of for m in mentions if m.rule == "abbreviation-short"}
+    by_name: dict[str, list[Candidate]] = {}
+    for mention in mentions:
+        by_name.setdefault(long_form.get(mention.span.text, mention.span.text), []).append(mention)
+    for same in by_name.values():
+        kinds = {"Method" if m.label == "Model" else m.label for m in same}
+        if len(kinds) < 2:
+            continue
+        own = [m for m in same if all(t.i in proposed for t in m.span)]
+        if own:
+            label = max(own, key=lambda m: m.confidence).label
+        else:
+            weight: dict[str, float] = {}
+            for m in same:
+                weight[m.label] = weight.get(m.label, 0.0) + m.confidence
+            label = max(weight, key=lambda kind: (weight[kind], kind))
+        for m in same:
+            if not (m.label == "Model" and label == "Method" or m.label == "Method" and label == "Model"):
+                m.label = label
+
+
+#: Nouns that say the name before them is a method: "the GRPO baseline". Not "methods" or
+#: "algorithms": "OLTR methods" are methods for a task.
+_METHOD_NOUNS = frozenset({"baseline"})
+
+
+def methods_by_their_noun(mentions: list[Candidate]) -> None:
+    """Make a Method of a name typed as a Task that a method noun follows: "outperforms the GRPO
+    baseline" compares two methods, whatever the span model read (it calls GRPO a task there).
+
+    >>> from kg.extract.pipeline import load_pipeline
+    >>> doc = load_pipeline()("E-GRPO outperforms the GRPO baseline.")
+    >>> mentions = [Candidate(doc[3:4], "Task", 0.9, "ner")]
+    >>> methods_by_their_noun(mentions)
+    >>> mentions[0].label
+    'Method'
+    """
+    for mention in mentions:
+        span = mention.span
+        if (mention.label == "Task" and span.end < len(span.doc) and span.doc[span.end].lower_ in _METHOD_NOUNS
+                and any(looks_like_name(t) for t in span)):
+            mention.label = "Method"
+
