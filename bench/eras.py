@@ -63,7 +63,10 @@ from kg.keys import resolution_key  # noqa: E402
 from kg.errors import KGError  # noqa: E402
 from kg.query.leaderboard import leaderboard  # noqa: E402
 from kg.query.lookup import read_entities  # noqa: E402
-from kg.query.panels import whole_tables  # noqa: E402
+from kg.query.graph_index import load_index  # noqa: E402
+from kg.query.tables import graph_tables  # noqa: E402
+from kg.query.views import Tables  # noqa: E402
+from kg.store import open_graph  # noqa: E402
 from kg.store import open_graph  # noqa: E402
 
 PARTS = ("tuned", "held out")
@@ -163,10 +166,16 @@ def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally:
                 tally.add("leaderboard method named", paper, bool(named))
 
 
+def whole_tables(graph):
+    """The graph at ``graph`` read back whole, and its tables made readable: every task's view at once."""
+    G = load_index(open_graph(graph), texts=True).graph
+    return G, Tables(graph_tables(G))
+
+
 def compare_figures(tables, judged: list[dict], read: set[str] | None, tally: Tally) -> None:
     """Of the results ``kg compare`` shows in every task's table on the judged datasets, those the
     judgments list as that paper's score on that dataset (its value, as a score, not a gain or a
-    baseline's). ``tables`` is the graph read back whole (:func:`kg.query.panels.whole_tables`)."""
+    baseline's). ``tables`` is the graph read back whole (:func:`whole_tables`)."""
     G, tables = tables
     canonical = {}  # a written dataset's key -> the judged dataset it is
     for record in judged:
