@@ -67,7 +67,6 @@ from kg.query.graph_index import load_index  # noqa: E402
 from kg.query.tables import graph_tables  # noqa: E402
 from kg.query.views import Tables  # noqa: E402
 from kg.store import open_graph  # noqa: E402
-from kg.store import open_graph  # noqa: E402
 
 PARTS = ("tuned", "held out")
 #: The written forms of a dataset that are the dataset itself, not a variant of it.

@@ -33,8 +33,9 @@ SOURCES = {
     "names by shape": {"name-shape"},
     "lexicon": {"method-lexicon", "metric-lexicon", "dataset-lexicon", "task-lexicon"},
     "proposed names": {"proposed-name"},
+    # Steps, not sources (kg.extract.STEPS): each name's mentions agree on a type; "the GRPO baseline" is a method.
     "one type per name": {"one-type-per-name"},
-    "method nouns": {"method-noun"},  # a step: "the GRPO baseline" is a method  # a step, not a source: each name's mentions agree on a type
+    "method nouns": {"method-noun"},
 }
 
 

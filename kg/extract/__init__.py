@@ -34,6 +34,9 @@ from .results import Found, find_results
 #: Bump when the rules change: cached extractions of older versions are redone.
 RULES_VERSION = "54"
 
+#: Steps that retype mentions once they are chosen, which ``without`` may leave out by name, as it does a rule.
+STEPS = ("method-noun", "one-type-per-name")
+
 
 def extractor_name(nlp: Language) -> str:
     return f"rules-{RULES_VERSION}+{version(nlp)}"

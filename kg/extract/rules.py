@@ -532,8 +532,8 @@ def one_type_per_name(mentions: list[Candidate], proposed: set[int]) -> None:
     name, the proposal's type wins ("We propose SpeechNet. SpeechNet reaches 12.9% WER": not a
     dataset); elsewhere the type its mentions give with the most confidence together ("Group
     Relative Policy Optimization (GRPO)" then "the GRPO baseline": a method, not a task); an acronym
-    the abstract defines is one name with its long form. A Model
-    and a Method agree: a Model is a kind of method.
+    the abstract defines is one name with its long form. A Model and a Method agree: a Model is a
+    kind of method.
 
     >>> from kg.extract.pipeline import load_pipeline
     >>> doc = load_pipeline()("We propose SpeechNet. SpeechNet reaches 12.9% WER.")
@@ -547,9 +547,11 @@ def one_type_per_name(mentions: list[Candidate], proposed: set[int]) -> None:
     by_name: dict[str, list[Candidate]] = {}
     for mention in mentions:
         by_name.setdefault(long_form.get(mention.span.text, mention.span.text), []).append(mention)
+    def kind(label: str) -> str:
+        return "Method" if label == "Model" else label
+
     for same in by_name.values():
-        kinds = {"Method" if m.label == "Model" else m.label for m in same}
-        if len(kinds) < 2:
+        if len({kind(m.label) for m in same}) < 2:
             continue
         own = [m for m in same if all(t.i in proposed for t in m.span)]
         if own:
@@ -560,7 +562,7 @@ def one_type_per_name(mentions: list[Candidate], proposed: set[int]) -> None:
                 weight[m.label] = weight.get(m.label, 0.0) + m.confidence
             label = max(weight, key=lambda kind: (weight[kind], kind))
         for m in same:
-            if not (m.label == "Model" and label == "Method" or m.label == "Method" and label == "Model"):
+            if kind(m.label) != kind(label):
                 m.label = label
 
 
@@ -585,4 +587,3 @@ def methods_by_their_noun(mentions: list[Candidate]) -> None:
         if (mention.label == "Task" and span.end < len(span.doc) and span.doc[span.end].lower_ in _METHOD_NOUNS
                 and any(looks_like_name(t) for t in span)):
             mention.label = "Method"
-
