@@ -85,7 +85,7 @@ class Tally:
     def __init__(self):
         self.counts = defaultdict(lambda: [0, 0])
         self.missed = defaultdict(list)  # part -> what a figure missed, where it lists them
-        self.examples = []  # the tuned part's leaderboard misses and wrong rows, for --examples
+        self.examples = []  # the tuned part's leaderboard misses, wrong rows and unnamed methods, for --examples
 
     def add(self, figure: str, paper_id: str, hits: int, total: int = 1) -> None:
         """``hits`` of ``total`` (a bool counts as 0 or 1 of 1) for the part ``paper_id`` is in."""
@@ -163,6 +163,10 @@ def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally:
                     (record.get("subject") and subject == resolution_key(record["subject"]))
                     or (record.get("subject_is_proposal") and subject in own))
                 tally.add("leaderboard method named", paper, bool(named))
+                if not named and part_of(paper) == "tuned":
+                    tally.examples.append({"unnamed": dataset, "paper": paper, "value": value,
+                                           "subject": entry.subject, "judged": record.get("subject"),
+                                           "own": sorted(own), "sentence": record.get("sentence")})
 
 
 def whole_tables(graph):
@@ -299,7 +303,7 @@ def type_figures(store, judged: list[dict], corpus: str, tally: Tally) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("corpora", nargs="+", metavar="NAME=GRAPH:JUDGED")
-    parser.add_argument("--examples", metavar="FILE", help="write the tuned parts' leaderboard misses and wrong "
+    parser.add_argument("--examples", metavar="FILE", help="write the tuned parts' leaderboard misses, unnamed methods and wrong "
                         "rows to FILE (JSON), to read while tuning; the held-out thirds are never listed")
     args = parser.parse_args()
     tallies = {}
