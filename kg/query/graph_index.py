@@ -166,8 +166,7 @@ def scope_of(store: ox.Store, node: str, iri: str) -> Scope:
         focus = []
     else:
         papers = {row["p"].value for row in _select(store, "index-roles", {"e": [term]}, property=roles)}
-        papers |= {row["paper"].value for row in _select(store, "index-results", dict.fromkeys(
-            ("metric", "dataset", "subject"), [term]))}
+        papers |= {row["paper"].value for row in _select(store, "index-result-papers", {"e": [term]})}
         focus = [term]
         # the papers a relation of it is read from: its panel shows their sentences
         papers |= {row["paper"].value for row in _select(store, "index-evidence", {"s": focus, "o": focus},
