@@ -78,8 +78,10 @@ def graph_tables(G: nx.MultiDiGraph, *, nodes=None, first=(), budget: int | None
     held = set(G) if nodes is None else set(nodes)
     first = set(first) & held
     degree = dict(G.degree(held))
+    # Ties are broken by what the graph records of a node, not by its links here: a panel read from its
+    # own part of the graph (kg.query.graph_index.node_view) lists a row's entities as the whole graph does.
     entities = sorted((n for n in held if node_kind(G.nodes[n]) != PAPER),
-                      key=lambda n: (-int(G.nodes[n].get("papers") or 0), -degree[n], str(n)))
+                      key=lambda n: (-int(G.nodes[n].get("papers") or 0), -int(G.nodes[n].get("reach") or 0), str(n)))
     papers = sorted((n for n in held if node_kind(G.nodes[n]) == PAPER),
                     key=lambda n: (n not in first, -degree[n], str(n)))
 
