@@ -34,8 +34,6 @@ from collections import Counter, defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
 
-import networkx as nx
-
 from .. import lexicon
 from ..model import Entity, PaperExtraction, Relation
 from ..pwc import Lexicon
@@ -345,6 +343,8 @@ def _sentence_patterns(ex: PaperExtraction):
 
 def _acyclic(links: list[Relation]) -> list[Relation]:
     """Links in rule order, each kept unless it repeats one or closes a cycle."""
+    import networkx as nx  # here, not with the module: kg related reads only its threshold, and networkx takes 80 ms to load
+
     order = {rule: i for i, rule in enumerate(RULES)}
     graph = nx.DiGraph()
     kept, seen = [], set()

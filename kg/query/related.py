@@ -38,13 +38,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyoxigraph as ox
+from scipy import sparse
 
 from .. import lexicon, vocab
 from ..vocab import node_of_iri
 from ..link.concepts import SALIENCE_THRESHOLD
 from ..keys import resolution_key, singular
-from .lookup import read_entities
-from . import kg_terms, view, view_with
+from .lookup import find_entity
+from . import kg_terms, view, view_with, with_values
 from ..similarity import Vectors
 from ..store import run_query
 
@@ -181,12 +182,15 @@ class RelatedIndex:
     """
 
     def __init__(self, store: ox.Store):
-        entities = self.entities = read_entities(store)
-        self.names_of: dict[str, set[str]] = defaultdict(set)  # IRI -> the names it goes by, to tell echoes
-        for name, iris in entities.named.items():
-            for iri in iris:
-                self.names_of[iri].add(name)
-        self.label, self.type, self.salience = entities.label, entities.type, entities.salience
+        self.store = store
+        self.label: dict[str, str] = {}
+        self.type: dict[str, str] = {}
+        self.salience: dict[str, float] = {}
+        for row in run_query(store, view_with("related-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)})):
+            iri = row["e"].value
+            self.label[iri], self.type[iri] = row["label"].value, row["class"].value.rsplit("#", 1)[-1]
+            self.salience[iri] = float(row["salience"].value) if row["salience"] else 0.0
+        self._names: dict[str, set[str]] = {}  # IRI -> the names it goes by, read for the queries asked
         self.papers_of: dict[str, set[str]] = defaultdict(set)
         self.edges: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         # Every paper -> entity edge; the entity's type is read above. (Joining the types in the query
@@ -218,27 +222,41 @@ class RelatedIndex:
                 self.on_paper[paper].add(entity)
         n = self.n_papers
         self.spec = {e: math.log(1 + n / len(p)) for e, p in self.papers_of.items() if p}
-        # Each entity's task and dataset profile, as counts of its papers, and inverted lists.
         self.rows = list(self.papers_of)
         self.row = {e: i for i, e in enumerate(self.rows)}
-        self.counts: dict[str, list[Counter]] = {"tasks": [], "datasets": []}
-        holders: dict[str, dict[str, list[int]]] = {"tasks": defaultdict(list), "datasets": defaultdict(list)}
+        # Each entity's task and dataset profile: how many of its papers address each task (evaluate
+        # on each dataset), one sparse matrix product over all entities at once, its columns the
+        # inverted lists of which entities hold a task.
+        papers = {p: i for i, p in enumerate(self.edges)}
+        by_paper = sparse.csr_matrix(
+            (np.ones(sum(len(ps) for ps in self.papers_of.values()), dtype=np.float64),
+             np.fromiter((papers[p] for e in self.rows for p in self.papers_of[e]), dtype=np.int64),
+             np.cumsum([0] + [len(self.papers_of[e]) for e in self.rows])),
+            shape=(len(self.rows), len(papers)))
+        self.counts: dict[str, sparse.csr_matrix] = {}
+        self.holders: dict[str, sparse.csc_matrix] = {}
         self.norms: dict[str, np.ndarray] = {}
+        specs = np.array([self.spec.get(e, 0.0) for e in self.rows])
         for part in ("tasks", "datasets"):
-            norms = np.zeros(len(self.rows))
-            for i, entity in enumerate(self.rows):
-                counts = Counter(x for paper in self.papers_of[entity] for x in self._items(paper, part))
-                self.counts[part].append(counts)
-                for x in counts:
-                    holders[part][x].append(i)
-                norms[i] = sum(self.spec.get(x, 0.0) ** 2 for x in counts)
-            self.norms[part] = norms
-        self.holders = {part: {x: np.array(rows) for x, rows in lists.items()} for part, lists in holders.items()}
+            pairs = [(papers[p], self.row[x]) for p in self.edges for x in self._items(p, part) if x in self.row]
+            on = sparse.csr_matrix((np.ones(len(pairs)), tuple(np.array(side, dtype=np.int64).reshape(-1)
+                                                                 for side in zip(*pairs)) if pairs else ([], [])),
+                                   shape=(len(papers), len(self.rows)))
+            counts = (by_paper @ on).tocsr()
+            counts.sort_indices()
+            self.counts[part], self.holders[part] = counts, counts.tocsc()
+            self.norms[part] = (counts > 0).astype(np.float64) @ (specs ** 2)
         self.kind = np.array([self.type.get(e, "") for e in self.rows])
         self.salient = np.array([self.salience.get(e, 0.0) for e in self.rows])
         self.support = np.array([support(len(self.papers_of[e]), self.n_papers) for e in self.rows])
         self._vector_rows: tuple | None = None  # (vectors, our rows, their rows) of the last vectors seen
         self._by_word: dict[str, list[str]] | None = None  # read by _name_variants, made on its first call
+
+    def _profile(self, part: str, row: int) -> Counter:
+        """How many papers of the entity in ``row`` address each task (evaluate on each dataset), by IRI."""
+        counts = self.counts[part]
+        start, end = counts.indptr[row], counts.indptr[row + 1]
+        return Counter({self.rows[x]: int(c) for x, c in zip(counts.indices[start:end], counts.data[start:end])})
 
     def _cosines(self, vectors: Vectors | None, query: str) -> np.ndarray:
         """The cosine of each entity (in ``rows`` order) with the query; 0 without a vector."""
@@ -262,8 +280,11 @@ class RelatedIndex:
 
     def _query(self, name: str) -> tuple[str, set[str]]:
         """The entity named ``name`` (or with that IRI), and every name it goes by."""
-        query = name if name in self.label else self.entities.find(name)
-        return query, {self.label[query]} | self.names_of.get(query, set())
+        query = name if name in self.label else find_entity(self.store, name)
+        if query not in self._names:
+            found = run_query(self.store, with_values(view("entity-names"), "entity", ox.NamedNode(query)))
+            self._names[query] = {row["name"].value for row in found}
+        return query, {self.label[query]} | self._names[query]
 
     def answer(self, name: str, *, k: int = 10, type: str = "Method", vectors: Vectors | None = None) -> RelatedAnswer:
         """:meth:`related`, and the variants of the name it did not rank (:meth:`variants`), as
@@ -302,7 +323,7 @@ class RelatedIndex:
         query_papers = self.papers_of.get(query)
         if not query_papers:  # no paper links it: it shares nothing
             return self.label[query], []
-        profiles = {part: {x: self.spec.get(x, 0.0) for x in self.counts[part][self.row[query]]}
+        profiles = {part: {x: self.spec.get(x, 0.0) for x in self._profile(part, self.row[query])}
                     for part in ("tasks", "datasets")}
         cosines = self._cosines(vectors, query)
         similarity = lambda candidate: float(cosines[self.row[candidate]])  # noqa: E731
@@ -314,11 +335,14 @@ class RelatedIndex:
             if not own_norm:
                 continue
             shared = np.zeros(len(self.rows))
+            holders = self.holders[part]
             for x, weight in profile.items():
-                if x != query and x in self.holders[part]:
-                    shared[self.holders[part][x]] += weight * weight
-                    if x in self.row and x in self.counts[part][self.row[x]]:  # a task shares nothing with itself
-                        shared[self.row[x]] -= weight * weight
+                if x != query:
+                    column = self.row[x]
+                    held = holders.indices[holders.indptr[column]:holders.indptr[column + 1]]
+                    shared[held] += weight * weight
+                    if self.counts[part][column, column]:  # a task shares nothing with itself
+                        shared[column] -= weight * weight
             first += PROFILE_WEIGHT * np.divide(shared, np.sqrt(own_norm * self.norms[part]),
                                                 out=np.zeros_like(shared), where=self.norms[part] > 0)
         first += SIMILARITY_WEIGHT * np.maximum(0.0, cosines - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR)
@@ -383,7 +407,7 @@ class RelatedIndex:
         shared: dict[str, list[str]] = {}
         row = self.row[candidate]
         for part, profile in profiles.items():
-            theirs = Counter(self.counts[part][row])
+            theirs = self._profile(part, row)
             for paper in both:  # their profile is that of the papers they do not share
                 theirs.subtract(self._items(paper, part))
             their_profile = {x: spec.get(x, 0.0) for x, count in theirs.items() if count > 0}
