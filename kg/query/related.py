@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -109,6 +110,15 @@ def _echo(query: str, candidate: str) -> bool:
 def _words(name: str) -> tuple[str, ...]:
     """A name's words, hyphenated parts apart, each as its key: "3C-GANs" -> ("3c", "gan")."""
     return tuple(key for key in map(resolution_key, re.split(r"[\s\-/]+", name)) if key)
+
+
+def _run_together(name: str) -> str:
+    """A name folded as its words' keys are (NFKC, case), without the spaces and marks between them.
+
+    >>> _run_together("E-GRPO policies"), _run_together("GPT_4.5")
+    ('egrpopolicies', 'gpt45')
+    """
+    return re.sub(r"[\s\-_./]+", "", unicodedata.normalize("NFKC", name).casefold())
 
 
 def name_variant(query: str, candidate: str) -> bool:
@@ -250,7 +260,7 @@ class RelatedIndex:
         self.salient = np.array([self.salience.get(e, 0.0) for e in self.rows])
         self.support = np.array([support(len(self.papers_of[e]), self.n_papers) for e in self.rows])
         self._vector_rows: tuple | None = None  # (vectors, our rows, their rows) of the last vectors seen
-        self._by_word: dict[str, list[str]] | None = None  # read by _name_variants, made on its first call
+        self._flat: list[tuple[str, str]] | None = None  # read by _name_variants, made on its first call
 
     def _profile(self, part: str, row: int) -> Counter:
         """How many papers of the entity in ``row`` address each task (evaluate on each dataset), by IRI."""
@@ -305,12 +315,18 @@ class RelatedIndex:
     def _name_variants(self, query: str, query_names: set[str]) -> set[str]:
         """The entities whose names are one of the query's names with words added (:func:`name_variant`),
         not only a word for its kind (``_echo``): "Wasserstein GAN", E-GRPO."""
-        if self._by_word is None:  # word -> the entities whose names hold it: a variant holds the query's first word
-            self._by_word = defaultdict(list)
-            for e in self.papers_of:
-                for word in set(_words(self.label.get(e, ""))):
-                    self._by_word[word].append(e)
-        return {e for q in query_names if _words(q) for e in self._by_word.get(_words(q)[0], ())
+        if self._flat is None:  # each name folded and run together, searched for the query's first word
+            self._flat = [(_run_together(self.label.get(e, "")), e) for e in self.papers_of]
+        found = set()
+        for q in query_names:
+            if not _words(q):
+                continue
+            # A word's key is its folded text less a plural ending: "policies" -> "policy", whose
+            # last letter alone is not in the name.
+            first = _words(q)[0].replace(" ", "")
+            probe = first[:-1] if first.endswith("y") and len(first) > 1 else first
+            found |= {e for flat, e in self._flat if probe in flat}
+        return {e for q in query_names for e in found
                 if e != query and name_variant(q, self.label.get(e, "")) and not _echo(q, self.label.get(e, ""))}
 
     def related(self, name: str, *, k: int = 10, type: str = "Method", min_salience: float = SALIENCE_THRESHOLD,
