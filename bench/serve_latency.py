@@ -163,10 +163,11 @@ def percentile(values: list[float], q: int) -> float:
 
 
 def measure(graph: Path, runs: int, timeout: float) -> tuple[float, list[dict]]:
-    """Serve ``graph``; return the server's start-up seconds (store, index) and one row per request."""
+    """Serve ``graph``; return the server's start-up seconds (until it is warm: store, index and what
+    first pages need, :meth:`kg.serve.App.warm_up`) and one row per request."""
     started = time.perf_counter()
     app = serve.App(graph, timeout=timeout, max_results=1_000_000)
-    app.index()
+    app.warm_up()  # what kg serve does as it starts
     app.pool.wait_ready(timeout=1800)
     startup = time.perf_counter() - started
     running = serve.start(app, port=0)

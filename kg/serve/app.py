@@ -158,7 +158,7 @@ class App:
         self._templates = render._environment()
         self._templates.globals["highlight"] = lambda text, mentions: segments(
             text, [(m["start"], m["end"]) for m in mentions])
-        self._related = None  # kg.query.related.RelatedIndex, read on the first request for related methods
+        self._related = None  # kg.query.related.RelatedIndex, read while warming up or on the first request
         self._answers: dict[str, dict] = {}  # related methods by node: the graph never changes
         self._examples: list[dict] | None = None
         self._summary: dict | None = None
@@ -181,10 +181,16 @@ class App:
             return self._index
 
     def warm_up(self) -> None:
-        """Start the query workers and read the index the pages look nodes up in, so that the first
-        visitor does not wait for them (a panel reads only its own node's part: milliseconds)."""
+        """Start the query workers and read what first requests need: the index the pages look nodes
+        up in, the related-methods index (seconds on a large graph), the explorer's page, the query
+        page's examples and the summary, so that no first visitor waits for them (a panel reads only
+        its own node's part: milliseconds)."""
         self.pool  # noqa: B018 - a property that starts the workers
         self.index()
+        self.explorer_page()
+        self.query_view()
+        self.index_view()
+        self.related_index()
 
     def close(self) -> None:
         if self._pool is not None:
@@ -393,15 +399,16 @@ class App:
             return self._explorer
 
     def index_view(self) -> dict:
-        if self._summary is None:  # counting reads every triple and node: once, the graph never changes
-            G = self.index().graph
-            kinds: dict[str, int] = {}
-            for _, kind in G.nodes(data="kind"):
-                kinds[kind] = kinds.get(kind, 0) + 1
-            self._summary = {"title": self.title, "triples": len(self.store), "nodes": kinds,
-                             "edges": G.number_of_edges(),
-                             "urls": {"explorer": "/", "query": "/query", "sparql": "/sparql"}}
-        return self._summary
+        G = self.index().graph
+        with self._page_lock:
+            if self._summary is None:  # counting reads every triple and node: once, the graph never changes
+                kinds: dict[str, int] = {}
+                for _, kind in G.nodes(data="kind"):
+                    kinds[kind] = kinds.get(kind, 0) + 1
+                self._summary = {"title": self.title, "triples": len(self.store), "nodes": kinds,
+                                 "edges": G.number_of_edges(),
+                                 "urls": {"explorer": "/", "query": "/query", "sparql": "/sparql"}}
+            return self._summary
 
     def trends_view(self, by: str, types: list[str], earlier: str, later: str, top: str) -> dict:
         """What ``kg trends`` answers, for ``/trends.json?by=year&type=Method&from=2017&to=2018&k=15``."""
@@ -416,8 +423,9 @@ class App:
             raise HTTPError(400, str(error)) from None
 
     def query_view(self, query: str = "") -> dict:
-        if self._examples is None:  # bound to the graph's entities: the same for every request
-            self._examples = example_queries(self.store)
+        with self._page_lock:
+            if self._examples is None:  # bound to the graph's entities: the same for every request
+                self._examples = example_queries(self.store)
         # Opened bare, the editor holds the first example (not run): a start, not an empty box.
         query = query or (self._examples[0]["query"] if self._examples else "")
         return {"query": query, "endpoint": "/sparql", "examples": self._examples, "node_kinds": list(NODE_KINDS),
@@ -446,7 +454,7 @@ class App:
 
     def related_view(self, node: str) -> dict:
         """The methods :meth:`kg.query.related.RelatedIndex.related` ranks for this entity, each with its
-        node id. The index is read from the store once, on the first request (seconds on a large
+        node id. The index is read from the store once, as the server warms up (seconds on a large
         graph); each answer then takes tens of milliseconds, and is kept."""
         if node not in self._answers:
             index = self.index()
