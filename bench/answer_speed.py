@@ -5,8 +5,9 @@
 GRAPH is a graph built by ``kg build`` (its ``-o`` path). Each revision is checked out into a
 temporary git worktree (as ``bench/side_by_side.py`` does) and asked, as a person would type them:
 ``related`` and ``explain`` of the most mentioned method (``--rank N``: the N-th), ``similar`` of a
-paper's title and of a title no paper has, ``compare`` of the most mentioned task (the largest table), ``leaderboard`` of the dataset with
-the most results, and ``trends``. Runs alternate between the revisions (A, B, A, B, ...) so that both
+paper's title (its id where papers have no title) and of a title no paper has, ``compare`` of the
+most mentioned task (the largest table), ``leaderboard`` of the dataset with the most results, and
+``trends``. Runs alternate between the revisions (A, B, A, B, ...) so that both
 see the same load; the table gives the fastest and the median of each, and the ratio B/A of the
 fastest. An answer that fails (an older kg that cannot read the graph, a name it cannot find)
 shows its exit status beside its time (``kg similar`` of a missing title exits 1, as it should).
@@ -47,7 +48,8 @@ def questions(graph: Path, rank: int) -> list[tuple[str, list[str]]]:
     method, task = ranked("Method"), ranked("Task")
     dataset = _first(store, "SELECT ?label WHERE { ?r kg:onDataset ?d . ?d skos:prefLabel ?label } "
                             "GROUP BY ?label ORDER BY DESC(COUNT(?r)) ?label LIMIT 1")
-    title = _first(store, "SELECT ?t WHERE { ?p a kg:Paper ; dcterms:title ?t } ORDER BY ?p LIMIT 1")
+    title = _first(store, "SELECT ?t WHERE { ?p a kg:Paper ; dcterms:title ?t } ORDER BY ?p LIMIT 1") or \
+        _first(store, "SELECT ?t WHERE { ?p a kg:Paper ; dcterms:identifier ?t } ORDER BY ?p LIMIT 1")
     g = ["-g", str(graph)]
     return [("related", ["related", method, *g]), ("explain", ["explain", method, *g]),
             ("similar", ["similar", title, *g]), ("similar (no such title)", ["similar", "No paper has this title", *g]),
