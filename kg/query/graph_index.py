@@ -106,14 +106,18 @@ def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool =
         add(row["p"].value, kind="Paper", label=row["label"].value, title=value(row["title"]),
             venue=value(row["venue"]), year=int(row["year"].value) if row["year"] else None,
             decision=value(row["decision"]), url=value(row["url"]), abstract="", authors=[])
-    for row in ordered(_select(store, "index-roles", scope and {"p": scope.papers}, property=kg_terms(vocab.ROLES)),
-                       "p", "e", "property"):
+    roles = scope.read.get("index-roles") if scope else None
+    if roles is None:
+        roles = _select(store, "index-roles", scope and {"p": scope.papers}, property=kg_terms(vocab.ROLES))
+    for row in ordered(roles, "p", "e", "property"):
         paper, entity = vocab.node_of_iri(row["p"].value), vocab.node_of_iri(row["e"].value)
         if paper in G and entity in G:
             role = row["property"].value.rsplit("#", 1)[-1]
             G.add_edge(paper, entity, key=role, role=role)
-    relations = _select(store, "index-relations", scope and {"s": scope.focus, "o": scope.focus},
-                        property=_terms(vocab.LINKS))
+    relations = scope.read.get("index-relations") if scope else None
+    if relations is None:
+        relations = _select(store, "index-relations", scope and {"s": scope.focus, "o": scope.focus},
+                            property=_terms(vocab.LINKS))
     for row in ordered(relations, "s", "o", "property"):
         subject, other = vocab.node_of_iri(row["s"].value), vocab.node_of_iri(row["o"].value)
         if subject in G and other in G:
@@ -135,6 +139,7 @@ class Scope:
     papers: list = field(default_factory=list)
     entities: list = field(default_factory=list)
     focus: list = field(default_factory=list)
+    read: dict = field(default_factory=dict)  # view name -> the rows scope_of read of it, bound as load_index binds it
 
 
 #: Terms bound in one query: the engine's time grows with the square of a ``VALUES`` block's length
@@ -179,12 +184,12 @@ def scope_of(store: ox.Store, node: str, iri: str) -> Scope:
                                                           property=_terms(vocab.LINKS))}
     paper_terms = [ox.NamedNode(p) for p in sorted(papers)]
     entities = {iri} if focus else set()
-    if paper_terms:
-        entities |= {row["e"].value for row in _select(store, "index-roles", {"p": paper_terms}, property=roles)}
-    if focus:
-        for row in _select(store, "index-relations", {"s": focus, "o": focus}, property=_terms(vocab.LINKS)):
-            entities |= {row["s"].value, row["o"].value}
-    return Scope(paper_terms, [ox.NamedNode(e) for e in sorted(entities)], focus)
+    read = {"index-roles": _select(store, "index-roles", {"p": paper_terms}, property=roles),
+            "index-relations": _select(store, "index-relations", {"s": focus, "o": focus}, property=_terms(vocab.LINKS))}
+    entities |= {row["e"].value for row in read["index-roles"]}
+    for row in read["index-relations"]:
+        entities |= {row["s"].value, row["o"].value}
+    return Scope(paper_terms, [ox.NamedNode(e) for e in sorted(entities)], focus, read)
 
 
 def node_view(store: ox.Store, node: str, iri: str) -> dict | None:
