@@ -741,6 +741,22 @@ def test_a_started_server_reads_its_index_before_the_first_request_and_no_panel_
         app.close()
 
 
+def test_a_started_server_reads_what_first_pages_need_before_they_are_asked(sample):
+    """The related-methods index, the explorer's page and the query page's examples take seconds on
+    a large graph: the warm-up reads them, so that no first visitor waits for them."""
+    app = serve.make_app(sample)
+    running = serve.start(app, port=0)
+    try:
+        deadline = time.monotonic() + 60
+        while app._related is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert app._related is not None and app._explorer and app._examples and app._summary
+        assert app._answers == {}  # no related methods asked for yet
+    finally:
+        running.stop()
+        app.close()
+
+
 def test_the_query_page_opened_bare_holds_the_first_example_and_a_given_query_stays(sample):
     app = serve.make_app(sample)
     try:
