@@ -27,7 +27,7 @@ import pyoxigraph as ox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from side_by_side import checkout  # noqa: E402
+from side_by_side import checkout, remove_checkout  # noqa: E402
 
 from kg.store import PREFIXES, open_graph  # noqa: E402
 
@@ -80,7 +80,7 @@ def main() -> None:
         try:
             print(f"A = {args.a}, B = {args.b}; {args.graph}; wall seconds with process start, "
                   f"fastest (median) of {args.repeat}\n")
-            print(f"| answer | command | A | B | B/A |\n|---|---|---|---|---|")
+            print("| answer | command | A | B | B/A |\n|---|---|---|---|---|")
             for row, arguments in asked:
                 times: dict[str, list[float]] = {"A": [], "B": []}
                 status = {"A": 0, "B": 0}
@@ -99,8 +99,7 @@ def main() -> None:
                       flush=True)
         finally:
             for tree in trees.values():
-                subprocess.run(["git", "-C", str(Path(__file__).resolve().parent.parent), "worktree", "remove",
-                                "--force", str(tree)], check=False)
+                remove_checkout(tree)
 
 
 if __name__ == "__main__":

@@ -62,5 +62,6 @@ def main(argv=None) -> None:
             cells.append(f"{f1(docs, run(frozenset({name}))) - base:+.3f} ({used[name]} kept)")
         print(f"{name:22s}" + "".join(f"{c:>28s}" for c in cells))
 
+
 if __name__ == "__main__":
     main()

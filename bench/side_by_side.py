@@ -34,6 +34,11 @@ def checkout(revision: str, folder: Path) -> Path:
     return folder
 
 
+def remove_checkout(folder: Path) -> None:
+    """Remove the worktree :func:`checkout` made in ``folder``."""
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(folder)], check=False)
+
+
 def children_cpu() -> float:
     """CPU seconds of every finished child process and its descendants so far."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -85,7 +90,7 @@ def main() -> None:
                 print(f"{path.name:<22}{size_a:>14,}{size_b:>14,}{size_b / size_a:>8.3f}")
     finally:
         for tree in trees.values():
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
+            remove_checkout(tree)
         shutil.rmtree(scratch, ignore_errors=True)
 
 

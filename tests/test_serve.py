@@ -725,36 +725,35 @@ def test_every_example_on_the_query_page_answers_where_the_graph_has_an_answer(w
     assert sum(map(bool, answered.values())) >= len(answered) // 2, answered
 
 
-def test_a_started_server_reads_its_index_before_the_first_request_and_no_panel_until_asked(sample):
+@contextlib.contextmanager
+def _started_until(sample, warmed: str):
+    """A server of the sample, started, once its attribute ``warmed`` is read (or after 60 s)."""
     app = serve.make_app(sample)
     running = serve.start(app, port=0)
     try:
         deadline = time.monotonic() + 60
-        while app._index is None and time.monotonic() < deadline:
+        while getattr(app, warmed) is None and time.monotonic() < deadline:
             time.sleep(0.05)
+        yield app
+    finally:
+        running.stop()
+        app.close()
+
+
+def test_a_started_server_reads_its_index_before_the_first_request_and_no_panel_until_asked(sample):
+    with _started_until(sample, "_index") as app:
         assert app._index is not None  # no page was asked for: the warm-up read it
         assert app._index.panels == {}  # a panel reads its own part of the graph when asked: milliseconds
         status, _, _ = serve.get(app, "/entity/method/group-relative-policy-optimization.json")
         assert status == 200 and list(app._index.panels) == ["method/group-relative-policy-optimization"]
-    finally:
-        running.stop()
-        app.close()
 
 
 def test_a_started_server_reads_what_first_pages_need_before_they_are_asked(sample):
     """The related-methods index, the explorer's page and the query page's examples take seconds on
     a large graph: the warm-up reads them, so that no first visitor waits for them."""
-    app = serve.make_app(sample)
-    running = serve.start(app, port=0)
-    try:
-        deadline = time.monotonic() + 60
-        while app._related is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+    with _started_until(sample, "_related") as app:
         assert app._related is not None and app._explorer and app._examples and app._summary
         assert app._answers == {}  # no related methods asked for yet
-    finally:
-        running.stop()
-        app.close()
 
 
 def test_the_query_page_opened_bare_holds_the_first_example_and_a_given_query_stays(sample):
