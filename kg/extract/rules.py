@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import defaultdict
 
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span, Token
@@ -544,26 +545,28 @@ def one_type_per_name(mentions: list[Candidate], proposed: set[int]) -> None:
     """
     # An acronym the abstract defines is its long form's name: "Group Relative Policy Optimization (GRPO)".
     long_form = {m.span.text: m.acronym_of for m in mentions if m.rule == "abbreviation-short"}
-    by_name: dict[str, list[Candidate]] = {}
+    by_name: dict[str, list[Candidate]] = defaultdict(list)
     for mention in mentions:
-        by_name.setdefault(long_form.get(mention.span.text, mention.span.text), []).append(mention)
-    def kind(label: str) -> str:
-        return "Method" if label == "Model" else label
-
+        by_name[long_form.get(mention.span.text, mention.span.text)].append(mention)
     for same in by_name.values():
-        if len({kind(m.label) for m in same}) < 2:
+        if len({_kind(m.label) for m in same}) < 2:
             continue
         own = [m for m in same if all(t.i in proposed for t in m.span)]
         if own:
             label = max(own, key=lambda m: m.confidence).label
         else:
-            weight: dict[str, float] = {}
+            weight: dict[str, float] = defaultdict(float)
             for m in same:
-                weight[m.label] = weight.get(m.label, 0.0) + m.confidence
-            label = max(weight, key=lambda kind: (weight[kind], kind))
+                weight[m.label] += m.confidence
+            label = max(weight, key=lambda each: (weight[each], each))
         for m in same:
-            if kind(m.label) != kind(label):
+            if _kind(m.label) != _kind(label):
                 m.label = label
+
+
+def _kind(label: str) -> str:
+    """A label as one name's mentions must agree on it: a Model is a kind of method."""
+    return "Method" if label == "Model" else label
 
 
 #: Nouns that say the name before them is a method: "the GRPO baseline". Not "methods" or
