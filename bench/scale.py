@@ -5,7 +5,7 @@ Abstracts are synthesised by sampling sentences of real abstracts (the ICLR
 sentences each. For each size it prints: end-to-end abstracts/s, the ratio to
 spaCy's own `nlp.pipe` running the same components on the same texts with the
 same number of processes, the seconds of spaCy's `en_core_web_sm` with its own
-NER (the pipeline of a spaCy tutorial) and kg's ratio to it, peak RSS,
+NER (the pipeline of a spaCy tutorial) and kg's ratio to it, peak memory (the build with its workers, proportional set size),
 N-Triples per abstract, the time of an incremental re-run after adding 1% new
 abstracts (extraction cache warm) and its share of the full build, and (with
 --render) the explorer's time to first render in headless Chromium. A second
@@ -25,10 +25,10 @@ import csv
 import os
 import random
 import re
-import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -86,23 +86,55 @@ def synthesise(path: Path, n: int, pool: list[str], seed: int) -> None:
             out.write("\n" + " ".join(rng.sample(pool, rng.randint(5, 9))) + "\n")
 
 
+def tree_rss_mb(pid: int) -> float:
+    """Memory (MB) of a process and all its descendants, read from /proc: their proportional set
+    size, which counts a page that forked workers share once, not once per worker."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            rollup = Path(f"/proc/{current}/smaps_rollup").read_text()
+            total += int(re.search(r"^Pss:\s+(\d+)", rollup, re.M).group(1))
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(child) for child in (task / "children").read_text().split()]
+        except (OSError, AttributeError):
+            continue  # it ended while being read
+    return total / 1024
+
+
 def run(command: list[str], env: dict, cwd: Path) -> tuple[float, float, list[str]]:
-    """Seconds and peak RSS (MB) of a command, and the stage lines it wrote to standard error:
-    ru_maxrss of the largest process it waited for, measured in a fresh interpreter so that
-    earlier runs do not mask it."""
-    probe = ("import resource, subprocess, sys, time; s = time.perf_counter(); "
-             "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
-             "print(time.perf_counter() - s, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    out = subprocess.run([sys.executable, "-c", probe, *command], check=True, capture_output=True, text=True, env=env,
-                         cwd=cwd)
-    seconds, peak = out.stdout.split()
-    stages = [line for line in out.stderr.splitlines() if re.search(r" in [0-9.]+ s$", line)]
-    return float(seconds), int(peak) / 1024, stages
+    """Seconds and peak memory (MB) of a command with its worker processes, and the
+    stage lines it wrote to standard error, each followed by the peak memory (MB) of that stage:
+    the tree's memory is sampled every 0.2 s, and a stage owns the samples since the last line."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    samples: list[tuple[float, float]] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.2):
+            samples.append((time.perf_counter(), tree_rss_mb(process.pid)))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    lines = [(time.perf_counter(), line) for line in process.stderr]
+    if process.wait():
+        raise subprocess.CalledProcessError(process.returncode, command)
+    seconds = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    stages, since = [], start
+    for at, line in lines:
+        if re.search(r" in [0-9.]+ s$", line.rstrip()):
+            peak = max((mb for when, mb in samples if since <= when <= at), default=float("nan"))
+            stages.append((line.rstrip(), peak))
+            since = at
+    return seconds, max((mb for _, mb in samples), default=float("nan")), stages
 
 
-def stage_seconds(lines: list[str]) -> dict[str, float]:
-    """Seconds by stage ("Resolved", "Wrote", ...) from a build's stage lines."""
-    return {line.split()[0]: float(re.search(r" in ([0-9.]+) s$", line).group(1)) for line in lines}
+def stage_seconds(lines: list[tuple[str, float]]) -> dict[str, tuple[float, float]]:
+    """Seconds and peak MB by stage ("Resolved", "Wrote", ...) from a build's stage lines."""
+    return {line.split()[0]: (float(re.search(r" in ([0-9.]+) s$", line).group(1)), peak) for line, peak in lines}
 
 
 def size(path: Path) -> int:
@@ -172,14 +204,16 @@ def main() -> None:
                       f"| {peak:.0f} | {nt_kb:.1f} | {incremental_s:.1f} | {incremental_s / build_s:.2f} "
                       f"| {render if render is not None else float('nan'):.1f} |", flush=True)
                 stages.append((n, label, stage_seconds(full_stages), stage_seconds(added_stages),
-                               next((line for line in added_stages if line.startswith("Wrote")), "")))
+                               next((line for line, _ in added_stages if line.startswith("Wrote")), "")))
     names = ["Read", "Extracted", "Resolved", "Linked", "Made", "Wrote"]
-    print("\nSeconds by stage, full build / +1% re-run:\n")
+    nan = (float("nan"), float("nan"))
+    print("\nSeconds by stage, full build / +1% re-run, and the full build's peak memory in that stage"
+          " (MB, the build and its workers):\n")
     print("| abstracts | kg | " + " | ".join(names) + " |")
     print("|---:|---|" + "---:|" * len(names))
     for n, label, full, added, _ in stages:
-        print(f"| {n:,} | {label} | " + " | ".join(f"{full.get(name, float('nan')):.1f} / {added.get(name, float('nan')):.1f}"
-                                                 for name in names) + " |")
+        print(f"| {n:,} | {label} | " + " | ".join(f"{full.get(name, nan)[0]:.1f} / {added.get(name, nan)[0]:.1f}, "
+                                                 f"{full.get(name, nan)[1]:,.0f} MB" for name in names) + " |")
     for n, label, _, _, wrote in stages:
         print(f"\n{n:,}, {label}, +1%: {wrote}")
 
