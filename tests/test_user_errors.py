@@ -97,3 +97,19 @@ def test_a_missing_spacy_pipeline_says_how_to_install_it(monkeypatch, tmp_path):
 ])
 def test_a_name_of_another_type_points_to_the_command_for_that_type(sample, command, name, wanted):
     one_line_error(CliRunner().invoke(main, [command, name, "-g", str(sample)]), wanted)
+
+
+@pytest.mark.parametrize("command, name, wanted", [
+    ("compare", "Android-World", "'Android-World' is a Dataset, not a Task: try kg leaderboard Android-World."),
+    ("leaderboard", "GRPOs", "'GRPOs' is a Method, not a Dataset: try kg related GRPOs."),
+])
+def test_a_spelling_that_finds_a_name_of_another_type_points_to_its_command(sample, command, name, wanted):
+    """A name found through its resolution key alone (hyphens, plurals) gets the same pointer as an
+    exact one, not "No entity named ... Did you mean" the very entity."""
+    one_line_error(CliRunner().invoke(main, [command, name, "-g", str(sample)]), wanted)
+
+
+def test_an_entity_given_to_similar_points_to_the_command_for_its_type(sample):
+    """kg similar wants a paper; a method's name is answered with kg related, not "No paper has ..."."""
+    one_line_error(CliRunner().invoke(main, ["similar", "GRPO", "-g", str(sample)]),
+                   "'GRPO' is a Method, not a paper: try kg related GRPO.")

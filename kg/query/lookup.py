@@ -42,11 +42,16 @@ class Entities:
         >>> entities.add_name("e:1", "Group Relative Policy Optimization")
         >>> entities.find("group relative policy optimizations")
         'e:1'
+        >>> entities.find("group relative policy optimizations", type="Dataset")
+        Traceback (most recent call last):
+        kg.errors.KGError: 'group relative policy optimizations' is a Method, not a Dataset: try kg related ...
         """
-        for key in (name.casefold(), resolution_key(name)):
+        keys = (name.casefold(), resolution_key(name))
+        for key in keys:
             matches = {e for e in self.named.get(key, ()) if type is None or self.type.get(e) == type}
             if matches:
                 return max(matches, key=lambda e: (self.papers.get(e, 0), e))
+        check_kind(name, type, {self.type.get(e) for key in keys for e in self.named.get(key, ())})
         close = difflib.get_close_matches(name.casefold(), list(self.named), n=5, cutoff=0.6)
         labels = sorted({self.label[iri] for key in close for iri in self.named[key] if iri in self.label})
         hint = f" Did you mean: {', '.join(labels)}?" if labels else ""
@@ -81,10 +86,28 @@ def find_entity(store: ox.Store, name: str, type: str | None = None) -> str:
         best = max(best or rank, rank)
     if best is not None:
         return best[1]
-    kinds = sorted(elsewhere & set(vocab.COMMAND_OF))
-    if type is not None and kinds:  # "kg compare ImageNet": a dataset, whose command is another
-        raise KGError(f"{name!r} is a {kinds[0]}, not a {type}: try {vocab.COMMAND_OF[kinds[0]]} {shlex.quote(name)}.")
+    check_kind(name, type, elsewhere)
     return read_entities(store).find(name, type)
+
+
+def kinds_named(store: ox.Store, name: str) -> set[str]:
+    """The types of the entities of ``store`` one of whose names is ``name``, in any case."""
+    query = with_values(view("entity-by-key"), "key", ox.Literal(vocab.lookup_key(name)))
+    return {row["class"].value.rsplit("#", 1)[-1] for row in run_query(store, query)}
+
+
+def check_kind(name: str, type: str | None, kinds) -> None:
+    """Raise ``KGError`` pointing to the command for a kind in ``kinds``, the types of the entities
+    named ``name``, when a command that wants a ``type`` was given one of another kind ("kg compare
+    ImageNet": a Dataset, whose command is kg leaderboard).
+
+    >>> check_kind("ImageNet", "Task", {"Dataset"})
+    Traceback (most recent call last):
+    kg.errors.KGError: 'ImageNet' is a Dataset, not a Task: try kg leaderboard ImageNet.
+    """
+    kinds = sorted(set(kinds) & set(vocab.COMMAND_OF))
+    if type is not None and kinds:
+        raise KGError(f"{name!r} is a {kinds[0]}, not a {type}: try {vocab.COMMAND_OF[kinds[0]]} {shlex.quote(name)}.")
 
 
 def labels_of(store: ox.Store, iris) -> dict[str, str]:

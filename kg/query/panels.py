@@ -12,7 +12,7 @@ from ..strings import fold
 from ..vocab import node_of_iri, paper_node
 from . import view
 from .graph_index import node_view
-from .lookup import find_entity
+from .lookup import check_kind, find_entity, kinds_named
 
 
 @dataclass
@@ -99,5 +99,6 @@ def paper_node_named(store, paper: str) -> tuple[str, str]:
     wanted = fold(paper)
     found = sorted(node for title, node in titled if fold(title) == wanted)
     if not found:
+        check_kind(paper, "paper", kinds_named(store, paper))  # "kg similar GRPO": a method's command is another
         raise KGError(f"No paper has the id or the title {paper!r}.")
     return found[0], nodes[found[0]]
