@@ -39,6 +39,7 @@ from .write.triples import node_iri
 from .link.relations import sentence_relations, variant_relations
 from .resolve import corpus_names, resolution_report, resolve
 from .similarity import Vectors, entity_vectors
+from .strings import counted
 from .store import INDEX_SUFFIX, STORE_SUFFIX, VECTORS_SUFFIX, store_mark, write_store
 from .text import normalize_for_id
 from .viz.render import render_html
@@ -66,14 +67,14 @@ class BuildResult:
         """A few lines for the terminal: what was read, what the graph holds, where it went."""
         kinds = Counter(data["kind"] for _, data in self.graph.nodes(data=True))
         edges = Counter(role for _, _, role in self.graph.edges(keys=True))
-        lines = [f"Built the graph of {len(self.extractions):,} paper{'s' * (len(self.extractions) != 1)} in {self.seconds:.1f} s"
-                 + (f" ({len(self.duplicates)} repeated records merged: {_listed(self.duplicates)})"
+        lines = [f"Built the graph of {counted(len(self.extractions), 'paper')} in {self.seconds:.1f} s"
+                 + (f" ({counted(len(self.duplicates), 'repeated record')} merged: {_listed(self.duplicates)})"
                     if self.duplicates else "")
-                 + (f"; skipped {len(self.skipped):,} record{'s' * (len(self.skipped) != 1)}:" if self.skipped else "")]
+                 + (f"; skipped {counted(len(self.skipped), 'record')}:" if self.skipped else "")]
         lines += skipped_lines(self.skipped)
         lines += self.notes
         if self.warnings:
-            lines.append(f"Kept {len(self.warnings):,} record{'s' * (len(self.warnings) != 1)} under new ids, "
+            lines.append(f"Kept {counted(len(self.warnings), 'record')} under new ids, "
                          "their ids being other records':")
             lines += skipped_lines(self.warnings)
         lines.append("Nodes: " + ", ".join(f"{kinds[k]:,} {k}" for k in ["Paper", *ENTITY_TYPES] if kinds[k]))
@@ -94,12 +95,12 @@ def skipped_lines(skipped: list[InputError], *, limit: int = 100) -> list[str]:
     """
     lines = [f"  {error}" for error in skipped[:limit]]
     if len(skipped) > limit:
-        lines.append(f"  ... and {len(skipped) - limit} more")
+        lines.append(f"  ... and {len(skipped) - limit:,} more")
     return lines
 
 
 def _listed(ids: list[str], limit: int = 10) -> str:
-    return ", ".join(ids[:limit]) + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+    return ", ".join(ids[:limit]) + (f" and {len(ids) - limit:,} more" if len(ids) > limit else "")
 
 
 def unique_papers(papers: Iterable[Paper], *, strict: bool = False,
@@ -190,9 +191,9 @@ def build(
                                                    settings=settings, on_repair=repaired.append),
                                        strict=strict, on_warning=warnings.append)
     if not papers:
-        raise KGError("\n".join(["No abstracts found in the input" + (f"; skipped {len(skipped):,} record{'s' * (len(skipped) != 1)}:" if skipped else ".")]
+        raise KGError("\n".join(["No abstracts found in the input" + (f"; skipped {counted(len(skipped), 'record')}:" if skipped else ".")]
                                  + skipped_lines(skipped)))
-    said(f"Read {len(papers):,} papers" + (f" ({len(skipped):,} record{'s' * (len(skipped) != 1)} skipped)" if skipped else ""))
+    said(f"Read {counted(len(papers), 'paper')}" + (f" ({counted(len(skipped), 'record')} skipped)" if skipped else ""))
 
     def failed(failure: ExtractionFailure) -> None:  # one record's extraction raised: listed, or fatal with strict
         source = failure.paper.source
@@ -220,15 +221,16 @@ def build(
                 store.close()
                 notes += store.set_aside
         if not extractions:
-            raise KGError("\n".join([f"None of the {len(papers)} abstracts could be extracted:"] + skipped_lines(skipped)))
+            raise KGError("\n".join([f"None of the {counted(len(papers), 'abstract')} could be extracted:"] + skipped_lines(skipped)))
         hits = store.hits if store is not None else 0
-        said(f"Extracted {len(extractions):,} papers ({hits:,} from the cache, {len(extractions) - hits:,} parsed)")
+        said(f"Extracted {counted(len(extractions), 'paper')} ({hits:,} from the cache, {len(extractions) - hits:,} parsed)")
         # Resolution, then its last step: the names it found looked up in every abstract.
         taxonomy = pwc.load()
         names = corpus_names(extractions)  # what resolution and its last step both read
         entities = resolve(extractions, known_datasets=taxonomy.datasets, names=names)
         extractions, entities = propagate(extractions, entities, names=names)
-        said(f"Resolved {sum(len(ex.mentions) for ex in extractions):,} mentions into {len(entities):,} entities")
+        said(f"Resolved {counted(sum(len(ex.mentions) for ex in extractions), 'mention')} into "
+             f"{counted(len(entities), 'entity', 'entities')}")
         relations = variant_relations(entities, extractions) + sentence_relations(entities, extractions)
         # The concept hierarchy joins specific names to the concepts papers share.
         hierarchy = build_hierarchy(entities, extractions, taxonomy)
@@ -238,18 +240,18 @@ def build(
         graph = build_graph(extractions, entities, relations + hierarchy.links, annotations)
         # Counted in the graph, as its summary counts them: a link found twice is one edge.
         links = Counter(key for _, _, key in graph.edges(keys=True) if key in LINKS)
-        said(f"Linked {sum(links.values()) - links[BROADER]:,} relations and {links[BROADER]:,} broader links "
-             f"({len(hierarchy.concepts):,} concept{'s' * (len(hierarchy.concepts) != 1)})")
+        said(f"Linked {counted(sum(links.values()) - links[BROADER], 'relation')} and "
+             f"{counted(links[BROADER], 'broader link')} ({counted(len(hierarchy.concepts), 'concept')})")
         for paper, similar in similar_papers(graph).items():  # for the index and the explorer's paper pages
             graph.nodes[paper]["similar"] = similar
         vectors = entity_vectors(entities, extractions)
-        said(f"Made the graph of {graph.number_of_nodes():,} nodes and {graph.number_of_edges():,} edges, "
+        said(f"Made the graph of {counted(graph.number_of_nodes(), 'node')} and {counted(graph.number_of_edges(), 'edge')}, "
              "with similar papers and entity vectors")
         extra = {"report.md": resolution_report(entities, extractions)} if report else {}
         tally = serialize.Tally()
         written = write_outputs(graph, output, base=base, title=title or output.name, extra=extra, vectors=vectors,
                                 formats=formats, staging=staging, builds=builds, tally=tally)
-        said(f"Wrote {len(written)} outputs and the SPARQL store{_rewritten(graph, tally, base)}")
+        said(f"Wrote {counted(len(written), 'output')} and the SPARQL store{_rewritten(graph, tally, base)}")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         if builds is not None:
@@ -300,8 +302,8 @@ def _rewritten(graph: nx.MultiDiGraph, tally: serialize.Tally, base: str) -> str
                 papers += 1
             else:
                 entities += 1
-    return (f" (patched: {len(changed):,} of {tally.subject_count():,} subjects new or changed, {papers:,} "
-            f"paper{'s' * (papers != 1)} and {entities:,} entit{'ies' if entities != 1 else 'y'} among them{untrusted})")
+    return (f" (patched: {len(changed):,} of {counted(tally.subject_count(), 'subject')} new or changed, "
+            f"{counted(papers, 'paper')} and {counted(entities, 'entity', 'entities')} among them{untrusted})")
 
 
 def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,

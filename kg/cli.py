@@ -13,7 +13,7 @@ import click
 
 from .errors import KGError
 from .ingest import FORMATS
-from .strings import printable, printable_json
+from .strings import counted, printable, printable_json
 from .vocab import DEFAULT_BASE, ENTITY_TYPES
 
 
@@ -538,7 +538,7 @@ def eval_scierc(file, baseline, relations):
 
     docs = read_scierc(file)
     old_ner, new_model = load_ner(baseline), span_model()
-    click.echo(f"Entities on {file} ({len(docs)} documents, {sum(len(d.words) for d in docs)} words):")
+    click.echo(f"Entities on {file} ({counted(len(docs), 'document')}, {counted(sum(len(d.words) for d in docs), 'word')}):")
     click.echo(entity_table(docs, old_ner, new_model))
     if relations:
         click.echo("\nRelations, each extractor end to end on its own entities:")
@@ -577,7 +577,7 @@ def eval_scier(file):
     from .evaluate.scier import read_scier
 
     docs = read_scier(file)
-    click.echo(f"{file}: {len(docs)} documents, {sum(len(d.words) for d in docs)} words\n")
+    click.echo(f"{file}: {counted(len(docs), 'document')}, {counted(sum(len(d.words) for d in docs), 'word')}\n")
     click.echo(scier_tables(docs))
 
 
@@ -708,7 +708,7 @@ def fetch_openreview_command(venue, output, invitation, api, page_size, retries)
 
     total = fetch_openreview(venue, output, api=api, invitation=invitation, page_size=page_size, retries=retries,
                              log=lambda message: click.echo(message, err=True))
-    click.echo(f"{total} notes in {output}")
+    click.echo(f"{counted(total, 'note')} in {output}")
 
 
 @main.command(cls=_TakesNames)
@@ -762,7 +762,7 @@ def export(graph, to, output):
 
     target = output or str(graph_stem(graph)) + (FORMATS[to][0] if to in FORMATS else ".neo4j")
     path, nodes, edges = run_export(graph, target, to)
-    click.echo(f"Wrote {path}: {nodes} nodes, {edges} edges.")
+    click.echo(f"Wrote {path}: {counted(nodes, 'node')}, {counted(edges, 'edge')}.")
 
 
 @main.command()
@@ -803,7 +803,7 @@ def publish(graph, engine, url, name, base, isql, user, password, load_dir):
     done = run_publish(graph, target, name=name, base=base)
     click.echo(f"Published {done.name} to {engine} at {url}: {done.triples:,} triples in {done.seconds:.1f} s "
                f"({done.rate:,.0f} triples/s), in the named graph <{done.build}>, now the current build of "
-               f"<{done.graph}>" + (f"; dropped {len(done.dropped)} older build(s)." if done.dropped else "."))
+               f"<{done.graph}>" + (f"; dropped {counted(len(done.dropped), 'older build')}." if done.dropped else "."))
     click.echo(f"Query it: kg serve -g {graph} --sparql {target.query_url}")
 
 

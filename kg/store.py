@@ -25,6 +25,7 @@ import pyoxigraph as ox
 
 from .errors import GraphNotFound, KGError
 from .sparql import refuse_federation
+from .strings import counted
 from .vocab import NAMESPACES
 
 #: ``kg build`` writes the graph's on-disk store to ``graphs/NAME`` + this suffix (a folder).
@@ -281,7 +282,7 @@ def _table(columns: list[str], rows: list[list[str]], width: int = 60) -> str:
     widths = [max([len(col)] + [len(r[i]) for r in cells]) for i, col in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)), "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells]
-    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    lines.append(f"({counted(len(rows), 'row')})")
     return "\n".join(lines)
 
 

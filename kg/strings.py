@@ -1,7 +1,8 @@
 """Strings as the explorer's script treats them, so that kg serve's Python and the page's
 JavaScript (``viz/explorer/``) give one answer: JavaScript's white space, a name folded for search,
 a label cut to a length, and text in JavaScript's order. ``tests/test_twin_parity.py`` holds the
-two sides equal.
+two sides equal. Then what the terminal is shown: counts of things (:func:`counted`) and text
+with its control characters escaped (:func:`printable`).
 
 Python's ``str.split()`` and ``str.casefold()`` are not JavaScript's ``/\\s+/`` and
 ``toLowerCase()``: ``"a\\x1cb".split()`` cuts at U+001C, which JavaScript keeps, and ``"ß"``
@@ -43,6 +44,16 @@ def js_order(text: str) -> bytes:
     (['Ａ', '😀'], ['😀', 'Ａ'])
     """
     return text.encode("utf-16-be", "surrogatepass")
+
+
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """``count`` with thousands separators and ``noun``, in the plural (``plural``, or ``noun`` and
+    an s) unless ``count`` is 1: how every message a person reads counts things.
+
+    >>> counted(1, "record"), counted(2795, "paper"), counted(0, "entity", "entities")
+    ('1 record', '2,795 papers', '0 entities')
+    """
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 def _control_escapes() -> dict[int, str]:

@@ -93,7 +93,7 @@ def test_a_record_repeating_an_id_with_another_abstract_is_kept_under_a_new_id_a
                                        ("p1", "Other", "We propose BarNet for machine translation.")])
     result = CliRunner().invoke(main, ["build", "-q", "-j", "1", str(corpus), "-o", str(tmp_path / "g")])
     assert result.exit_code == 0, result.output
-    assert "1 repeated records merged: p1" in result.output
+    assert "1 repeated record merged: p1" in result.output
     assert f"{corpus}:4: id 'p1' is another record's ({corpus}:2), with another abstract; kept as 'p1~2'" in result.output
     assert _papers(tmp_path / "g") == 2
     strict = CliRunner().invoke(main, ["build", "-q", "--strict", str(corpus), "-o", str(tmp_path / "h")])

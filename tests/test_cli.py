@@ -454,3 +454,18 @@ def test_related_and_trends_take_the_same_option_for_how_many(sample):
         for option in ("-k", "--k"):
             result = CliRunner().invoke(main, [*command, "-g", str(sample), option, "1", "--format", "json"])
             assert result.exit_code != 2 and "No such option" not in result.output, (command, option, result.output)
+
+
+def test_the_build_says_1_paper_and_1_record_not_1_papers(tmp_path):
+    rows = tmp_path / "one.csv"
+    rows.write_text("id,title,abstract\n"
+                    "p1,One,We propose FooNet for image classification on CIFAR-10.\n"
+                    "p2,Two,https://openreview.net/forum?id=p2\n"
+                    "p1,One,We propose FooNet for image classification on CIFAR-10.\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["build", str(rows), "-o", str(tmp_path / "g"), "--formats", "nt"])
+    assert result.exit_code == 0, result.output
+    for said in ("Read 1 paper (1 record skipped)", "Extracted 1 paper (", "Built the graph of 1 paper in",
+                 "(1 repeated record merged: p1); skipped 1 record:", "Skipped 1 record: "):
+        assert said in result.output, said
+    prose = [line for line in result.output.splitlines() if not line.startswith("Edges:")]  # those are role names
+    assert not re.findall(r"\b1 [a-z]+s\b", "\n".join(prose)), result.output

@@ -167,7 +167,7 @@ def test_leaderboard_puts_the_lower_fid_first_and_leaves_off_values_of_no_metric
         ("TFM", 2.9, "FID"), ("BigSampler", 3.4, "FID"), ("DDPM", 5.1, "FID")]
     assert [r["value"] for r in board["unranked"]] == [81.2]
     table = CliRunner().invoke(main, ["leaderboard", "imagenet", "-g", graph])
-    assert "Left out: 1 result(s) whose sentence names no metric" in table.output
+    assert "Left out: 1 result whose sentence names no metric" in table.output
 
 
 def test_a_leaderboard_ranks_the_names_of_one_metric_together(tmp_path):
@@ -365,7 +365,7 @@ def test_leaderboard_ranks_one_metric_and_counts_what_it_left_out(tmp_path):
     assert table.exit_code == 0, table.output
     assert "Results on CIFAR-10, by error:" in table.output and "(lower is better)" in table.output
     assert table.output.index("2.5%  BarNet") < table.output.index("3.1%  FooNet")  # top-1 error is error
-    assert "Left out: 1 score(s) under other metrics: accuracy 1 (rank them with --metric)" in table.output
+    assert "Left out: 1 score under other metrics: accuracy 1 (rank them with --metric)" in table.output
     board = json.loads(CliRunner().invoke(main, ["leaderboard", "CIFAR-10", "-g", graph, "--metric", "accuracy",
                                                  "--format", "json"]).output)
     assert (board["metric"], [r["subject"] for r in board["results"]], board["other_metrics"]) == (

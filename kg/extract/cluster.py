@@ -24,6 +24,7 @@ import uuid
 from collections.abc import Iterator
 
 from ..errors import KGError
+from ..strings import counted
 from . import Batches, Executor, ExtractionFailure, extract_chunk, extractor_name
 from .pipeline import load_pipeline
 from ..model import Paper, PaperExtraction
@@ -110,4 +111,4 @@ def extract_chunks(client, chunks: list[list[Paper]], *, extractor: str) -> Batc
     finally:  # on an error or an interrupted build: the cluster stops working for it
         client.cancel([future for future in futures if not future.done()])
     if len(seen) != len(chunks):  # as_completed yields every future; this guards the invariant
-        raise KGError(f"The cluster returned {len(seen)} of {len(chunks)} chunks.")
+        raise KGError(f"The cluster returned {len(seen):,} of {counted(len(chunks), 'chunk')}.")

@@ -48,6 +48,7 @@ from urllib.parse import quote
 
 from ..errors import InputError
 from ..model import Paper, Source
+from ..strings import counted
 from ..text import clean, normalize_for_id, plain_label
 from . import rows
 
@@ -287,7 +288,7 @@ def ingest_summary(repaired: list[Repaired], skipped: list[InputError]) -> list[
     lines = []
     for verb, records in (("Repaired", repaired), ("Skipped", skipped)):
         if records:
-            lines.append(f"{verb} {len(records):,} record{'s' * (len(records) != 1)}: " + _by_kind(records))
+            lines.append(f"{verb} {counted(len(records), 'record')}: " + _by_kind(records))
     return lines
 
 
@@ -527,7 +528,7 @@ def _quote_problem(lines: list[str], fields: list[str], width: int) -> str | Non
     except csv.Error as error:
         reason = f"a misplaced quote ({error})"
     if len(fields) != width:
-        return f"{reason}: {len(fields)} fields where the header has {width}"
+        return f"{reason}: {counted(len(fields), 'field')} where the header has {width}"
     swallowed = sum(_is_row(line, width) for line in lines[1:])
     if swallowed:
         return f"{reason}: a quoted field runs on over {swallowed} line{'s' * (swallowed > 1)} that read as rows"

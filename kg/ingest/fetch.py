@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import KGError
+from ..strings import counted
 
 OPENREVIEW_API = "https://api2.openreview.net"
 _RETRY_STATUS = {429, 500, 502, 503, 504}
@@ -81,7 +82,7 @@ def fetch_openreview(
     output.parent.mkdir(parents=True, exist_ok=True)
     seen = set(_existing_ids(output))
     if seen:
-        log(f"resuming: {len(seen)} notes already in {output}")
+        log(f"resuming: {counted(len(seen), 'note')} already in {output}")
     invitation = invitation or f"{venue}/-/Submission"
     offset = len(seen)
     with output.open("a", encoding="utf-8") as out:
@@ -98,6 +99,6 @@ def fetch_openreview(
                     seen.add(note.get("id"))
             out.flush()
             offset += len(notes)
-            log(f"{len(seen)} notes" + (f" of {page['count']}" if "count" in page else ""))
+            log(counted(len(seen), "note") + (f" of {page['count']:,}" if "count" in page else ""))
             if len(notes) < page_size or ("count" in page and offset >= page["count"]):
                 return len(seen)

@@ -28,6 +28,7 @@ from .lookup import find_entity, labels_of
 from . import kg_terms, view, view_with, with_values
 from ..vocab import ACTOR_TYPES
 from ..store import PREFIXES
+from ..strings import counted
 
 @dataclass
 class Entry:
@@ -109,12 +110,12 @@ class Board:
             lines.append(f"       \"{' '.join(e.sentence.split())}\"  [{e.start}:{e.end}]")
         left = []
         if self.other_metrics:
-            left.append(f"{sum(self.other_metrics.values())} score(s) under other metrics: "
+            left.append(f"{counted(sum(self.other_metrics.values()), 'score')} under other metrics: "
                         + ", ".join(f"{m} {n}" for m, n in self.other_metrics.items()) + " (rank them with --metric)")
         if self.gains:
-            left.append(f"{len(self.gains)} gain(s): differences, not scores")
+            left.append(f"{counted(len(self.gains), 'gain')}: differences, not scores")
         if self.unnamed:
-            left.append(f"{len(self.unnamed)} result(s) whose sentence names no metric")
+            left.append(f"{counted(len(self.unnamed), 'result')} whose sentence names no metric")
         if left:
             lines.append("\n  Left out: " + "; ".join(left) + ". --format json lists them.")
         return "\n".join(lines)

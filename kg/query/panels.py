@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..errors import KGError
 from ..store import PREFIXES, open_graph
-from ..strings import fold
+from ..strings import fold, counted
 from ..vocab import node_of_iri, paper_node
 from . import view
 from .graph_index import node_view
@@ -28,7 +28,7 @@ class Comparison:
         view = self.view
         names = lambda entries: ", ".join(e["label"] for e in entries) or "-"  # noqa: E731
         count = view["paper_count"]
-        lines = [f"{view['label']}: {count} paper{'s' * (count != 1)}"
+        lines = [f"{view['label']}: {counted(count, 'paper')}"
                  + (f", the first {len(view['comparison'])} below" if len(view["comparison"]) < count else "")]
         for row in view["comparison"]:
             lines.append(f"\n  {row['title']}" + (f" ({row['year']})" if row["year"] else "") + f"  <{row['paper']}>")

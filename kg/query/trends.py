@@ -19,6 +19,7 @@ from rdflib.namespace import DCTERMS
 from ..errors import KGError
 from . import kg_terms, view_with
 from ..store import run_query
+from ..strings import counted
 from ..vocab import ENTITY_TYPES, KG, ROLES
 
 #: What a period is, by ``--by``: the property its papers carry.
@@ -86,8 +87,8 @@ class Trends:
         """What ``kg trends`` prints: a table of the rising, then of the falling, with papers per period."""
         periods = list(self.periods)
         what = " and ".join(f"{t}s" for t in types) if types else "Entities"
-        lines = [f"{what} by share of papers, {self.earlier} ({self.periods[self.earlier]:,} papers) -> "
-                 f"{self.later} ({self.periods[self.later]:,} papers); z: log-odds z-score."]
+        lines = [f"{what} by share of papers, {self.earlier} ({counted(self.periods[self.earlier], 'paper')}) -> "
+                 f"{self.later} ({counted(self.periods[self.later], 'paper')}); z: log-odds z-score."]
         width = max(len(p) for p in periods) + 8
         for title, listed in (("Rising", self.rising), ("Falling", self.falling)):
             lines.append(f"\n{title}:\n  {'z':>6}  " + "".join(f"{p:>{width}}" for p in periods) + "  entity")

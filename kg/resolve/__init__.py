@@ -19,6 +19,7 @@ from collections.abc import Collection, Iterable
 from .. import lexicon
 from ..keys import ACRONYM_PLURAL, is_acronym_like, is_generic_key, resolution_key, singular
 from ..model import Entity, PaperExtraction
+from ..strings import counted
 from ..vocab import ACTOR_TYPES
 
 _QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?\s*[a-z%]{0,6}$", re.I)  # "1Gbps", "~3x", "16k"
@@ -555,8 +556,8 @@ def resolution_report(entities: list[Entity], extractions: list[PaperExtraction]
     surface form, largest first, then acronyms the corpus defines in more than one way."""
     by_paper = {ex.paper.id: ex for ex in extractions}
     lines = ["# Resolution report", "",
-             f"{len(entities)} entities from {sum(len(e.mentions) for e in entities)} mentions "
-             f"in {len(extractions)} papers.", "",
+             f"{counted(len(entities), 'entity', 'entities')} from {counted(sum(len(e.mentions) for e in entities), 'mention')} "
+             f"in {counted(len(extractions), 'paper')}.", "",
              "## Merged clusters (largest first)", "",
              "| entity | type | papers | mentions | surface forms (mentions) |", "|---|---|---|---|---|"]
     merged = [e for e in entities if len(e.aliases) > 1]
@@ -586,8 +587,7 @@ def resolution_report(entities: list[Entity], extractions: list[PaperExtraction]
     stated = stated_synonyms(extractions, corpus_names(extractions, synonyms=False))
     for (a, b), papers in sorted(stated.items(), key=lambda item: (-len(item[1]), item[0])):
         verdict = "joined" if len(papers) >= SYNONYM_PAPERS else "kept apart"
-        count = f"{len(papers)} paper" + ("s" if len(papers) != 1 else "")
-        lines.append(f"- `{_md(a)}` = `{_md(b)}`: {count} — {verdict}")
+        lines.append(f"- `{_md(a)}` = `{_md(b)}`: {counted(len(papers), 'paper')} — {verdict}")
     if not stated:
         lines.append("(none)")
     lines += ["", "## Acronyms defined in more than one way", ""]
@@ -595,7 +595,7 @@ def resolution_report(entities: list[Entity], extractions: list[PaperExtraction]
     for short, counts in sorted(conflicts.items()):
         meaning = corpus_meaning(counts)
         verdict = f"resolved to '{meaning}' where undefined" if meaning else "kept apart in every paper"
-        lines.append(f"- `{short}`: " + "; ".join(f"'{_md(l)}' ({n} papers)" for l, n in counts.most_common()) + f" — {verdict}")
+        lines.append(f"- `{short}`: " + "; ".join(f"'{_md(l)}' ({counted(n, 'paper')})" for l, n in counts.most_common()) + f" — {verdict}")
     if not conflicts:
         lines.append("(none)")
     lines += ["", "## Labels naming more than one entity of a type", "",
