@@ -90,3 +90,31 @@ def is_generic_key(key: str) -> bool:
 
     return len(key) < 2 or all(w in lexicon.GENERIC_HEADS or w in lexicon.EVALUATIVE or w in STOP_WORDS
                                or singular(w) in lexicon.GENERIC_HEADS for w in key.split())
+
+
+#: Last words of a class of methods rather than one: "model-free algorithms", "deep reinforcement
+#: learning agent", "value functions". A plain phrase ending in one is a category, not a method one
+#: can compare with (on the judged ICLR 2017/18 lists, 4 of 57 such answers were genuine).
+_CLASS_HEADS = lexicon.KIND_WORDS | {"network", "net", "agent", "function", "learning"}
+
+
+_KNOWN_METHODS = {name.casefold() for name in lexicon.METHOD_NAMES}
+
+
+def is_category(label: str) -> bool:
+    """Whether a label names a class of methods or a part of one rather than a method: a plain
+    phrase (no capital or digit past its first letter) whose last word says what kind of thing it
+    is, or one plain word that is no known method ("discriminator", "sampler"; not "dropout").
+
+    >>> is_category("model-free algorithms"), is_category("deep reinforcement learning agent"), is_category("weight decay")
+    (True, True, False)
+    >>> is_category("actor-critic methods"), is_category("DQN agent"), is_category("Prototypical Networks")
+    (True, False, False)
+    >>> is_category("discriminator"), is_category("dropout")
+    (True, False)
+    """
+    named = any(c.isupper() or c.isdigit() for c in label[1:]) or label.isupper()  # "GAN", "B"
+    words = re.split(r"[\s\-/]+", label.casefold().strip())
+    if named or not words:
+        return False
+    return singular(words[-1]) in _CLASS_HEADS or (len(words) == 1 and label.casefold() not in _KNOWN_METHODS)

@@ -469,3 +469,31 @@ def test_the_build_says_1_paper_and_1_record_not_1_papers(tmp_path):
         assert said in result.output, said
     prose = [line for line in result.output.splitlines() if not line.startswith("Edges:")]  # those are role names
     assert not re.findall(r"\b1 [a-z]+s\b", "\n".join(prose)), result.output
+
+
+#: A corpus whose most mentioned method and task are classes of things: neural networks, classification.
+GENERIC_CORPUS = """Generic Workshop 2024 Papers
+
+We propose SegMamba, a neural network for semantic segmentation. Neural networks are widely used for \
+classification; SegMamba is evaluated on Cityscapes, where it outperforms DeepLabV3 and reaches 82.1% mIoU.
+
+We introduce DepthFormer, a neural network for monocular depth estimation. Unlike other neural networks trained \
+for classification, DepthFormer is evaluated on KITTI and outperforms SegMamba.
+
+We study neural networks for image classification. We propose WideNet, a neural network evaluated on CIFAR-10, \
+where it reaches 96.1% accuracy and outperforms SegMamba.
+
+We analyse why neural networks generalize in classification and propose FlatReg, a regularizer evaluated on CIFAR-10.
+"""
+
+
+def test_list_cites_a_specific_name_of_each_parameters_type_and_a_concept_with_narrower_names(tmp_path):
+    """Not "neural network" (a class of methods, the most mentioned) for every method parameter, nor
+    "classification" for a task; but "classification" for a concept, which image classification is under."""
+    corpus = tmp_path / "generic.txt"
+    corpus.write_text(GENERIC_CORPUS, encoding="utf-8")
+    assert CliRunner().invoke(main, ["build", "-q", str(corpus), "-o", str(tmp_path / "g")]).exit_code == 0
+    listed = CliRunner().invoke(main, ["query", "-g", str(tmp_path / "g"), "--list"])
+    cited = set(re.findall(r"--bind (\w+)=VALUE \(a \w+, e\.g\. ([^)]+)\)", listed.output))
+    assert cited == {("entity", "SegMamba"), ("method", "SegMamba"), ("benchmark", "CIFAR-10"),
+                     ("task", "image classification"), ("concept", "classification")}, listed.output

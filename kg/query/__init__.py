@@ -21,7 +21,6 @@ classes and properties come from :mod:`kg.vocab` the same way.
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -61,9 +60,11 @@ class Example:
 
     def values_in(self, store, tries: int = 5, *, or_most_mentioned: bool = False) -> dict[str, str | None]:
         """For each parameter, a name of the graph in ``store`` to give as its example: of the
-        ``tries`` entities of the parameter's type that most papers mention, the first for which
-        the query answers (None where none does, or the graph has no entity of that type; with
-        ``or_most_mentioned``, the first of them where none answers). Thus ``kg query --list``, its
+        ``tries`` entities of the parameter's type that most papers mention, specific names first
+        (:func:`says_little`), the first for which the query answers (None where none does, or the
+        graph has no entity of that type; with ``or_most_mentioned``, the first of them where none
+        answers). A ``concept`` parameter is given a name others are narrower than, where the graph
+        has one, so that its example shows the hierarchy at work. Thus ``kg query --list``, its
         errors and the query page cite names of the graph queried, not of the sample.
         """
         from ..store import run_query
@@ -71,8 +72,13 @@ class Example:
         chosen: dict[str, str | None] = {}
         for name in self.params:
             chosen[name] = None
-            candidates = list(itertools.islice(run_query(store, with_values(
-                view("top-entities"), "class", *kg_terms([self.param_types.get(name, "Method")]))), tries))
+            classes = kg_terms([self.param_types.get(name, "Method")])
+            candidates = list(run_query(store, with_values(view("top-concepts"), "class", *classes))) \
+                if name == "concept" else []
+            if not candidates:
+                top = run_query(store, with_values(view("top-entities"), "class", *classes))
+                candidates = sorted(top, key=lambda row: says_little(row["label"].value))  # a stable sort
+            candidates = candidates[:tries]
             for row in candidates:
                 trial = {**{n: v for n, v in chosen.items() if v is not None}, name: row["label"].value}
                 if next(iter(run_query(store, self.bind(trial))), None) is not None:
@@ -81,6 +87,19 @@ class Example:
             if chosen[name] is None and or_most_mentioned and candidates:
                 chosen[name] = candidates[0]["label"].value
         return chosen
+
+
+def says_little(label: str) -> bool:
+    """Whether a name makes a poor example of a parameter's value: a class of things rather than
+    one (:func:`kg.keys.is_category`: "neural networks", "classification"), or an acronym in the
+    plural ("LLMs"). An example that every paper could be about shows nothing.
+
+    >>> [says_little(label) for label in ("neural networks", "classification", "LLMs", "GRPO", "image classification")]
+    [True, True, True, False, False]
+    """
+    from ..keys import ACRONYM_PLURAL, is_category
+
+    return is_category(label) or ACRONYM_PLURAL.match(label) is not None
 
 
 #: What a parameter's variable is called: ``?entityKey`` for the parameter ``entity``.
