@@ -765,3 +765,18 @@ def test_the_query_page_opened_bare_holds_the_first_example_and_a_given_query_st
         assert given["query"] == "ASK{}"
     finally:
         app.close()
+
+
+def test_the_query_page_opened_bare_runs_its_first_example_as_is_and_its_menu_names_it(sample):
+    """The editor's query is the example the menu shows chosen, and the endpoint answers it as it stands."""
+    app = serve.make_app(sample)
+    try:
+        page = serve.get(app, "/query")[2].decode()
+        first = json.loads(serve.get(app, "/query.json")[2])["examples"][0]
+        chosen = re.findall(r'<option value="([^"]*)"[^>]*\sselected>', page)
+        assert chosen == [first["name"]], chosen
+        status, _, body = serve.get(app, "/sparql?" + urllib.parse.urlencode({"query": first["query"]}),
+                                    accept="application/sparql-results+json")
+        assert status == 200 and json.loads(body)["results"]["bindings"]
+    finally:
+        app.close()
