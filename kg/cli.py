@@ -356,7 +356,8 @@ def stats(graph):
 @main.command(cls=_TakesNames)
 @click.argument("name")
 @graph_option
-@click.option("-k", "--k", "k", default=10, show_default=True, type=click.IntRange(min=1), help="How many results.")
+@click.option("-k", "--top", "--k", "k", default=10, show_default=True, type=click.IntRange(min=1),
+              help="How many results (--k, the old spelling, works too).")
 @click.option("--type", "entity_type", type=click.Choice(ENTITY_TYPES),
               default="Method", show_default=True, help="Type of the entities to rank.")
 @format_option("table", "json")
@@ -867,8 +868,8 @@ def compare(task, graph, fmt):
               help="Only entities of this type (repeatable). Default: every type.")
 @click.option("--from", "earlier", metavar="PERIOD", help="The period to compare from. Default: the first.")
 @click.option("--to", "later", metavar="PERIOD", help="The period to compare to. Default: the last.")
-@click.option("-k", "--k", "top", default=15, show_default=True, type=click.IntRange(min=1),
-              help="How many rising and how many falling entities to list.")
+@click.option("-k", "--top", "--k", "top", default=15, show_default=True, type=click.IntRange(min=1),
+              help="How many rising and how many falling entities to list (--k, the old spelling, works too).")
 @format_option("table", "json")
 def trends(graph, by, types, earlier, later, top, fmt):
     """The entities whose share of papers rises or falls the most between two periods.

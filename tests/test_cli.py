@@ -450,10 +450,14 @@ def test_the_build_summary_counts_the_rows_repaired_and_skipped_by_reason(tmp_pa
 
 
 def test_related_and_trends_take_the_same_option_for_how_many(sample):
+    """-k or --top, as a click user expects, and --k, the old spelling, so that scripts keep working."""
     for command in (["related", "GRPO"], ["trends"]):  # the sample has one year: trends answers why it cannot
-        for option in ("-k", "--k"):
-            result = CliRunner().invoke(main, [*command, "-g", str(sample), option, "1", "--format", "json"])
+        for option in ("-k", "--top", "--k", "--top=1"):
+            given = [option] if "=" in option else [option, "1"]
+            result = CliRunner().invoke(main, [*command, "-g", str(sample), *given, "--format", "json"])
             assert result.exit_code != 2 and "No such option" not in result.output, (command, option, result.output)
+            if command[0] == "related":
+                assert len(json.loads(result.output)["results"]) == 1, (option, result.output)
 
 
 def test_the_build_says_1_paper_and_1_record_not_1_papers(tmp_path):
