@@ -66,7 +66,7 @@ class BuildResult:
     def summary(self, top: int = 10) -> str:
         """A few lines for the terminal: what was read, what the graph holds, where it went."""
         kinds = Counter(data["kind"] for _, data in self.graph.nodes(data=True))
-        edges = Counter(role for _, _, role in self.graph.edges(keys=True))
+        edges = edge_counts(self.graph)
         lines = [f"Built the graph of {counted(len(self.extractions), 'paper')} in {self.seconds:.1f} s"
                  + (f" ({counted(len(self.duplicates), 'repeated record')} merged: {_listed(self.duplicates)})"
                     if self.duplicates else "")
@@ -85,6 +85,19 @@ class BuildResult:
             lines.append("Top entities: " + ", ".join(f"{d['label']} ({d['kind']}, {d['papers']})" for d in entities[:top]))
         lines += [f"Wrote {path}" for path in self.outputs.values()]
         return "\n".join(lines)
+
+
+def edge_counts(graph: nx.MultiDiGraph) -> Counter:
+    """The edges of ``graph`` by role or link (relations and ``broader``): one per pair of nodes and
+    kind, however many papers or rules state it, as the store holds one triple for it. The build's
+    linking line, its summary and ``kg stats`` count these.
+
+    >>> graph = nx.MultiDiGraph()
+    >>> _ = graph.add_edges_from([("task/a", "task/b", "broader"), ("task/a", "task/b", "broader")])
+    >>> edge_counts(graph)  # a link two rules found
+    Counter({'broader': 1})
+    """
+    return Counter(key for _, _, key in graph.edges(keys=True))
 
 
 def skipped_lines(skipped: list[InputError], *, limit: int = 100) -> list[str]:
@@ -238,9 +251,8 @@ def build(
         # Each entity's reach, salience and Papers with Code name, written on its node.
         annotations = annotate(entities, hierarchy.links, extractions, taxonomy)
         graph = build_graph(extractions, entities, relations + hierarchy.links, annotations)
-        # Counted in the graph, as its summary counts them: a link found twice is one edge.
-        links = Counter(key for _, _, key in graph.edges(keys=True) if key in LINKS)
-        said(f"Linked {counted(sum(links.values()) - links[BROADER], 'relation')} and "
+        links = edge_counts(graph)
+        said(f"Linked {counted(sum(links[link] for link in LINKS) - links[BROADER], 'relation')} and "
              f"{counted(links[BROADER], 'broader link')} ({counted(len(hierarchy.concepts), 'concept')})")
         for paper, similar in similar_papers(graph).items():  # for the index and the explorer's paper pages
             graph.nodes[paper]["similar"] = similar

@@ -330,7 +330,7 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
 @main.command()
 @graph_option
 def stats(graph):
-    """Counts of papers, entities per type, results, edges per role and relation in GRAPH, and its top entities.
+    """Counts of papers, entities per type, results, edges per role and link (relation or broader) in GRAPH, and its top entities.
 
     GRAPH is the -o path given to 'kg build' (e.g. graphs/sample) or an
     .nt/.ttl/.jsonld file.
@@ -339,6 +339,8 @@ def stats(graph):
     Example:
       kg stats -g graphs/sample
     """
+    import pyoxigraph as ox
+
     from . import vocab
     from .query import kg_terms, view_with
     from .store import format_results, open_graph, run_query
@@ -346,9 +348,11 @@ def stats(graph):
     store = open_graph(graph)
     classes = kg_terms(("Paper", *vocab.ENTITY_TYPES, "Statement", "Result"))
     _say(format_results(run_query(store, view_with("stats-types", **{"class": classes}))))
-    for heading, names in (("Roles (paper -> entity):", vocab.ROLES), ("Relations (entity -> entity):", vocab.RELATIONS)):
+    links = [ox.NamedNode(str(vocab.link_iri(name))) for name in vocab.LINKS]  # broader is SKOS's
+    for heading, terms in (("Roles (paper -> entity):", kg_terms(vocab.ROLES)),
+                           ("Links (entity -> entity: relations and broader):", links)):
         _say(f"\n{heading}")
-        _say(format_results(run_query(store, view_with("stats-edges", p=kg_terms(names)))))
+        _say(format_results(run_query(store, view_with("stats-edges", p=terms))))
     _say("\nEntities most papers mention:")
     _say(format_results(run_query(store, view_with("stats-top-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)}))))
 

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from kg import build as build_module
 from kg.cli import main
 from kg.query import examples
+from kg.vocab import RELATIONS
 from kg.store import open_graph, run_query
 from support import FIXTURES
 
@@ -84,7 +85,7 @@ def test_stats_and_related(sample_build):
     stem, _ = sample_build
     stats = CliRunner().invoke(main, ["stats", "-g", str(stem)])
     assert "Paper" in stats.output and "evaluatesOn" in stats.output
-    relations = stats.output.split("Relations (entity -> entity):")[1]  # counts per entity-to-entity relation
+    relations = stats.output.split("Links (entity -> entity: relations and broader):")[1]  # counts per entity-to-entity relation
     assert "evaluatedOn" in relations and "variantOf" in relations and "Result" in stats.output
     related = CliRunner().invoke(main, ["related", "group relative policy optimization", "-g", str(stem), "--format", "json"])
     data = json.loads(related.output)
@@ -501,3 +502,17 @@ def test_list_cites_a_specific_name_of_each_parameters_type_and_a_concept_with_n
     cited = set(re.findall(r"--bind (\w+)=VALUE \(a \w+, e\.g\. ([^)]+)\)", listed.output))
     assert cited == {("entity", "SegMamba"), ("method", "SegMamba"), ("benchmark", "CIFAR-10"),
                      ("task", "image classification"), ("concept", "classification")}, listed.output
+
+
+def test_the_build_line_its_summary_and_stats_count_broader_links_and_relations_alike(sample_build):
+    """One count of each link, one per pair of entities however many papers or rules state it: the
+    build's "Linked N relations and M broader links", its summary's Edges line and kg stats."""
+    stem, output = sample_build
+    said = re.search(r"Linked ([\d,]+) relations? and ([\d,]+) broader links?", output)
+    edges = {name: int(n.replace(",", "")) for n, name in re.findall(r"(\d[\d,]*) (\w+)", output.split("Edges: ")[1].split("\n")[0])}
+    stats = CliRunner().invoke(main, ["stats", "-g", str(stem)]).output
+    links = stats.split("Links (entity -> entity")[1].split("Entities most papers mention")[0]
+    stated = {name: int(n.replace(",", "")) for name, n in re.findall(r"^(\w+) +(\d[\d,]*) *$", links, re.M)}
+    relations, broader = (int(n.replace(",", "")) for n in said.groups())
+    assert broader == edges["broader"] == stated["broader"] > 0
+    assert relations == sum(n for name, n in edges.items() if name in RELATIONS) == sum(stated.values()) - broader
