@@ -82,7 +82,7 @@ class BuildResult:
         entities = sorted((d for n, d in self.graph.nodes(data=True) if d["kind"] != "Paper"),
                           key=lambda d: (-d["papers"], d["label"]))
         if entities:
-            lines.append("Top entities: " + ", ".join(f"{d['label']} ({d['kind']}, {d['papers']})" for d in entities[:top]))
+            lines.append("Top entities: " + ", ".join(f"{d['label']} ({d['kind']}, {d['papers']:,})" for d in entities[:top]))
         lines += [f"Wrote {path}" for path in self.outputs.values()]
         return "\n".join(lines)
 

@@ -347,14 +347,15 @@ def stats(graph):
 
     store = open_graph(graph)
     classes = kg_terms(("Paper", *vocab.ENTITY_TYPES, "Statement", "Result"))
-    _say(format_results(run_query(store, view_with("stats-types", **{"class": classes}))))
+    _say(format_results(run_query(store, view_with("stats-types", **{"class": classes})), counts=True))
     links = [ox.NamedNode(str(vocab.link_iri(name))) for name in vocab.LINKS]  # broader is SKOS's
     for heading, terms in (("Roles (paper -> entity):", kg_terms(vocab.ROLES)),
                            ("Links (entity -> entity: relations and broader):", links)):
         _say(f"\n{heading}")
-        _say(format_results(run_query(store, view_with("stats-edges", p=terms))))
+        _say(format_results(run_query(store, view_with("stats-edges", p=terms)), counts=True))
     _say("\nEntities most papers mention:")
-    _say(format_results(run_query(store, view_with("stats-top-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)}))))
+    _say(format_results(run_query(store, view_with("stats-top-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)})),
+                        counts=True))
 
 
 @main.command(cls=_TakesNames)

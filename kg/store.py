@@ -247,15 +247,22 @@ def run_query(store: ox.Store, query: str, bindings: dict[str, str] | None = Non
         raise KGError(f"Query failed: {error}") from None
 
 
-def _cell(term) -> str:
+def _cell(term, counts: bool = False) -> str:
     if term is None:
         return ""
+    if counts and isinstance(term, ox.Literal) and term.datatype == _INTEGER:
+        return f"{int(term.value):,}"
     return term.value if isinstance(term, (ox.NamedNode, ox.Literal, ox.BlankNode)) else str(term)
 
 
-def format_results(result, fmt: str = "table") -> str:
+_INTEGER = ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")
+
+
+def format_results(result, fmt: str = "table", *, counts: bool = False) -> str:
     """Results as ``table`` (aligned text), ``csv``, ``json`` (SPARQL 1.1 JSON results) or, for
-    CONSTRUCT/DESCRIBE, N-Triples."""
+    CONSTRUCT/DESCRIBE, N-Triples. With ``counts``, a table's integers are counts, written with
+    thousands separators as every count kg prints is (``kg stats``); a query's own answer is left as
+    the graph holds it (a year is no count)."""
     if isinstance(result, ox.QueryBoolean):
         return json.dumps({"head": {}, "boolean": bool(result)}) if fmt == "json" else str(bool(result)).lower()
     if isinstance(result, (ox.QueryTriples, list)):  # a list: of triples or quads read back from N-Triples
@@ -263,7 +270,7 @@ def format_results(result, fmt: str = "table") -> str:
     if fmt == "json":
         return result.serialize(format=ox.QueryResultsFormat.JSON).decode()
     columns = [v.value for v in result.variables]
-    rows = [[_cell(solution[c]) for c in columns] for solution in result]
+    rows = [[_cell(solution[c], counts and fmt == "table") for c in columns] for solution in result]
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")

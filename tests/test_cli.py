@@ -516,3 +516,25 @@ def test_the_build_line_its_summary_and_stats_count_broader_links_and_relations_
     relations, broader = (int(n.replace(",", "")) for n in said.groups())
     assert broader == edges["broader"] == stated["broader"] > 0
     assert relations == sum(n for name, n in edges.items() if name in RELATIONS) == sum(stated.values()) - broader
+
+
+def test_counts_printed_have_thousands_separators_and_a_querys_own_numbers_stay(tmp_path):
+    """2,795 on every line: the build's summary, kg stats' tables; a year a query answers stays 2017."""
+    import networkx as nx
+    import pyoxigraph as ox
+
+    from kg.build import BuildResult
+    from kg.store import format_results
+
+    graph = nx.MultiDiGraph()
+    graph.add_node("paper/p", kind="Paper", label="A paper", papers=0)
+    graph.add_node("method/cnn", kind="Method", label="CNN", papers=2795)
+    assert "Top entities: CNN (Method, 2,795)" in BuildResult(graph, [], [], {}).summary()
+    numbers = ox.Store().query("SELECT (2795 AS ?papers) WHERE {}")
+    assert "2,795" in format_results(numbers, counts=True)
+    assert "2017" in format_results(ox.Store().query("SELECT (2017 AS ?year) WHERE {}"))
+    papers = tmp_path / "papers.nt"
+    papers.write_text("".join(f"<https://w3id.org/kg/id/paper/{i}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
+                              "<https://w3id.org/kg/ontology#Paper> .\n" for i in range(1200)), encoding="utf-8")
+    stats = CliRunner().invoke(main, ["stats", "-g", str(papers)])
+    assert stats.exit_code == 0 and re.search(r"^Paper +1,200 *$", stats.output, re.M), stats.output

@@ -111,7 +111,7 @@ class Board:
         left = []
         if self.other_metrics:
             left.append(f"{counted(sum(self.other_metrics.values()), 'score')} under other metrics: "
-                        + ", ".join(f"{m} {n}" for m, n in self.other_metrics.items()) + " (rank them with --metric)")
+                        + ", ".join(f"{m} {n:,}" for m, n in self.other_metrics.items()) + " (rank them with --metric)")
         if self.gains:
             left.append(f"{counted(len(self.gains), 'gain')}: differences, not scores")
         if self.unnamed:

@@ -29,7 +29,7 @@ class Comparison:
         names = lambda entries: ", ".join(e["label"] for e in entries) or "-"  # noqa: E731
         count = view["paper_count"]
         lines = [f"{view['label']}: {counted(count, 'paper')}"
-                 + (f", the first {len(view['comparison'])} below" if len(view["comparison"]) < count else "")]
+                 + (f", the first {len(view['comparison']):,} below" if len(view["comparison"]) < count else "")]
         for row in view["comparison"]:
             lines.append(f"\n  {row['title']}" + (f" ({row['year']})" if row["year"] else "") + f"  <{row['paper']}>")
             lines.append(f"    proposes: {names(row['proposes'])}\n    datasets: {names(row['datasets'])}"

@@ -148,7 +148,7 @@ class RelatedAnswer:
             lines.append(f"     {r.reason()}")
         if self.variants:
             lines.append("\nMore variants of its name: "
-                         + ", ".join(f"{v} ({n})" for v, n in self.variants))
+                         + ", ".join(f"{v} ({n:,})" for v, n in self.variants))
         return "\n".join(lines)
 
 

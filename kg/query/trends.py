@@ -95,7 +95,7 @@ class Trends:
             if not listed:
                 lines.append("  (none)")
             for t in listed:
-                cells = "".join(f"{f'{t.counts[p]} ({100 * t.counts[p] / self.periods[p]:.1f}%)':>{width}}"
+                cells = "".join(f"{f'{t.counts[p]:,} ({100 * t.counts[p] / self.periods[p]:.1f}%)':>{width}}"
                                 for p in periods)
                 lines.append(f"  {t.z:+6.2f}  {cells}  {t.label} [{t.type}]")
         return "\n".join(lines)
