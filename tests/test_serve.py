@@ -780,3 +780,12 @@ def test_the_query_page_opened_bare_runs_its_first_example_as_is_and_its_menu_na
         assert status == 200 and json.loads(body)["results"]["bindings"]
     finally:
         app.close()
+
+
+def test_a_task_page_says_comparison_of_1_paper_not_1_papers(sample):
+    app = serve.make_app(sample)
+    try:
+        status, _, body = serve.get(app, "/entity/task/mathematical-reasoning")
+        assert status == 200 and "<h2>Comparison (1 paper)</h2>" in body.decode()
+    finally:
+        app.close()
