@@ -12,7 +12,9 @@ import pytest
 
 from kg import serve
 from kg.viz import render
-from support import RECORD_DIALOGS, build
+from kg.build import write_outputs
+from kg.vocab import DEFAULT_BASE
+from support import RECORD_DIALOGS, VIEWS, build, illegible, synthetic_conference, two_fields
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GRPO = "method/group-relative-policy-optimization"
@@ -52,12 +54,32 @@ def hostile_server(tmp_path_factory):
     running.stop()
 
 
+def served_graph(G, folder: Path, **options):
+    """``G`` written as a built graph in ``folder`` and served (its overview capped by ``options``)."""
+    write_outputs(G, folder / "g", base=DEFAULT_BASE, title="kg", formats=("nt",))
+    return serve.start(serve.make_app(folder / "g", timeout=5, **options), port=0)
+
+
+@pytest.fixture(scope="module")
+def fields_server(tmp_path_factory):
+    running = served_graph(two_fields(), tmp_path_factory.mktemp("fields"), overview_nodes=20)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def conference_server(tmp_path_factory):
+    running = served_graph(synthetic_conference(), tmp_path_factory.mktemp("conference"))
+    yield running
+    running.stop()
+
+
 class Session:
     """A page that may reach its server only, recording anything else it tries and any dialog or error."""
 
-    def __init__(self, browser, server, *, bypass_csp=False):
+    def __init__(self, browser, server, *, bypass_csp=False, viewport=None):
         self.origin = server.url
-        self.context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=bypass_csp)
+        self.context = browser.new_context(viewport=viewport or {"width": 1280, "height": 800}, bypass_csp=bypass_csp)
         self.page = self.context.new_page()
         self.page.set_default_timeout(30_000)
         self.elsewhere, self.dialogs, self.errors = [], [], []
@@ -208,6 +230,46 @@ def test_focus_on_a_neighbourhood_and_back(session, server):
     assert page.evaluate("() => kgExplorer.nodes.length") == everything
     assert page.get_attribute("#kg-panel", "data-node") == GRPO
     session.assert_clean()
+
+
+def test_the_served_map_opens_a_topic_whose_members_panels_and_neighbourhoods_come_from_the_server(browser, fields_server):
+    """Served, the map is the first view too: a topic opens from its link, a member's panel loads from
+    the server, its neighbourhood is drawn from the server's, and Back returns to the topic."""
+    opened = Session(browser, fields_server)
+    try:
+        page = opened.open("/")
+        assert sorted(page.evaluate("() => kgExplorer.nodes.getIds()")) == ["topic/1", "topic/2"]
+        page.goto(fields_server.url + "/#topic=topic%2F1")
+        page.wait_for_selector("body[data-view=topic]", state="attached")
+        assert sorted(page.evaluate("() => kgExplorer.nodes.getIds()")) == ["dataset/cifar-10", "dataset/mnist", "method/gan"]
+        page.click("#kg-panel .kg-node-button:has-text('MNIST')")
+        page.wait_for_selector(panel_shows("dataset/mnist", loaded=True), state="attached")
+        page.click("#kg-panel .kg-focus[data-hops='1']")
+        page.wait_for_selector("body[data-view=focus]", state="attached")
+        assert page.evaluate("() => location.hash") == "#focus=dataset%2Fmnist&hops=1"
+        assert page.text_content("#kg-overview").startswith("Within 1 link of MNIST: 2 nodes")  # itself, its 15 papers as one
+        page.go_back()
+        page.wait_for_selector("body[data-view=topic]", state="attached")
+        assert page.text_content("#kg-overview").startswith("Topic GAN · CIFAR-10")
+        opened.assert_clean()
+    finally:
+        opened.close()
+
+
+@pytest.mark.parametrize("window", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
+def test_every_label_of_every_served_view_is_legible_inside_the_canvas_and_clear_of_the_others(browser, conference_server,
+                                                                                              window):
+    """The rule of tests/test_viz.py on the page kg serve sends for a synthetic 20,000-paper graph:
+    the map, a topic, a task's, a dataset's, a method's and a paper's neighbourhood."""
+    opened = Session(browser, conference_server, viewport={"width": window[0], "height": window[1]})
+    try:
+        page = opened.open("/")
+        for view, draw in VIEWS.items():
+            page.evaluate(draw)
+            assert illegible(page) == [], view
+        opened.assert_clean()
+    finally:
+        opened.close()
 
 
 def test_search_reaches_nodes_the_overview_leaves_out(browser, small_overview):

@@ -20,7 +20,7 @@ from kg.viz import render
 from kg.viz.network import KIND_COLOURS, PAPER_SIZE
 from kg.viz.overview import select_overview
 from kg.viz.render import LAYOUT_ABOVE, render_html
-from support import LABEL_BOXES, RECORD_DIALOGS, overlapping
+from support import RECORD_DIALOGS, VIEWS, illegible, synthetic_conference, two_fields
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(1)>'
@@ -216,15 +216,16 @@ def test_small_graph_uses_tuned_physics_and_straight_edges(page_path):
     assert nodes["dataset/gsm8k"]["value"] > nodes["dataset/math"]["value"]
 
 
-def big_graph(n_entities=60, n_papers=400) -> nx.MultiDiGraph:
-    """Entity i is mentioned by the papers whose number is a multiple of i + 1."""
+def big_graph(n_entities=60, n_papers=400, kind="Metric") -> nx.MultiDiGraph:
+    """Entity i is mentioned by the papers whose number is a multiple of i + 1. Metrics, by default:
+    no topic is made of them, so the page opens on the overview, not the map."""
     G = nx.MultiDiGraph()
     for p in range(n_papers):
         G.add_node(f"paper/{p}", kind="Paper", label=f"Paper {p}", title=f"Paper {p}", abstract="", venue="V")
     for i in range(n_entities):
         node = f"method/m{i}"
         papers = [f"paper/{p}" for p in range(0, n_papers, i + 1)]
-        G.add_node(node, kind="Method", label=f"m{i}", aliases=[], papers=len(papers))
+        G.add_node(node, kind=kind, label=f"m{i}", aliases=[], papers=len(papers))
         for paper in papers:
             G.add_edge(paper, node, key="uses", role="uses", evidence=[])
     return G
@@ -253,30 +254,17 @@ def test_overview_prefers_entities_with_most_papers_and_keeps_them_connected():
     assert len(shown) == 100
 
 
-def concept_graph():
-    """``big_graph`` under five top concepts: m1..m59 each narrower than c(i mod 5), which no paper names."""
-    G = big_graph()
-    for c in range(5):
-        G.add_node(f"method/c{c}", kind="Method", label=f"c{c}", aliases=[], papers=0, reach=400 - c)
-    for i in range(1, 60):
-        G.nodes[f"method/m{i}"]["reach"] = G.nodes[f"method/m{i}"]["papers"]
-        G.add_edge(f"method/m{i}", f"method/c{i % 5}", key="broader", role="broader", evidence=[])
-    return G
-
-
-def test_a_large_graph_with_a_hierarchy_opens_on_its_top_concepts_labelled_with_their_papers(tmp_path):
-    """m1..m59 each have one broader concept, c(i mod 5): the overview draws the five top concepts, each
-    beside the narrower one that reaches the most papers, and no paper; labels end with the papers reached."""
-    G = concept_graph()
-    html = render_html(G, tmp_path / "kg.html", max_nodes=350).read_text(encoding="utf-8")
+def test_a_large_graph_opens_on_the_map_of_its_topics_sized_by_their_papers(tmp_path):
+    """Two fields that share nothing: two topics, each named by its members and holding its 30 papers;
+    the page holds each topic's members, draws the map itself and says what it shows."""
+    G = two_fields()
+    html = render_html(G, tmp_path / "kg.html", max_nodes=20).read_text(encoding="utf-8")
     data = embedded_data(html)
-    labels = {node["id"]: node["label"] for node in data["nodes"]}
-    # Roots: c0..c4 and m0 (nothing is broader than it); under c1, m1 (200 papers) before m6 and m11.
-    assert {"method/c1", "method/m1", "method/c2", "method/m2"} <= set(labels) and "method/m6" not in labels
-    assert len(labels) == 6 + 5 * 1 and not any(node.startswith("paper/") for node in labels)
-    assert labels["method/c1"] == "c1 · 399" and labels["method/m2"] == "m2 · 134"
-    assert ("The top concepts of 465 nodes, each labelled with the papers it reaches (its own and its narrower "
-            "concepts') and shown beside its largest narrower concept") in html
+    assert data["nodes"] == []  # the page packs the map itself, to its canvas
+    topics = {topic["name"]: (topic["papers"], [member for member, _ in topic["members"]]) for topic in data["explorer"]["map"]}
+    assert topics == {"GAN · CIFAR-10": (30, ["method/gan", "dataset/cifar-10", "dataset/mnist"]),
+                      "RL · Atari": (30, ["task/rl", "dataset/atari", "dataset/mujoco"])}
+    assert "The field's 2 topics: methods, tasks and datasets that papers name together" in html
 
 
 LAYOUT_SCRIPT = """
@@ -321,8 +309,8 @@ def test_empty_graph_renders(tmp_path):
 class Offline:
     """A page that may load file: URLs only, recording anything else it tries and any dialog or error."""
 
-    def __init__(self, browser, *, bypass_csp=False):
-        self.context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=bypass_csp)
+    def __init__(self, browser, *, bypass_csp=False, viewport=None):
+        self.context = browser.new_context(viewport=viewport or {"width": 1280, "height": 800}, bypass_csp=bypass_csp)
         self.page = self.context.new_page()
         self.page.set_default_timeout(30_000)
         self.network, self.dialogs, self.errors = [], [], []
@@ -611,55 +599,56 @@ def test_a_results_value_is_shown_without_its_markup():
     assert row[1] == "3.14%"
 
 
-def test_a_concepts_tooltip_tells_its_papers_from_its_reach(offline, tmp_path):
-    """The overview labels a concept with its reach; hovering it says which number is which."""
-    G = concept_graph()
-    page = offline.open(render_html(G, tmp_path / "kg.html", max_nodes=350))
-    at = node_on_screen(page, "method/c1")
-    page.mouse.move(at["x"] + 1, at["y"] + 1)
-    page.mouse.move(at["x"], at["y"])
-    page.wait_for_selector("div.vis-tooltip strong")
-    assert page.text_content("div.vis-tooltip .kg-muted") == "Method · 0 papers · 399 with narrower concepts"
+def test_a_topic_opens_on_a_click_the_url_says_so_and_back_returns_to_the_map(offline, tmp_path):
+    """A click on a topic draws its members and lists them in the panel; the URL's fragment names it, so the
+    browser's Back draws the map again, and Forward (or the link) the topic."""
+    page = offline.open(render_html(two_fields(), tmp_path / "kg.html", max_nodes=20))
+    assert page.evaluate("() => document.body.dataset.view") == "map"
+    assert sorted(page.evaluate("() => kgExplorer.nodes.getIds()")) == ["topic/1", "topic/2"]
+    assert page.is_hidden("#kg-legend") and page.is_hidden("#kg-back")
+    at = node_on_screen(page, "topic/2")
+    page.mouse.click(at["x"], at["y"])
+    page.wait_for_selector(panel_shows("topic/2"), state="attached")
+    assert sorted(page.evaluate("() => kgExplorer.nodes.getIds()")) == ["dataset/atari", "dataset/mujoco", "task/rl"]
+    assert page.evaluate("() => location.hash") == "#topic=topic%2F2"
+    assert page.text_content("#kg-overview").startswith("Topic RL · Atari: 3 concepts of its 30 papers")
+    assert texts(page, "#kg-panel .kg-topic-members .kg-node-button") == ["RL", "Atari", "MuJoCo"]
+    page.go_back()
+    page.wait_for_selector("body[data-view=map]", state="attached")
+    assert sorted(page.evaluate("() => kgExplorer.nodes.getIds()")) == ["topic/1", "topic/2"]
+    page.go_forward()
+    page.wait_for_selector("body[data-view=topic]", state="attached")
+    page.click("#kg-panel .kg-node-button:has-text('MuJoCo')")  # drawn: selected where it is
+    page.wait_for_selector(panel_shows("dataset/mujoco"), state="attached")
+    page.click("#kg-panel .kg-focus[data-hops='1']")  # its neighbourhood, named in the URL
+    page.wait_for_selector("body[data-view=focus]", state="attached")
+    assert page.evaluate("() => location.hash") == "#focus=dataset%2Fmujoco&hops=1"
+    page.go_back()
+    page.wait_for_selector("body[data-view=topic]", state="attached")
+    page.click("#kg-back")
+    page.wait_for_selector("body[data-view=map]", state="attached")
     offline.assert_clean()
 
 
-def synthetic_conference(papers: int = 20_000, roots: int = 80) -> KnowledgeGraph:
-    """A conference-sized graph: ``roots`` top concepts with long labels, each with six narrower
-    concepts, and ``papers`` papers naming two narrower concepts each."""
-    G = KnowledgeGraph()
-    words = ["representation", "learning", "graph", "neural", "adversarial", "reinforcement", "language",
-             "generative", "optimization", "robust", "contrastive", "diffusion", "federated", "causal"]
-    for r in range(roots):
-        label = " ".join(words[(r * k + 3) % len(words)] for k in (1, 2, 5)) + f" models {r}"
-        G.add_node(f"method/r{r}", kind="Method", label=label, aliases=[], papers=0, reach=0)
-        for c in range(6):
-            G.add_node(f"method/r{r}c{c}", kind="Method", label=f"{label} variant {c}", aliases=[], papers=0, reach=0)
-            G.add_edge(f"method/r{r}c{c}", f"method/r{r}", key="broader", role="broader", evidence=[], papers=2)
-    for p in range(papers):
-        G.add_node(f"paper/{p}", kind="Paper", label=f"Paper {p}", title=f"Paper {p}", abstract="", venue="V")
-        for r, c in (((p * 7) % roots, p % 6), ((p * 13 + 1) % roots, (p // 6) % 6)):
-            node = f"method/r{r}c{c}"
-            G.add_edge(f"paper/{p}", node, key="uses", role="uses", evidence=[])
-            G.nodes[node]["papers"] += 1
-    for node, data in G.nodes(data=True):
-        if data["kind"] != "Paper":
-            data["reach"] = data["papers"] or sum(G.nodes[s]["papers"] for s, _, k in G.in_edges(node, keys=True) if k == "broader")
-    return G
+@pytest.fixture(scope="module")
+def conference_page(tmp_path_factory):
+    return render_html(synthetic_conference(), tmp_path_factory.mktemp("conference") / "kg.html")
 
 
-@pytest.mark.parametrize("graph", ["concepts", "conference"])
-def test_every_label_of_the_first_view_is_legible_and_none_overlaps_another(offline, tmp_path, graph):
-    """At the zoom the page opens on (1280 x 800), each label of the overview is at least 11 px high,
-    inside the canvas, and clear of every other label and dot: on a small concept graph and on a
-    synthetic 20,000-paper one whose top concepts have long labels."""
-    G = concept_graph() if graph == "concepts" else synthetic_conference()
-    page = offline.open(render_html(G, tmp_path / "kg.html"))
-    boxes = page.evaluate(LABEL_BOXES)
-    assert 5 <= len(boxes) <= 60
-    assert min(box["px"] for box in boxes) >= 11, sorted(boxes, key=lambda box: box["px"])[:3]
-    assert all(box["inside"] for box in boxes)
-    assert overlapping(boxes) == []
-    offline.assert_clean()
+@pytest.mark.parametrize("window", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
+def test_every_label_of_every_view_is_legible_inside_the_canvas_and_clear_of_the_others(browser, conference_page, window):
+    """On a synthetic 20,000-paper graph, at the zoom each view opens on: the map, a topic, a task's, a
+    dataset's, a method's and a paper's neighbourhood. Each label is at least 11 px high, inside the
+    canvas, and overlaps no other label; the legend is below the canvas, never over it."""
+    session = Offline(browser, viewport={"width": window[0], "height": window[1]})
+    try:
+        page = session.open(conference_page)
+        for view, draw in VIEWS.items():
+            page.evaluate(draw)
+            assert illegible(page) == [], view
+        session.assert_clean()
+    finally:
+        session.context.close()
 
 
 def test_a_datasets_neighbourhood_draws_its_papers_as_one_node_a_click_expands(offline, tmp_path):

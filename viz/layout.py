@@ -129,60 +129,6 @@ def _separate(points: dict, room: dict, rounds: int = 80) -> dict:
     return {n: (float(x), float(y)) for n, (x, y) in zip(nodes, xy)}
 
 
-#: A label's width per character, as a share of its font size (system-ui's average, rounded up):
-#: the overview's packing leaves each label this much room, so that no two labels overlap.
-CHAR_WIDTH = 0.62
-LABEL_GAP = 10  # pixels between two labelled boxes of the overview
-ASPECT = 1.0  # the overview is packed into an ellipse this much wider than high, as screens are
-SPIRAL_STEP = 6  # pixels the packing's spiral widens by each turn
-
-
-def label_box(label: str, font: float, radius: float) -> tuple[float, float, float]:
-    """The box a dot of ``radius`` and its label below it (``font`` pixels) take: width, height,
-    and how far the box's centre lies below the dot's.
-
-    >>> label_box("GAN", 20, 10)
-    (37.2, 42, 11.0)
-    """
-    width = max(len(label) * font * CHAR_WIDTH, 2 * radius)
-    height = 2 * radius + font + 2
-    return round(width, 1), height, height / 2 - radius
-
-
-def packed(boxes: dict, anchors: dict | None = None) -> dict:
-    """Positions for ``boxes`` (node -> :func:`label_box`), in the order given, where no two boxes
-    come closer than :data:`LABEL_GAP`: each goes to the first free place on a spiral around the
-    centre, or around its anchor (``anchors``: node -> a node placed before it, e.g. its broader
-    concept). The same on every run.
-
-    >>> pos = packed({"a": (40, 20, 5), "b": (40, 20, 5), "c": (40, 20, 5)})
-    >>> len({(round(x), round(y)) for x, y in pos.values()}), pos["a"]
-    (3, (0.0, -5.0))
-    """
-    anchors = anchors or {}
-    turns = np.arange(0, 400 * math.pi, 0.05)
-    radius = SPIRAL_STEP * turns / (2 * math.pi)
-    spiral = np.stack([radius * np.cos(turns) * math.sqrt(ASPECT), radius * np.sin(turns) / math.sqrt(ASPECT)], axis=1)
-    centres = np.zeros((0, 2))
-    sizes = np.zeros((0, 2))
-    pos = {}
-    for node, (width, height, below) in boxes.items():
-        at = anchors.get(node)
-        origin = np.array(pos[at]) + [0, boxes[at][2]] if at in pos else np.zeros(2)
-        candidates = origin + spiral
-        if len(centres):
-            gap_x = np.abs(candidates[:, None, 0] - centres[None, :, 0]) - (width + sizes[None, :, 0]) / 2
-            gap_y = np.abs(candidates[:, None, 1] - centres[None, :, 1]) - (height + sizes[None, :, 1]) / 2
-            free = np.all((gap_x >= LABEL_GAP) | (gap_y >= LABEL_GAP), axis=1)
-            choice = candidates[int(np.argmax(free))] if free.any() else candidates[-1]
-        else:
-            choice = candidates[0]
-        centres = np.vstack([centres, choice])
-        sizes = np.vstack([sizes, [width, height]])
-        pos[node] = (round(float(choice[0]), 1), round(float(choice[1] - below), 1))
-    return pos
-
-
 def induced(G: nx.Graph, nodes) -> nx.Graph:
     """The subgraph of ``G`` on ``nodes``, as a new graph whose nodes are in sorted order.
 

@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 import networkx as nx
 from pyvis.network import Network
 
-from kg.query.tables import PAPER, kinds_in, node_kind, papers_reached, role_order
+from kg.query.tables import PAPER, kinds_in, node_kind, role_order
 from kg.strings import truncate
 from kg.vocab import COLOURS
 
@@ -26,10 +26,13 @@ PAPER_SIZE = 6  # pixels
 #: big entities are named.
 ENTITY_SCALING = {"min": 8, "max": 36, "label": {"enabled": True, "min": 12, "max": 30, "drawThreshold": 5}}
 LABEL_LIMIT = 40  # characters of an entity's label drawn on the canvas
-#: The overview's labels and dots, sized by the papers each concept reaches: the smallest label is
-#: OVERVIEW_FONT[0] pixels, legible at a fitted zoom down to 11 / 14 (the browser test measures it).
-OVERVIEW_FONT = (14, 22)
-OVERVIEW_DOT = (7, 22)
+#: How the page lays out what it draws (viz/explorer/pack.js): labels and dots sized by papers
+#: between these (pixels at zoom 1), each label's box clear of every other by LABEL_GAP, and no more
+#: boxes than leave the smallest label MIN_LABEL_PX high on screen once the view is fitted.
+LABEL_FONT = (14, 22)
+DOT_SIZE = (7, 22)
+LABEL_GAP = 10
+MIN_LABEL_PX = 11
 
 
 def kinds_of(G: nx.MultiDiGraph) -> list[str]:
@@ -41,27 +44,9 @@ def drawn_label(data: dict, node: str) -> str:
     return truncate(str(data.get("label", node)), LABEL_LIMIT)
 
 
-def overview_style(H: nx.MultiDiGraph) -> dict[str, tuple[str, int, int]]:
-    """Each entity of the overview ``H`` as drawn: its label ending with the papers it reaches
-    ("reinforcement learning · 153"), its font size and dot radius, both growing with the square root
-    of those papers (:data:`OVERVIEW_FONT`, :data:`OVERVIEW_DOT`)."""
-    reach = {n: papers_reached(d) for n, d in H.nodes(data=True) if node_kind(d) != PAPER}
-    if not reach:
-        return {}
-    low, high = math.sqrt(min(reach.values())), math.sqrt(max(reach.values()))
-
-    def scaled(n: str, bounds: tuple[int, int]) -> int:
-        share = (math.sqrt(reach[n]) - low) / (high - low) if high > low else 0.0
-        return round(bounds[0] + share * (bounds[1] - bounds[0]))
-
-    return {n: (f"{drawn_label(H.nodes[n], n)} · {r}", scaled(n, OVERVIEW_FONT), scaled(n, OVERVIEW_DOT)) for n, r in reach.items()}
-
-
-def vis_network(H: nx.MultiDiGraph, positions: dict | None, title: str, *, kinds: list[str],
-                style: dict | None = None) -> Network:
+def vis_network(H: nx.MultiDiGraph, positions: dict | None, title: str, *, kinds: list[str]) -> Network:
     """The pyvis network of ``H``: node and edge lists built directly (``add_node`` is quadratic),
-    with a colour for each of ``kinds`` (the page may later draw kinds ``H`` lacks). With ``style``
-    (the overview's, :func:`overview_style`), each entity gets that label, font size and dot size."""
+    with a colour for each of ``kinds`` (the page may later draw kinds ``H`` lacks)."""
     net = Network(height="100%", width="100%", directed=True, heading=title, cdn_resources="in_line")
     nodes = []
     for node, data in H.nodes(data=True):
@@ -69,9 +54,6 @@ def vis_network(H: nx.MultiDiGraph, positions: dict | None, title: str, *, kinds
         item = {"id": node, "kind": kind, "group": kind, "shape": "dot"}
         if kind == PAPER:
             item["size"] = PAPER_SIZE  # unlabelled: a paper's title shows in its tooltip
-        elif style:
-            item["label"], font, item["size"] = style[node]
-            item["font"] = {"size": font}
         else:
             item["label"] = drawn_label(data, node)
             item["value"] = round(math.sqrt(max(int(data.get("papers", 0)), 0)), 3)
@@ -98,7 +80,8 @@ def drawing_meta(G: nx.MultiDiGraph, H: nx.MultiDiGraph) -> dict:
               for kind in kinds_of(H)]
     colours = {kind: KIND_COLOURS.get(kind, OTHER_COLOUR) for kind in kinds_of(G)}
     return {"kinds": legend, "colours": colours, "physics": PHYSICS, "paper_size": PAPER_SIZE,
-            "label_limit": LABEL_LIMIT}
+            "label_limit": LABEL_LIMIT, "label_font": LABEL_FONT, "dot_size": DOT_SIZE, "label_gap": LABEL_GAP,
+            "min_label_px": MIN_LABEL_PX}
 
 
 def _ordered_roles(roles) -> list[str]:

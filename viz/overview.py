@@ -1,73 +1,116 @@
-"""What the explorer opens on when a graph has more nodes than it draws: its top concepts
-(:func:`select_concepts`) or, without a concept hierarchy, its most mentioned entities and their
-papers (:func:`select_overview`)."""
+"""What the explorer opens on when a graph has more nodes than it draws: a map of the field's
+topics (:func:`field_map`) or, where papers share too little to make one, its most mentioned
+entities and their papers (:func:`select_overview`)."""
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
+from dataclasses import dataclass
+from itertools import combinations
 
 import networkx as nx
 
-from kg.query.tables import PAPER, papers_reached
-from kg.vocab import BROADER
+from kg.query.tables import PAPER
+from kg.strings import fold
 
-#: A large graph with a concept hierarchy opens on its top concepts (the roots that reach the most
-#: papers), each with its largest narrower ones: labelled nodes a person can read, not a hairball.
-OVERVIEW_CONCEPTS = 30
-OVERVIEW_NARROWER = 1  # narrower concepts shown beside each top concept
-OVERVIEW_NODES = 50  # at most: each label legible at the fitted zoom of a laptop's screen
-#: Papers a top concept needs of its own: "NARX", named by one paper, comes after every root three
-#: papers name, however many papers its narrower names reach. A concept no paper names alone counts
-#: the papers reaching it.
-MIN_ROOT_PAPERS = 3
+#: The kinds a topic is made of: what papers work on, with and on (a metric measures any of them).
+TOPIC_KINDS = frozenset({"Task", "Method", "Dataset", "Model"})
+MIN_MEMBER_PAPERS = 3  # an entity fewer papers name says too little about which ones go together
+MIN_SHARED_PAPERS = 2  # two entities one paper names together are not yet a pair
+#: Louvain's resolution: above 1, smaller communities. At 1, ICLR 2017/18's deep-learning papers are
+#: one community of 622; at 1.5 they split into GANs, RNNs and translation, RL, optimisers, CNNs...
+#: and NeurIPS 2023's into RL, diffusion models, LLMs, GNNs, federated learning, NeRF...
+RESOLUTION = 1.5
+#: A topic is named by members that mostly belong to it: more than this share of an entity's papers
+#: fall in the topic. "machine learning", "neural networks" and (ICLR 2017/18) "CNN" spread over every
+#: topic (0.3-0.45 of their papers in their largest one, on both corpora) and name none.
+NAME_SHARE = 0.6
+NAME_MEMBERS = 2  # names per topic: "diffusion models · text-to-image"
+MIN_TOPIC_PAPERS = 5
+MAX_TOPICS = 80  # the page draws those that fit its canvas, the largest first
+TOPIC_MEMBERS = 60  # members a topic lists, the most telling first
 
 
-def _support(node: dict) -> int:
-    return node.get("papers") or papers_reached(node)
+@dataclass(frozen=True)
+class Topic:
+    """A community of entities that papers name together, and the papers mostly about it."""
+
+    id: str  # "topic/1": the largest first
+    name: str  # its most telling members' labels, joined by " · "
+    papers: int  # papers whose entities mostly fall in it
+    members: tuple[tuple[str, int], ...]  # (entity, its papers in the topic), most telling first
 
 
-def select_concepts(G: nx.MultiDiGraph, max_nodes: int) -> list | None:
-    """The top concepts of ``G`` and their largest narrower ones, at most ``max_nodes`` (and
-    :data:`OVERVIEW_NODES`) nodes, the largest first, each followed by its narrower ones; None
-    when ``G`` has no concept hierarchy (no ``broader`` link).
-
-    Top concepts are the entities nothing is broader than, those :data:`MIN_ROOT_PAPERS` papers
-    name first, by the papers they reach (``reach``, their own and their narrower entities'),
-    :data:`OVERVIEW_CONCEPTS` of them, each with its :data:`OVERVIEW_NARROWER` largest narrower
-    entities that reach two papers or more.
+def field_map(G: nx.MultiDiGraph) -> list[Topic]:
+    """The topics of ``G``: its entities of :data:`TOPIC_KINDS` that :data:`MIN_MEMBER_PAPERS`
+    papers name, grouped into communities (Louvain, at :data:`RESOLUTION`) of the graph that joins
+    two entities by how often papers name both (the Ochiai coefficient: shared papers over the
+    geometric mean of each one's). Each paper belongs to the topic most of its entities fall in;
+    a topic is sized by those papers and named by its most telling members: those with most of
+    their papers in it, by papers in it times that share. Topics of :data:`MIN_TOPIC_PAPERS`
+    papers or more, the largest first; the same on every run.
 
     >>> G = nx.MultiDiGraph()
-    >>> G.add_nodes_from([("task/summarization", {"kind": "Task", "papers": 0, "reach": 3}),
-    ...                   ("task/document-summarization", {"kind": "Task", "papers": 2, "reach": 2}),
-    ...                   ("task/news-summarization", {"kind": "Task", "papers": 1, "reach": 1}),
-    ...                   ("task/narx", {"kind": "Method", "papers": 1, "reach": 195}),
-    ...                   ("task/parsing", {"kind": "Task", "papers": 3, "reach": 3}), ("paper/1", {"kind": "Paper"})])
-    >>> _ = G.add_edge("task/document-summarization", "task/summarization", key="broader")
-    >>> _ = G.add_edge("task/news-summarization", "task/summarization", key="broader")
-    >>> sorted(select_concepts(G, 3))  # NARX, named by one paper, comes last
-    ['task/document-summarization', 'task/parsing', 'task/summarization']
-    >>> sorted(select_concepts(G, 10))
-    ['task/document-summarization', 'task/narx', 'task/parsing', 'task/summarization']
+    >>> for p, names in enumerate(2 * [("gan", "cifar"), ("gan", "mnist"), ("gan", "cifar", "mnist")]
+    ...                           + 2 * [("rl", "atari"), ("rl", "mujoco"), ("rl", "atari", "mujoco")]):
+    ...     G.add_node(f"paper/{p}", kind="Paper")
+    ...     for name in names:
+    ...         G.add_node(f"method/{name}", kind="Method", label=name.upper())
+    ...         _ = G.add_edge(f"paper/{p}", f"method/{name}", key="uses")
+    >>> [(t.id, t.name, t.papers, len(t.members)) for t in field_map(G) if t.papers]
+    [('topic/1', 'GAN · CIFAR', 6, 3), ('topic/2', 'RL · ATARI', 6, 3)]
     """
-    narrower = defaultdict(list)
-    for source, target, key in G.edges(keys=True):
-        if key == BROADER:
-            narrower[target].append(source)
-    if not narrower:
-        return None
-    order = lambda n: (-papers_reached(G.nodes[n]), str(n))  # noqa: E731
-    below = {child for children in narrower.values() for child in children}
-    # Roots named by too few papers come only after all the others: a small graph still opens on its
-    # roots, a conference's never on a one-paper one.
-    roots = sorted((n for n, kind in G.nodes(data="kind") if kind != PAPER and n not in below),
-                   key=lambda n: (_support(G.nodes[n]) < MIN_ROOT_PAPERS, *order(n)))
-    keep: dict = {}  # in order: each top concept, then its narrower ones
-    for root in roots[:OVERVIEW_CONCEPTS]:
-        largest = [n for n in sorted(narrower.get(root, ()), key=order) if papers_reached(G.nodes[n]) >= 2]  # a one-paper name says little
-        for node in [root] + largest[:OVERVIEW_NARROWER]:
-            if len(keep) < min(max_nodes, OVERVIEW_NODES):
-                keep[node] = None
-    return list(keep)
+    papers_of = defaultdict(set)
+    for paper, entity in G.edges():
+        if G.nodes[paper].get("kind") == PAPER and G.nodes[entity].get("kind") in TOPIC_KINDS:
+            papers_of[entity].add(paper)
+    members = sorted(e for e, papers in papers_of.items() if len(papers) >= MIN_MEMBER_PAPERS)
+    named = defaultdict(list)  # paper -> its members, in sorted order
+    for entity in members:
+        for paper in papers_of[entity]:
+            named[paper].append(entity)
+    shared = Counter(pair for entities in named.values() for pair in combinations(sorted(entities), 2))
+    C = nx.Graph()
+    C.add_nodes_from(members)
+    C.add_weighted_edges_from(sorted((a, b, n / math.sqrt(len(papers_of[a]) * len(papers_of[b])))
+                                     for (a, b), n in shared.items() if n >= MIN_SHARED_PAPERS))
+    communities = sorted((sorted(c) for c in nx.community.louvain_communities(C, resolution=RESOLUTION, seed=7)),
+                         key=lambda c: (-len(c), c[0]))
+    community_of = {e: i for i, c in enumerate(communities) for e in c}
+    papers_in = defaultdict(set)
+    for paper in sorted(named, key=str):
+        votes = Counter(community_of[e] for e in named[paper])
+        papers_in[min(votes, key=lambda i: (-votes[i], i))].add(paper)
+    topics = []
+    for i, community in enumerate(communities):
+        papers = papers_in[i]
+        if len(papers) < MIN_TOPIC_PAPERS:
+            continue
+        inside = {e: len(papers_of[e] & papers) for e in community}
+        telling = sorted(community, key=lambda e: (-inside[e] ** 2 / len(papers_of[e]), e))
+        topics.append((papers, telling, inside))
+    topics.sort(key=lambda topic: (-len(topic[0]), topic[1][0]))
+    return [Topic(f"topic/{n}", _name(G, telling, inside, papers_of), len(papers),
+                  tuple((e, inside[e]) for e in telling[:TOPIC_MEMBERS]))
+            for n, (papers, telling, inside) in enumerate(topics[:MAX_TOPICS], start=1)]
 
+
+def _name(G: nx.MultiDiGraph, telling: list, inside: dict, papers_of: dict) -> str:
+    """The labels of a topic's first :data:`NAME_MEMBERS` telling members with more than
+    :data:`NAME_SHARE` of their papers in it, skipping one that another's name holds ("language
+    models" beside "LLM", also known as "large language models"); its first member if none has."""
+    chosen = []
+    for entity in telling:
+        if inside[entity] <= NAME_SHARE * len(papers_of[entity]):
+            continue
+        data = G.nodes[entity]
+        names = {fold(n) for n in [data.get("label", entity), *(data.get("aliases") or [])]}
+        if any(a in b or b in a for a in names for _, taken in chosen for b in taken):
+            continue
+        chosen.append((str(data.get("label", entity)), names))
+        if len(chosen) == NAME_MEMBERS:
+            break
+    return " · ".join(label for label, _ in chosen) or str(G.nodes[telling[0]].get("label", telling[0]))
 
 
 def select_overview(G: nx.MultiDiGraph, max_nodes: int) -> set:

@@ -8,9 +8,11 @@ pyvis), ``explorer.css`` and its script, so it opens from disk with no
 network at all; its Content-Security-Policy forbids any fetch and lets only
 those inline scripts run.
 
-The page opens on an overview (:mod:`.overview`: the most mentioned entities
-and their papers, or the top concepts), laid out by :mod:`.layout` when large
-and drawn as :mod:`.network` styles it, but holds the whole graph as compact
+A graph too large to draw whole opens on the map of its field (:mod:`.overview`:
+topics, communities of the entities papers name together), which the page lays
+out itself (``viz/explorer/pack.js``) so that every label can be read; a graph
+whose papers share too little opens on its most mentioned entities and their
+papers, laid out by :mod:`.layout` when large. Either way the page holds the whole graph as compact
 tables (:func:`kg.query.tables.graph_tables`), from which it searches, shows any
 node's panel and draws any neighbourhood; a graph too large for
 ``PAGE_BYTES`` is held in part, most linked papers first, and the page says
@@ -38,19 +40,16 @@ from kg.files import replacing
 from kg.query.tables import escaped_json, graph_tables, json_size
 from kg.query.views import limits
 
-from kg.query.tables import papers_reached
-from kg.vocab import BROADER
-
-from .layout import LABEL_GAP, induced, label_box, layout, packed
-from .network import drawing_meta, kinds_of, overview_style, vis_network
-from .overview import select_concepts, select_overview
+from .layout import induced, layout
+from .network import drawing_meta, kinds_of, vis_network
+from .overview import field_map, select_overview
 
 ASSETS = Path(__file__).parent
 VIS_NETWORK = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2"
 #: The explorer's script: these files of ``viz/explorer/``, one job each, joined in this order
 #: into one function scope (:func:`explorer_script`); main.js, last, starts the page.
-EXPLORER_SCRIPTS = ("page.js", "dom.js", "tables.js", "views.js", "search.js", "graph.js", "neighbourhood.js",
-                    "panel.js", "main.js")
+EXPLORER_SCRIPTS = ("page.js", "dom.js", "tables.js", "views.js", "search.js", "graph.js", "pack.js", "neighbourhood.js",
+                    "map.js", "panel.js", "main.js")
 
 #: Above this many shown nodes the layout is computed here and physics stays
 #: off: vis-network's simulation takes seconds at 500 nodes (bench: MEASURED.md).
@@ -85,9 +84,9 @@ def render_html(G: nx.MultiDiGraph, path, *, title: str = "kg", max_nodes: int =
     title : str, optional
         The page's title and heading.
     max_nodes : int, optional
-        The most nodes the page opens on. A larger graph opens on an overview:
-        the entities mentioned by the most papers plus their papers, the page
-        saying how many nodes it leaves out. Above ``LAYOUT_ABOVE`` shown
+        The most nodes the page opens on. A larger graph opens on the map of its
+        topics or, if it has fewer than two, on an overview: the entities mentioned
+        by the most papers plus their papers, the page saying how many nodes it leaves out. Above ``LAYOUT_ABOVE`` shown
         nodes the layout is computed in Python and physics is off.
     max_bytes : int, optional
         The size the page aims to stay under. A graph too large for it is held
@@ -144,21 +143,23 @@ def render_page(G: nx.MultiDiGraph, *, title: str = "kg", max_nodes: int = 400, 
     """
     if max_nodes < 1:
         raise ValueError(f"max_nodes must be at least 1, got {max_nodes}.")
-    concepts = select_concepts(G, max_nodes) if G.number_of_nodes() > max_nodes else None
-    if concepts:
-        concepts = fitting(G, concepts)
-    H = induced(G, concepts or select_overview(G, max_nodes))
-    style = overview_style(H) if concepts else None
-    positions = overview_layout(H, style) if concepts else layout(H) if len(H) > LAYOUT_ABOVE else None
-    net = vis_network(H, positions, title, kinds=kinds_of(G), style=style)
+    topics = field_map(G) if G.number_of_nodes() > max_nodes else []
+    if len(topics) < 2:  # papers share too little to map: the most mentioned entities and their papers
+        topics = []
+        H = induced(G, select_overview(G, max_nodes))
+        net = vis_network(H, layout(H) if len(H) > LAYOUT_ABOVE else None, title, kinds=kinds_of(G))
+    else:  # the page draws the map itself (viz/explorer/map.js); it holds each topic's members
+        H = induced(G, {entity for topic in topics for entity, _ in topic.members})
+        net = vis_network(nx.MultiDiGraph(), None, title, kinds=kinds_of(G))
     env = _environment()
     env.globals.update(total_nodes=G.number_of_nodes(), hidden_nodes=G.number_of_nodes() - H.number_of_nodes(),
-                       concepts=len(concepts or ()), **_assets(served=served))
+                       topics=len(topics), **_assets(served=served))
     net.templateEnv, net.path = env, "explorer.html"
 
     def page(tables: dict) -> str:
         explorer = _explorer_data(G, H, tables)
         explorer["meta"]["served"] = served
+        explorer["map"] = [{"id": t.id, "name": t.name, "papers": t.papers, "members": t.members} for t in topics]
         env.globals.update(explorer=explorer, holds=tables["holds"])
         return net.generate_html()
 
@@ -167,40 +168,6 @@ def render_page(G: nx.MultiDiGraph, *, title: str = "kg", max_nodes: int = 400, 
     empty = graph_tables(G, nodes=())  # the page around its tables, measured once
     around = len(page(empty).encode("utf-8")) - json_size(empty)
     return page(graph_tables(G, first=H, budget=max_bytes - around))
-
-
-#: The room the overview's labelled boxes may take (layout pixels squared, gaps included): what
-#: a laptop's canvas (about 900 x 650 pixels beside the panel) shows fitted at a zoom of 0.8 or
-#: more, where the smallest label (14 px) is still 11 px high.
-OVERVIEW_AREA = 440_000
-
-
-def fitting(G: nx.MultiDiGraph, concepts: list) -> list:
-    """The first of ``concepts`` (in their order) whose labelled boxes fit in :data:`OVERVIEW_AREA`:
-    fifty short labels, or fewer long ones."""
-    style = overview_style(induced(G, concepts))
-    kept, area = [], 0.0
-    for node in concepts:
-        width, height, _ = label_box(*style[node])
-        area += (width + LABEL_GAP) * (height + LABEL_GAP)
-        if area > OVERVIEW_AREA and kept:
-            break
-        kept.append(node)
-    return kept
-
-
-def overview_layout(H: nx.MultiDiGraph, style: dict) -> dict:
-    """The overview's positions: its concepts packed so that no two labels overlap, the largest in
-    the middle, each narrower concept beside its broader one (:func:`kg.viz.layout.packed`)."""
-    largest = lambda n: (-papers_reached(H.nodes[n]), str(n))  # noqa: E731
-    below = {source for source, target, key in H.edges(keys=True) if key == BROADER and target in style}
-    roots = sorted((n for n in style if n not in below), key=largest)
-    narrower = {root: sorted((s for s, _, key in H.in_edges(root, keys=True) if key == BROADER and s in below), key=largest)
-                for root in roots}
-    order = [n for root in roots for n in [root, *narrower[root]]]
-    order += sorted(set(style) - set(order), key=largest)  # narrower than a narrower concept shown
-    anchors = {n: root for root in roots for n in narrower[root]}
-    return packed({n: label_box(*style[n]) for n in dict.fromkeys(order)}, anchors)
 
 
 def subgraph_data(G: nx.MultiDiGraph, nodes, *, title: str = "kg") -> dict:

@@ -70,6 +70,8 @@ function visEdges(list) {
   return list.map((edge, i) => Object.assign({ id: "e" + i }, edge, { title: el("div", edge.roles.join(", "), "kg-tooltip") }));
 }
 
+const MAX_ZOOM = 1.5;
+
 /** Zoom and centre so that every drawn node is in view, its label included: vis-network's fit()
  * frames the dots, and the label of a node at the edge runs out of the canvas. */
 function fitAll() {
@@ -83,7 +85,8 @@ function fitAll() {
     right = Math.max(right, box.right); bottom = Math.max(bottom, box.bottom);
   }
   const frame = container.getBoundingClientRect();
-  const scale = 0.97 * Math.min(frame.width / Math.max(right - left, 1), frame.height / Math.max(bottom - top, 1));
+  // At most MAX_ZOOM: a view of two nodes is not drawn as large as the canvas.
+  const scale = Math.min(MAX_ZOOM, 0.97 * Math.min(frame.width / Math.max(right - left, 1), frame.height / Math.max(bottom - top, 1)));
   network.moveTo({ position: { x: (left + right) / 2, y: (top + bottom) / 2 }, scale: scale });
 }
 
@@ -138,6 +141,6 @@ function addToggle(name, count) {
 function updateLegend() {
   const drawn = new Map();
   for (const node of nodes.get()) drawn.set(node.kind, (drawn.get(node.kind) || 0) + 1);
-  for (const [kind, count] of drawn) if (!toggles.has(kind)) addToggle(kind, count);
+  for (const [kind, count] of drawn) if (!toggles.has(kind) && colourOf.has(kind)) addToggle(kind, count);
   for (const [kind, span] of counts) span.textContent = String(drawn.get(kind) || 0);
 }

@@ -6,6 +6,7 @@
  */
 
 let tables = readTables(data.explorer.tables); // of the whole graph from disk; of what is drawn when served
+const pageTables = tables; // the page's own: a served neighbourhood brings its own tables
 
 /** The tables' index of a node id, or undefined. */
 function indexOf(id) {
@@ -19,6 +20,7 @@ const network = new vis.Network(container, { nodes: nodes, edges: edges }, data.
 
 const api = {
   network: network, nodes: nodes, edges: edges, select: select, focus: focus, goTo: goTo, showOverview: showOverview,
+  openTopic: openTopic, followHash: followHash,
   /** The panel's data for a node the page holds (as kg serve's JSON twin), or null. */
   view: (id) => (indexOf(id) === undefined ? null
     : tables.isPaper(indexOf(id)) ? paperView(tables, indexOf(id)) : entityView(tables, indexOf(id))),
@@ -55,13 +57,21 @@ network.on("stabilizationIterationsDone", function () {
 });
 
 network.on("click", function (params) {
-  if (params.nodes.length && !expandPapers(params.nodes[0])) showPanel(params.nodes[0]);
-  else if (!params.edges.length) showEmptyPanel();
+  const id = params.nodes[0];
+  if (id === undefined) {
+    if (!params.edges.length) showEmptyPanel();
+  } else if (grouped.has(id)) {
+    groupPanel(id, grouped.get(id));
+  } else if (!openTopic(id) && !expandPapers(id)) {
+    showPanel(id);
+  }
 });
 
 for (const kind of meta.kinds) addToggle(kind.name, kind.count);
 
 showEmptyPanel();
+if (topics.size) showMap();
+else setView("overview");
 
 // ---------------------------------------------------------------- ready
 
@@ -74,6 +84,7 @@ network.on("afterDrawing", function onFirstSettledDraw() {
   api.ready = true;
   document.body.dataset.state = "ready";
   const wanted = new URLSearchParams(location.search).get("node"); // a link from /query or a node's page
-  if (wanted) goTo(wanted);
+  if (location.hash.length > 1) followHash(); // a view's own link, or Back to this page
+  else if (wanted) goTo(wanted);
 });
 network.redraw();

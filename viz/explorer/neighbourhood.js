@@ -1,6 +1,6 @@
 /* The focus on a node's neighbourhood: the nodes within some links of it (from the
- * page's tables, or from the server when served), drawn in place of the overview,
- * and back to the overview.
+ * page's tables, or from the server when served), as many as can be read and the rest
+ * counted by kind, drawn in place of the first view; and back to the first view.
  */
 
 /** The nodes at most `hops` links from node `i`, nearest first and, at each distance, the most
@@ -29,72 +29,112 @@ function neighbourhood(tables, i, hops, limit) {
   return { nodes: order, leftOut: leftOut };
 }
 
-let overview = null; // what the overview draws, kept while a neighbourhood is shown
+let overview = null; // what the first view draws where it is not the map, kept while another is shown
 const overviewSummary = overviewText.textContent;
 
-/** The overview as drawn: nodes at their current positions (physics may have placed them). */
+/** The first view as drawn: nodes at their current positions (physics may have placed them). */
 function snapshot() {
   const positions = network.getPositions();
   return {
     nodes: data.nodes.map((node) => Object.assign({}, node, positions[node.id] || {})),
     edges: data.edges,
-    positions: positions,
     tables: tables,
   };
 }
 
-/** The nodes within `hops` links of `id` from the page's own tables (the page opened from disk):
- * where the overview placed them all, there; else laid out here. */
+/** The nodes within `hops` links of `id` from the page's own tables (the page opened from disk). */
 function localNeighbourhood(id, hops) {
   const resolved = resolveNode(tables, id);
   if (resolved === null) throw new Error("No node “" + id + "” in this page.");
   const found = neighbourhood(tables, indexOf(resolved), hops, meta.neighbourhood_limit);
-  const placed = found.nodes.every((i) => overview.positions[tables.ids[i]]);
   return {
-    center: resolved, left_out: found.leftOut, layOut: !placed,
-    nodes: found.nodes.map((i) => Object.assign(visNodeAt(tables, i), placed ? overview.positions[tables.ids[i]] : {})),
+    center: resolved, left_out: found.leftOut,
+    nodes: found.nodes.map((i) => visNodeAt(tables, i)),
     edges: visEdgesAmong(tables, found.nodes),
   };
 }
 
-function draw(nodeList, edgeList, layOut) {
+/** Draw `nodeList` and `edgeList` in place of what is drawn, at their positions, fitted to the canvas. */
+function draw(nodeList, edgeList) {
   nodes.clear();
   edges.clear();
   nodes.add(visNodes(nodeList));
   edges.add(visEdges(edgeList));
   for (const [kind, box] of toggles) if (!box.checked) setKindVisible(kind, false);
   updateLegend();
-  if (layOut) { // the simulation the page uses for a small graph; it stops itself when done
-    network.setOptions({ physics: meta.physics });
-    network.stabilize(meta.physics.stabilization.iterations);
-  } else {
-    network.setOptions({ physics: { enabled: false } });
-    fitAll();
-  }
+  network.setOptions({ physics: { enabled: false } });
+  network.redraw(); // vis-network measures labels as it draws: only then do bounding boxes hold them
+  fitAll();
 }
 
-/** Draw only the nodes within `hops` links of `id` (from the server when served: the whole graph). */
-async function focus(id, hops) {
-  if (!overview) overview = snapshot();
+const MORE = "kg-more:"; // the id of a node that stands for a neighbourhood's nodes of a kind that did not fit
+let grouped = new Map(); // such a node's id -> the ids it stands for
+
+/** A neighbourhood `sub` as pack.js lays it out: the centre, then its nodes in order as many as
+ * fit legibly, and for the rest one node per kind, labelled with their count ("12 more methods"),
+ * linked to the centre; a click on it lists them. */
+function readable(sub) {
+  const count = (node) => (node.papers !== undefined ? node.papers
+    : indexOf(node.id) === undefined ? 0 : tables.t.papers[indexOf(node.id)]);
+  const items = (list) => sizeByPapers(list.map((node) => ({ id: node.id, node: node, papers: count(node),
+    label: node.label || "", size: node.label ? 0 : node.size, bold: node.id === sub.center })));
+  const frame = canvasFrame();
+  const centre = sub.nodes.filter((node) => node.id === sub.center), rest = sub.nodes.filter((node) => node.id !== sub.center);
+  let packed = pack(items(centre.concat(rest)), frame);
+  grouped = new Map();
+  if (packed.left.length) { // again, with room for a node per kind (each labelled as long as it can be)
+    const kinds = [...new Set(rest.map((node) => node.kind))];
+    const groups = kinds.map((kind) => ({ id: MORE + kind, kind: kind, group: kind, shape: "dot", papers: 0,
+                                          label: moreLabel(9999, kind) }));
+    packed = pack(items(centre.concat(groups, rest)), frame);
+    const left = new Map(kinds.map((kind) => [kind, []]));
+    for (const item of packed.left) left.get(item.node.kind).push(item.node.id);
+    packed.placed = packed.placed.filter((item) => !item.id.startsWith(MORE) || left.get(item.node.kind).length);
+    for (const item of packed.placed) {
+      if (!item.id.startsWith(MORE)) continue;
+      const ids = left.get(item.node.kind);
+      item.label = moreLabel(ids.length, item.node.kind);
+      item.node.tooltip = item.label + " within reach of it: click to list them";
+      grouped.set(item.id, ids);
+    }
+  }
+  const shown = new Set(packed.placed.map((item) => item.id));
+  const edgeList = sub.edges.filter((edge) => shown.has(edge.from) && shown.has(edge.to));
+  for (const id of grouped.keys()) edgeList.push({ from: sub.center, to: id, roles: ["more"], width: 1, dashes: true });
+  return { center: sub.center, left_out: sub.left_out, edges: edgeList,
+           nodes: packed.placed.map((item) => packedNode(item.node, item)),
+           notDrawn: [...grouped.values()].reduce((total, ids) => total + ids.length, 0) };
+}
+
+function moreLabel(count, kind) {
+  return count + " more " + (count === 1 ? kind.toLowerCase() : kind.toLowerCase() + "s");
+}
+
+/** Draw only the nodes within `hops` links of `id` (from the server when served: the whole graph),
+ * as many as can be read; with `record`, the URL says so. */
+async function focus(id, hops, record = true) {
+  if (!overview && !topics.size) overview = snapshot();
   let sub;
   try {
     if (served) {
       sub = await getJSON("/neighbourhood.json?" + new URLSearchParams({ id: id, k: String(hops) }));
       tables = readTables(sub.explorer.tables);
     } else {
+      tables = pageTables;
       sub = localNeighbourhood(id, hops);
     }
   } catch (error) {
     searchStatus.textContent = error.message;
     return false;
   }
-  const shown = collapsePapers(sub);
-  draw(shown.nodes, shown.edges, Boolean(shown.layOut));
+  setView("focus"); // first: the legend it shows changes the canvas's size
+  const shown = readable(collapsePapers(sub));
+  draw(shown.nodes, shown.edges);
+  const more = shown.notDrawn + (sub.left_out || 0);
   overviewText.replaceChildren("Within " + plural(hops, "link") + " of ", bdi(nameOf(sub.center)),
-    ": " + plural(shown.nodes.length, "node") + (sub.left_out ? ", " + sub.left_out + " more not shown" : "")
+    ": " + plural(shown.nodes.length, "node") + (more ? ", " + more + " more not drawn" : "")
     + (collapsed ? "; its papers are one node: click it to draw them." : "."));
-  backButton.hidden = false;
-  document.body.dataset.view = "focus";
+  if (record) setHash(new URLSearchParams({ focus: sub.center, hops: String(hops) }).toString());
   return select(sub.center, false); // the whole neighbourhood stays in view
 }
 
@@ -116,12 +156,9 @@ function collapsePapers(sub) {
   const papers = new Set(sub.nodes.filter((node) => node.kind === "Paper" && linked.has(node.id)).map((node) => node.id));
   if (papers.size < meta.collapse_papers) return sub;
   const id = COLLAPSED + sub.center;
-  const nodes = sub.nodes.filter((node) => !papers.has(node.id)).map((node) => {
-    const { x, y, ...rest } = node; // laid out again: fewer nodes
-    return rest;
-  });
-  nodes.push({ id: id, kind: "Paper", group: "Paper", shape: "dot", size: 16, label: plural(papers.size, "paper"),
-               tooltip: plural(papers.size, "paper") + " linked to it: click to draw them" });
+  const nodes = sub.nodes.filter((node) => !papers.has(node.id));
+  nodes.splice(1, 0, { id: id, kind: "Paper", group: "Paper", shape: "dot", papers: papers.size, label: plural(papers.size, "paper"),
+                       tooltip: plural(papers.size, "paper") + " linked to it: click to draw them" });
   const seen = new Set(), edges = [];
   for (const edge of sub.edges) {
     const from = papers.has(edge.from) ? id : edge.from, to = papers.has(edge.to) ? id : edge.to;
@@ -130,7 +167,7 @@ function collapsePapers(sub) {
     edges.push(Object.assign({}, edge, { from: from, to: to }));
   }
   collapsed = { id: id, sub: sub };
-  return { center: sub.center, left_out: sub.left_out, nodes: nodes, edges: edges, layOut: true };
+  return { center: sub.center, left_out: sub.left_out, nodes: nodes, edges: edges };
 }
 
 /** Draw the papers a collapsed node stands for (true), or do nothing if `id` is not that node. */
@@ -138,7 +175,8 @@ function expandPapers(id) {
   if (!collapsed || id !== collapsed.id) return false;
   const sub = collapsed.sub;
   collapsed = null;
-  draw(sub.nodes, sub.edges, Boolean(sub.layOut));
+  const shown = readable(sub);
+  draw(shown.nodes, shown.edges);
   select(sub.center, false);
   return true;
 }
@@ -147,17 +185,22 @@ function nameOf(id) {
   return summary(tables, indexOf(id)).label;
 }
 
-function showOverview() {
-  if (!overview) return;
+/** Back to the first view: the map, or the overview of a graph too small or too loose to map. */
+function showOverview(record = true) {
   collapsed = null;
-  tables = overview.tables;
-  draw(overview.nodes, overview.edges, false);
-  overviewText.textContent = overviewSummary;
-  backButton.hidden = true;
-  document.body.dataset.view = "overview";
+  if (topics.size) {
+    showMap();
+  } else {
+    if (!overview) return;
+    tables = overview.tables;
+    setView("overview");
+    draw(overview.nodes, overview.edges);
+    overviewText.textContent = overviewSummary;
+  }
+  if (record) setHash("map");
   const shown = panel.dataset.node;
-  if (shown && nodes.get(shown) !== null) showPanel(shown);
+  if (shown && nodes.get(shown) !== null && indexOf(shown) !== undefined) showPanel(shown);
   else showEmptyPanel();
 }
 
-backButton.addEventListener("click", showOverview);
+backButton.addEventListener("click", () => showOverview());

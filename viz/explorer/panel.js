@@ -385,3 +385,42 @@ function pageLinks(info) {
   }
   return row;
 }
+
+// ------------------------------------------------------- panel, the map's
+
+/** A topic's panel: its papers, and its members, most telling first, each with its papers in it. */
+function topicPanel(topic, members) {
+  panel.replaceChildren();
+  panel.dataset.node = topic.id;
+  const badge = el("div", null, "kg-kind");
+  badge.append(el("span", TOPIC));
+  panel.append(badge, corpus("h2", topic.name, "kg-label"));
+  const facts = el("dl", null, "kg-facts");
+  facts.append(el("dt", "Papers"), el("dd", String(topic.papers), "kg-paper-count"),
+               el("dt", "Concepts"), el("dd", String(members.length)));
+  panel.append(facts, el("h3", "Its concepts, most telling first"));
+  const list = el("ul", null, "kg-links kg-topic-members");
+  for (const [id, papers] of members) {
+    const item = el("li");
+    item.append(swatch(tables.kindOf(indexOf(id))), nodeButton(id, tables.t.label[indexOf(id)]),
+                el("span", " · " + plural(papers, "paper"), "kg-muted"));
+    list.append(item);
+  }
+  panel.append(list);
+}
+
+/** The panel of a node that stands for a neighbourhood's nodes that did not fit: them, listed. */
+function groupPanel(id, ids) {
+  panel.replaceChildren();
+  panel.dataset.node = id;
+  const kind = id.slice(MORE.length);
+  panel.append(el("h2", moreLabel(ids.length, kind)),
+               el("p", "Within reach of the centre, but not drawn: more would make the labels too small to read.", "kg-muted"));
+  const list = el("ul", null, "kg-links");
+  for (const other of ids) {
+    const item = el("li");
+    item.append(nodeButton(other, indexOf(other) === undefined ? other : tables.t.label[indexOf(other)]));
+    list.append(item);
+  }
+  panel.append(list);
+}
