@@ -85,7 +85,7 @@ def test_report_lists_merged_clusters_largest_first_and_ambiguous_acronyms():
     rows = [line for line in report.splitlines() if line.startswith("| ") and "---" not in line][1:]
     assert rows[0].startswith("| LLMs | Method | 2 |")
     assert "Large Language Models (1)" in rows[0] and "LLMs (2)" in rows[0]
-    assert "- `dp`: 'differential privacy' (1 papers); 'dynamic programming' (1 papers) — kept apart in every paper" in report
+    assert "- `dp`: 'differential privacy' (1 paper); 'dynamic programming' (1 paper) — kept apart in every paper" in report
 
 
 def test_an_acronym_whose_letters_spell_an_evaluative_word_keeps_it_and_stays_apart():
