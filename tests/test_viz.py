@@ -675,3 +675,74 @@ def test_a_datasets_neighbourhood_draws_its_papers_as_one_node_a_click_expands(o
     page.evaluate("() => kgExplorer.focus('method/m', 1)")
     assert page.evaluate("() => kgExplorer.nodes.get().filter((n) => n.id.startsWith('paper/')).length") == 15
     offline.assert_clean()
+
+
+def scored_task() -> KnowledgeGraph:
+    """Three papers on image classification, each proposing a method and reporting its top-1 accuracy
+    on ImageNet, one of them in a sentence with a comma and a formula-looking method name."""
+    G = KnowledgeGraph()
+    G.add_node("task/ic", kind="Task", label="image classification", aliases=[], papers=3)
+    G.add_node("dataset/imagenet", kind="Dataset", label="ImageNet", aliases=[], papers=3)
+    G.add_node("metric/top-1", kind="Metric", label="top-1 accuracy", aliases=[], papers=3)
+    for p, (method, value, year) in enumerate([("ResNet", 76.1, 2016), ("=ViT", 81.8, 2021), ("ConvNeXt", 82.1, 2022)]):
+        sentence = f"{method} reaches {value}% top-1 accuracy on ImageNet, a new result."
+        paper = f"paper/{p}"
+        G.add_node(paper, kind="Paper", label=f"{method} paper", title=f"{method} paper", abstract=sentence,
+                   sentences=[(0, len(sentence))], venue="V", year=year, paper_id=str(p))
+        G.add_node(f"method/m{p}", kind="Method", label=method, aliases=[], papers=1)
+        for entity, role in ((f"method/m{p}", "proposes"), ("task/ic", "addresses"), ("dataset/imagenet", "evaluatesOn"),
+                             ("metric/top-1", "measures")):
+            G.add_edge(paper, entity, key=role, role=role, evidence=[])
+        start = sentence.index(str(value))
+        G.results.append({"paper": paper, "text": f"{value}%", "kind": "score", "dataset": "dataset/imagenet",
+                          "metric": "metric/top-1", "subject": f"method/m{p}", "start": start, "end": start + len(f"{value}%"),
+                          "value": value, "unit": "%", "previous": None, "sentence": sentence})
+    return G
+
+
+@pytest.mark.parametrize("window", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
+def test_a_tasks_comparison_opens_at_full_width_sorts_by_any_column_and_downloads_as_csv(browser, tmp_path, window):
+    """From a task's panel, its comparison opens in a view of its own: every cell inside the view (or
+    its own scrolling box), a score's sentence on hover, a click on a header sorting by it, the URL
+    naming it, Back returning to the graph, and a CSV download of the rows as shown."""
+    session = Offline(browser, viewport={"width": window[0], "height": window[1]})
+    try:
+        page = session.open(render_html(scored_task(), tmp_path / "kg.html"), "?node=task/ic")
+        page.wait_for_selector(panel_shows("task/ic"), state="attached")
+        page.click("#kg-panel .kg-open-board[data-board=comparison]")
+        page.wait_for_selector("body[data-view=board]", state="attached")
+        assert page.evaluate("() => location.hash") == "#comparison=task%2Fic"
+        assert page.is_hidden("#kg-graph-area") and page.is_hidden("#kg-panel")
+        header = texts(page, "#kg-wide th")
+        assert header == ["Paper", "Year", "Proposes", "Datasets", "Metrics", "Results"]
+        view = page.eval_on_selector(".kg-wide-table", "e => e.getBoundingClientRect().toJSON()")
+        cells = page.eval_on_selector_all("#kg-wide td", "cells => cells.map(c => c.getBoundingClientRect().toJSON())")
+        assert cells and all(view["left"] <= c["left"] and c["right"] <= view["right"] + 1 for c in cells)
+        assert all(c["width"] >= 30 for c in cells)  # no column squeezed to a letter a line
+        assert page.get_attribute(".kg-score >> nth=0", "title").endswith("top-1 accuracy on ImageNet, a new result.")
+        page.click("#kg-wide th:has-text('Year') .kg-sort")
+        assert texts(page, "#kg-wide td:nth-child(2)") == ["2016", "2021", "2022"]
+        page.click("#kg-wide th:has-text('Year') .kg-sort")
+        assert texts(page, "#kg-wide td:nth-child(2)") == ["2022", "2021", "2016"]
+        with page.expect_download() as download:
+            page.click("#kg-wide .kg-download")
+        lines = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+        assert lines[0] == "Paper,Year,Proposes,Datasets,Metrics,Results"
+        assert "'=ViT paper,2021,'=ViT,ImageNet,top-1 accuracy,81.8% top-1 accuracy on ImageNet by =ViT" in lines
+        page.go_back()
+        page.wait_for_selector("body[data-view=overview]", state="attached")  # nine nodes: all drawn, no map
+        assert page.is_visible("#kg-graph-area")
+        session.assert_clean()
+    finally:
+        session.context.close()
+
+
+def test_a_datasets_leaderboard_opens_at_full_width_ranked_by_its_metric(offline, tmp_path):
+    page = offline.open(render_html(scored_task(), tmp_path / "kg.html"))
+    page.evaluate("() => { location.hash = 'leaderboard=dataset%2Fimagenet'; }")  # a link to it, or Forward
+    page.wait_for_selector("body[data-view=board]", state="attached")
+    assert texts(page, "#kg-wide th") == ["Metric", "Rank", "Score", "Reached by", "Paper"]
+    assert texts(page, "#kg-wide td:nth-child(4)") == ["ConvNeXt", "=ViT", "ResNet"]  # higher is better
+    page.click("#kg-wide th:has-text('Score') .kg-sort")
+    assert texts(page, "#kg-wide td:nth-child(3)") == ["76.1%", "81.8%", "82.1%"]
+    offline.assert_clean()

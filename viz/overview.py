@@ -12,9 +12,10 @@ import networkx as nx
 
 from kg.query.tables import PAPER
 from kg.strings import fold
+from kg.vocab import TYPES
 
-#: The kinds a topic is made of: what papers work on, with and on (a metric measures any of them).
-TOPIC_KINDS = frozenset({"Task", "Method", "Dataset", "Model"})
+#: The kinds a topic is made of: what papers work on, with and on; not the metrics, which measure any of them.
+TOPIC_KINDS = frozenset(t.name for t in TYPES if t.role != "measures")
 MIN_MEMBER_PAPERS = 3  # an entity fewer papers name says too little about which ones go together
 MIN_SHARED_PAPERS = 2  # two entities one paper names together are not yet a pair
 #: Louvain's resolution: above 1, smaller communities. At 1, ICLR 2017/18's deep-learning papers are

@@ -49,7 +49,7 @@ VIS_NETWORK = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2"
 #: The explorer's script: these files of ``viz/explorer/``, one job each, joined in this order
 #: into one function scope (:func:`explorer_script`); main.js, last, starts the page.
 EXPLORER_SCRIPTS = ("page.js", "dom.js", "tables.js", "views.js", "search.js", "graph.js", "pack.js", "neighbourhood.js",
-                    "map.js", "panel.js", "main.js")
+                    "map.js", "boards.js", "panel.js", "main.js")
 
 #: Above this many shown nodes the layout is computed here and physics stays
 #: off: vis-network's simulation takes seconds at 500 nodes (bench: MEASURED.md).

@@ -255,15 +255,17 @@ class Tables:
                 for e, papers in ranked[:LIST_LIMIT]]
 
     def _leaderboard(self, i: int) -> list[dict]:
-        """The scores reported on dataset ``i``, by metric (most scores first), best first where
+        """The scores reported on dataset ``i`` (each with its sentence), by metric (most scores first), best first where
         the metric's direction is known, else in the papers' order: the first :data:`LEADERBOARD_LIMIT` each."""
         t, ids, boards = self.t, self.ids, {}
         for row in self.results_of[i]:
             paper, written, kind, metric, dataset, subject, start, value, unit, previous = t["results"][row]
             if dataset == i and kind == "score" and metric >= 0:
+                found = self._evidence_at(paper - self.first, start, 1)
                 boards.setdefault(metric, []).append({
                     "value": value, "unit": unit, "previous": previous, "text": written, "subject": self._name(subject),
-                    "paper": ids[paper], "title": t["label"][paper], "order": [paper, start]})
+                    "paper": ids[paper], "title": t["label"][paper], "sentence": found["sentence"] if found else "",
+                    "order": [paper, start]})
         listed = []
         for metric, entries in boards.items():
             better = "lower" if metric in self.lower else "higher" if metric in self.higher else ""
@@ -277,7 +279,8 @@ class Tables:
         return listed
 
     def _comparison(self, papers: list[int]) -> list[dict]:
-        """A task's papers as a table: each paper's proposed methods, datasets, metrics and results;
+        """A task's papers as a table: each paper's proposed methods, datasets, metrics and results
+        (each with its sentence);
         papers with results first, then the latest, then by title: the first :data:`COMPARISON_LIMIT`."""
         t, ids, rows = self.t, self.ids, []
         for p in papers:
@@ -293,9 +296,11 @@ class Tables:
                     cells[column].append(entry)
             results = []
             for r in self.results_in[row]:
-                _, written, kind, metric, dataset, subject, *_ = t["results"][r]
+                _, written, kind, metric, dataset, subject, start, *_ = t["results"][r]
+                found = self._evidence_at(row, start, 1)
                 results.append({"text": written, "kind": kind, "metric": self._name(metric),
-                                "dataset": self._name(dataset), "subject": self._name(subject)})
+                                "dataset": self._name(dataset), "subject": self._name(subject),
+                                "sentence": found["sentence"] if found else ""})
             rows.append({"paper": ids[p], "title": t["label"][p], "year": t["paper_year"][row] or "", **cells,
                          "results": results})
         rows.sort(key=lambda r: (-len(r["results"]), -(r["year"] or 0), js_order(r["title"]), js_order(r["paper"])))

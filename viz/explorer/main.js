@@ -81,6 +81,7 @@ network.on("afterDrawing", function onFirstSettledDraw() {
   if (!settled) return;
   network.off("afterDrawing", onFirstSettledDraw);
   fitAll(); // now that labels are measured
+  if (!topics.size) overview = snapshot(); // the first view, to come back to
   api.ready = true;
   document.body.dataset.state = "ready";
   const wanted = new URLSearchParams(location.search).get("node"); // a link from /query or a node's page

@@ -62,11 +62,12 @@ function setHash(hash) {
   if (location.hash !== drawnHash) location.hash = hash;
 }
 
-/** Draw what the URL's fragment names: a topic, a node's neighbourhood, or the first view. */
+/** Draw what the URL's fragment names: a topic, a board, a node's neighbourhood, or the first view. */
 function followHash() {
   drawnHash = location.hash;
   const wanted = new URLSearchParams(location.hash.slice(1));
   if (wanted.has("topic") && openTopic(wanted.get("topic"), false)) return Promise.resolve(true);
+  for (const kind of Object.keys(BOARDS)) if (wanted.get(kind)) return openBoard(kind, wanted.get(kind), false);
   if (wanted.get("focus")) return focus(wanted.get("focus"), Number(wanted.get("hops")) === 2 ? 2 : 1, false);
   showOverview(false);
   return Promise.resolve(true);
@@ -76,10 +77,11 @@ window.addEventListener("hashchange", () => {
   if (location.hash !== drawnHash) followHash();
 });
 
-/** What the page shows now ("map", "overview", "topic", "focus"): on <body data-view>, with the
- * legend (no kinds on the map) and the back button to match. */
+/** What the page shows now ("map", "overview", "topic", "focus", "board"): on <body data-view>, with
+ * the legend (no kinds on the map), the full-width board and the back button to match. */
 function setView(view) {
   document.body.dataset.view = view;
+  wide.hidden = view !== "board";
   legend.hidden = view === "map";
   backButton.hidden = view === "map" || view === "overview";
   backButton.textContent = topics.size ? "Back to the map" : "Back to overview";

@@ -113,7 +113,6 @@ function moreLabel(count, kind) {
 /** Draw only the nodes within `hops` links of `id` (from the server when served: the whole graph),
  * as many as can be read; with `record`, the URL says so. */
 async function focus(id, hops, record = true) {
-  if (!overview && !topics.size) overview = snapshot();
   let sub;
   try {
     if (served) {

@@ -70,11 +70,11 @@ function entityPanel(view) {
   if (view.years.length > 1) panel.append(yearChart(view.years));
   panel.append(focusButtons(view.id));
   if (view.leaderboard && view.leaderboard.length) {
-    panel.append(el("h3", "Leaderboard"));
+    panel.append(el("h3", "Leaderboard"), boardButton("leaderboard", view.id));
     for (const board of view.leaderboard) panel.append(leaderboardBox(board));
   }
   if (view.comparison && view.comparison.length) {
-    panel.append(el("h3", "Comparison (" + view.comparison.length + " papers)"));
+    panel.append(el("h3", "Comparison (" + plural(view.comparison.length, "paper") + ")"), boardButton("comparison", view.id));
     const box = el("div", null, "kg-table-box"); // wider than the panel: it scrolls sideways
     box.append(comparisonTable(view.comparison));
     panel.append(box);

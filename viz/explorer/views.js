@@ -113,7 +113,8 @@ function counted(tables, found) {
     .map(([e, papers]) => ({ id: ids[e], label: t.label[e], type: kindOf(e), papers: papers.size }));
 }
 
-/** The scores on dataset `i` by metric, best first where the direction is known (kg.query.views.Tables._leaderboard). */
+/** The scores on dataset `i` (each with its sentence) by metric, best first where the direction is known
+ * (kg.query.views.Tables._leaderboard). */
 function leaderboardOf(tables, i) {
   const { t, ids, resultsOf, nameOf, lower, higher } = tables;
   const boards = new Map();
@@ -121,8 +122,10 @@ function leaderboardOf(tables, i) {
     const [paper, written, kind, metric, dataset, subject, start, value, unit, previous] = t.results[row];
     if (dataset !== i || kind !== "score" || metric < 0) continue;
     if (!boards.has(metric)) boards.set(metric, []);
+    const found = tables.evidenceAt(paper - tables.first, start, 1);
     boards.get(metric).push({ value: value, unit: unit, previous: previous, text: written, subject: nameOf(subject),
-                              paper: ids[paper], title: t.label[paper], order: [paper, start] });
+                              paper: ids[paper], title: t.label[paper], sentence: found ? found.sentence : "",
+                              order: [paper, start] });
   }
   const listed = [];
   for (const [metric, entries] of boards) {
@@ -138,7 +141,7 @@ function leaderboardOf(tables, i) {
     || compareText(a.metric, b.metric));
 }
 
-/** A task's papers as a table (kg.query.views.Tables._comparison). */
+/** A task's papers as a table, each result with its sentence (kg.query.views.Tables._comparison). */
 function comparisonOf(tables, papers) {
   const { t, ids, first, kindOf, nameOf, resultsIn } = tables;
   const rows = papers.map((p) => {
@@ -152,8 +155,10 @@ function comparisonOf(tables, papers) {
       if (column && !cells[column].some((entry) => entry.id === ids[e])) cells[column].push({ id: ids[e], label: t.label[e] });
     }
     const results = resultsIn[row].map((r) => {
-      const [, written, kind, metric, dataset, subject] = t.results[r];
-      return { text: written, kind: kind, metric: nameOf(metric), dataset: nameOf(dataset), subject: nameOf(subject) };
+      const [, written, kind, metric, dataset, subject, start] = t.results[r];
+      const found = tables.evidenceAt(row, start, 1);
+      return { text: written, kind: kind, metric: nameOf(metric), dataset: nameOf(dataset), subject: nameOf(subject),
+               sentence: found ? found.sentence : "" };
     });
     return Object.assign({ paper: ids[p], title: t.label[p], year: t.paper_year[row] || "" }, cells, { results: results });
   });
