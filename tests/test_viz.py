@@ -599,6 +599,21 @@ def test_a_results_value_is_shown_without_its_markup():
     assert row[1] == "3.14%"
 
 
+def test_a_search_from_the_map_draws_the_found_nodes_neighbourhood_fitted_and_names_it_in_the_url(offline, tmp_path):
+    page = offline.open(render_html(two_fields(), tmp_path / "kg.html", max_nodes=20))
+    search_for(page, "mujoco")
+    page.wait_for_selector(panel_shows("dataset/mujoco"), state="attached")
+    assert page.evaluate("() => document.body.dataset.view") == "focus"
+    assert page.evaluate("() => location.hash") == "#focus=dataset%2Fmujoco&hops=1"
+    assert page.text_content("#kg-overview").startswith("Within 1 link of MuJoCo")
+    assert illegible(page) == [("fewer than 3 labels", 2)]  # legible: MuJoCo, and its 15 papers as one node
+    search_for(page, "GAN")  # from a neighbourhood: the found node's own, replacing it
+    page.wait_for_selector(panel_shows("method/gan"), state="attached")
+    assert page.evaluate("() => location.hash") == "#focus=method%2Fgan&hops=1"
+    assert "dataset/mujoco" not in page.evaluate("() => kgExplorer.nodes.getIds()")
+    offline.assert_clean()
+
+
 def test_a_topic_opens_on_a_click_the_url_says_so_and_back_returns_to_the_map(offline, tmp_path):
     """A click on a topic draws its members and lists them in the panel; the URL's fragment names it, so the
     browser's Back draws the map again, and Forward (or the link) the topic."""
