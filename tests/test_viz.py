@@ -761,3 +761,31 @@ def test_a_datasets_leaderboard_opens_at_full_width_ranked_by_its_metric(offline
     page.click("#kg-wide th:has-text('Score') .kg-sort")
     assert texts(page, "#kg-wide td:nth-child(3)") == ["76.1%", "81.8%", "82.1%"]
     offline.assert_clean()
+
+
+def test_a_neighbourhood_too_large_to_read_draws_its_strongest_and_counts_the_rest_by_kind(offline, tmp_path):
+    """A method used for 150 tasks and evaluated on 60 datasets: its neighbourhood draws the tasks and
+    datasets of most papers that fit legibly, and one node per kind for the rest, labelled with their
+    count; a click on it lists them, each a link."""
+    G = KnowledgeGraph()
+    G.add_node("method/hub", kind="Method", label="Hub", aliases=[], papers=500)
+    for kind, n in (("task", 150), ("dataset", 60)):
+        for i in range(n):
+            node = f"{kind}/{kind}-{i}"
+            G.add_node(node, kind=kind.title(), label=f"{kind} number {i} of a long name", aliases=[], papers=1000 - i)
+            relation = "usedFor" if kind == "task" else "evaluatedOn"
+            G.add_edge("method/hub", node, key=relation, role=relation, evidence=[], papers=1)
+    page = offline.open(render_html(G, tmp_path / "kg.html"))
+    page.evaluate("() => kgExplorer.focus('method/hub', 1)")
+    assert illegible(page) == []
+    drawn = page.evaluate("() => kgExplorer.nodes.get().map((n) => [n.id, n.label])")
+    groups = dict(label for label in drawn if label[0].startswith("kg-more:"))
+    tasks = [node for node, _ in drawn if node.startswith("task/")]
+    assert 5 <= len(tasks) < 150 and tasks == [f"task/task-{i}" for i in range(len(tasks))]  # the strongest
+    assert groups["kg-more:Task"] == f"{150 - len(tasks)} more tasks"
+    header = page.text_content("#kg-overview")
+    assert header.startswith(f"Within 1 link of Hub: {len(drawn)} nodes, {211 - len(drawn) + len(groups)} more not drawn")
+    page.evaluate("() => kgExplorer.network.body.emitter.emit('click', {nodes: ['kg-more:Task'], edges: []})")
+    listed = texts(page, "#kg-panel .kg-node-button")
+    assert listed[0] == f"task number {len(tasks)} of a long name" and len(listed) == 150 - len(tasks)
+    offline.assert_clean()

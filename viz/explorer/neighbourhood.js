@@ -84,7 +84,7 @@ function readable(sub) {
   grouped = new Map();
   if (packed.left.length) { // again, with room for a node per kind (each labelled as long as it can be)
     const kinds = [...new Set(rest.map((node) => node.kind))];
-    const groups = kinds.map((kind) => ({ id: MORE + kind, kind: kind, group: kind, shape: "dot", papers: 0,
+    const groups = kinds.map((kind) => ({ id: MORE + kind, kind: kind, group: kind, shape: "dot", papers: null,
                                           label: moreLabel(9999, kind) }));
     packed = pack(items(centre.concat(groups, rest)), frame);
     const left = new Map(kinds.map((kind) => [kind, []]));

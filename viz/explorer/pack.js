@@ -16,16 +16,18 @@ function textWidth(text, font, bold = false) {
 }
 
 /** Each item's `font` and dot `size` from its `papers`, by square root between meta.label_font
- * and meta.dot_size over `items` (papers get their small unlabelled dot). */
+ * and meta.dot_size over `items`; an item of no papers (null: a count of others) gets the smallest,
+ * and papers their small unlabelled dot. */
 function sizeByPapers(items) {
-  const roots = items.filter((item) => item.label).map((item) => Math.sqrt(Math.max(item.papers, 0)));
+  const weighed = items.filter((item) => item.label && item.papers !== null);
+  const roots = weighed.map((item) => Math.sqrt(Math.max(item.papers, 0)));
   const low = Math.min(...roots), high = Math.max(...roots);
   for (const item of items) {
     if (!item.label) {
       item.size = item.size || meta.paper_size;
       continue;
     }
-    const share = high > low ? (Math.sqrt(Math.max(item.papers, 0)) - low) / (high - low) : 0;
+    const share = item.papers === null || !(high > low) ? 0 : (Math.sqrt(Math.max(item.papers, 0)) - low) / (high - low);
     item.font = Math.round(meta.label_font[0] + share * (meta.label_font[1] - meta.label_font[0]));
     item.size = Math.round(meta.dot_size[0] + share * (meta.dot_size[1] - meta.dot_size[0]));
   }
