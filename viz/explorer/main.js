@@ -80,8 +80,11 @@ else setView("overview");
 network.on("afterDrawing", function onFirstSettledDraw() {
   if (!settled) return;
   network.off("afterDrawing", onFirstSettledDraw);
+  if (!topics.size && data.nodes.length) { // laid out: now packed so that every label can be read
+    overview = readableOverview();
+    draw(overview.nodes, overview.edges);
+  }
   fitAll(); // now that labels are measured
-  if (!topics.size) overview = snapshot(); // the first view, to come back to
   api.ready = true;
   document.body.dataset.state = "ready";
   const wanted = new URLSearchParams(location.search).get("node"); // a link from /query or a node's page

@@ -32,14 +32,24 @@ function neighbourhood(tables, i, hops, limit) {
 let overview = null; // what the first view draws where it is not the map, kept while another is shown
 const overviewSummary = overviewText.textContent;
 
-/** The first view as drawn: nodes at their current positions (physics may have placed them). */
-function snapshot() {
-  const positions = network.getPositions();
-  return {
-    nodes: data.nodes.map((node) => Object.assign({}, node, positions[node.id] || {})),
-    edges: data.edges,
-    tables: tables,
-  };
+/** The first view of a graph too small or too loose to map, laid out by pack.js: each node near
+ * where the graph's layout put it (vis-network's simulation, or kg.viz.layout's for a large graph),
+ * spread to the canvas a legible label allows and moved until no label overlaps another; the most
+ * mentioned are labelled first, and one whose label would not fit is a dot its tooltip names. */
+function readableOverview() {
+  const positions = network.getPositions(), frame = canvasFrame();
+  const xs = data.nodes.map((node) => positions[node.id].x), ys = data.nodes.map((node) => positions[node.id].y);
+  const middle = { x: (Math.min(...xs) + Math.max(...xs)) / 2, y: (Math.min(...ys) + Math.max(...ys)) / 2 };
+  const spread = Math.min(frame.width / Math.max(Math.max(...xs) - Math.min(...xs), 1),
+                          frame.height / Math.max(Math.max(...ys) - Math.min(...ys), 1))
+    * 0.8 * meta.label_font[0] / meta.min_label_px; // the layout as wide as the smallest label can be drawn
+  const papers = (node) => (indexOf(node.id) === undefined ? 0 : tables.t.papers[indexOf(node.id)]);
+  const ordered = data.nodes.slice().sort((a, b) => Boolean(b.label) - Boolean(a.label) || papers(b) - papers(a)
+    || compareText(a.id, b.id));
+  const items = sizeByPapers(ordered.map((node) => ({
+    id: node.id, node: node, papers: papers(node), label: node.label || "", size: node.label ? 0 : node.size,
+    at: { x: (positions[node.id].x - middle.x) * spread, y: (positions[node.id].y - middle.y) * spread } })));
+  return { nodes: pack(items, frame, true).placed.map((item) => packedNode(item.node, item)), edges: data.edges, tables: tables };
 }
 
 /** The nodes within `hops` links of `id` from the page's own tables (the page opened from disk). */

@@ -49,14 +49,16 @@ function canvasFrame() {
   return frame.width > 50 && frame.height > 50 ? { width: frame.width, height: frame.height } : { width: 800, height: 600 };
 }
 
-/** Positions for `items` ({id, label?, font?, size, anchor?, bold?}, most important first; `bold`
- * for the node that will be selected, whose label vis-network draws bold): each at the
- * place, among the first free ones on a spiral around the centre (or around its `anchor`, an id
- * placed before it) where its box (boxOf) is meta.label_gap clear of every box placed before, that
- * keeps the boxes' bounds closest to `frame`'s shape, so that the fitted view stays largest. Items
- * stop being placed at the first that would leave the smallest label less than meta.min_label_px
- * high once fitted. Returns {placed: the items given x and y, left: the rest, in order}. */
-function pack(items, frame) {
+/** Positions for `items` ({id, label?, font?, size, bold?, anchor?, at?}, most important first).
+ * Each goes on a spiral around a centre, where its box (boxOf) is meta.label_gap clear of every box
+ * placed before it: around `at` (a position the item should stay near, as a graph layout placed it),
+ * at the first free place there; else around its `anchor` (an id placed before it) or the origin, at
+ * the free place, among the first FREE_SPOTS, that keeps the boxes' bounds closest to `frame`'s shape,
+ * so that the fitted view stays largest. `bold`: the label vis-network will draw bold (the selected
+ * node's). No place is taken that would leave the smallest label less than meta.min_label_px high once
+ * the view is fitted: there, items stop being placed, or, with `keepAll`, an item is placed without its
+ * label (its tooltip still names it). Returns {placed: the items given x and y, left: the rest}. */
+function pack(items, frame, keepAll = false) {
   const gap = meta.label_gap, stretch = Math.sqrt(frame.width / frame.height);
   // No legible view is wider than this: the spiral need not look further out.
   const reach = Math.max(frame.width, frame.height) * meta.label_font[1] / meta.min_label_px;
@@ -64,10 +66,9 @@ function pack(items, frame) {
                                              frame.height / Math.max(bounds.b - bounds.t, 1));
   const boxes = [], byId = new Map();
   let bounds = null, smallest = Infinity;
-  for (let n = 0; n < items.length; n++) {
-    const item = items[n], box = boxOf(item);
-    const anchor = item.anchor !== undefined ? byId.get(item.anchor) : undefined;
-    const origin = anchor ? { x: anchor.cx, y: anchor.cy } : { x: 0, y: 0 };
+
+  /** The place for `box` around `origin`, with the bounds and fitted scale it leaves; null if none. */
+  function place(box, origin, font, nearest) {
     let best = null, free = 0;
     // The spiral's step grows with its radius, so that each step moves about as far as the last.
     for (let angle = 0, radius = 0; radius < reach && free < FREE_SPOTS; angle += Math.min(0.5, 6 / Math.max(radius, 1)), radius = 3 * angle / Math.PI) {
@@ -77,32 +78,48 @@ function pack(items, frame) {
       const grown = bounds === null ? { l: x - box.w / 2, r: x + box.w / 2, t: y - box.h / 2, b: y + box.h / 2 }
         : { l: Math.min(bounds.l, x - box.w / 2), r: Math.max(bounds.r, x + box.w / 2),
             t: Math.min(bounds.t, y - box.h / 2), b: Math.max(bounds.b, y + box.h / 2) };
-      const scale = fitted(grown);
-      if (best === null || scale > best.scale) best = { x: x, y: y, bounds: grown, scale: scale };
-      if (bounds !== null && scale >= fitted(bounds)) break; // inside the bounds already: none is better
+      const spot = { x: x, y: y, bounds: grown, scale: fitted(grown) };
+      spot.legible = bounds === null || font === Infinity || spot.scale * font >= meta.min_label_px;
+      if (nearest && spot.legible) return spot;
+      if (best === null || spot.scale > best.scale) best = spot;
+      if (bounds !== null && spot.scale >= fitted(bounds)) break; // inside the bounds already: none is better
     }
-    const font = item.label ? Math.min(smallest, item.font) : smallest;
-    if (best === null || (n > 0 && font < Infinity && best.scale * font < meta.min_label_px)) {
-      return { placed: items.slice(0, n), left: items.slice(n) };
+    return best;
+  }
+
+  for (let n = 0; n < items.length; n++) {
+    const item = items[n];
+    const anchor = item.anchor !== undefined ? byId.get(item.anchor) : undefined;
+    const origin = item.at || (anchor ? { x: anchor.cx, y: anchor.cy } : { x: 0, y: 0 });
+    let box = boxOf(item);
+    let spot = place(box, origin, item.label ? Math.min(smallest, item.font) : smallest, Boolean(item.at));
+    if ((spot === null || !spot.legible) && keepAll && item.label) { // a dot, named by its tooltip
+      item.label = "";
+      box = boxOf(item);
+      spot = place(box, origin, smallest, Boolean(item.at));
     }
-    bounds = best.bounds;
-    smallest = font;
-    const placedBox = { cx: best.x, cy: best.y, w: box.w, h: box.h };
+    if (spot === null || (!spot.legible && !keepAll)) return { placed: items.slice(0, n), left: items.slice(n) };
+    if (item.label) smallest = Math.min(smallest, item.font);
+    bounds = spot.bounds;
+    const placedBox = { cx: spot.x, cy: spot.y, w: box.w, h: box.h };
     boxes.push(placedBox);
     if (item.id !== undefined) byId.set(item.id, placedBox);
-    item.x = best.x;
-    item.y = best.y - box.below; // the dot sits above its box's centre, its label below
+    item.x = spot.x;
+    item.y = spot.y - box.below; // the dot sits above its box's centre, its label below
   }
   return { placed: items, left: [] };
 }
 
-/** vis-network's node for a packed item: its own label, font and dot size, no scaling by value. */
+/** vis-network's node for a packed item: its own label (none, if it was placed without), font and
+ * dot size, no scaling by value. */
 function packedNode(node, item) {
   const drawn = Object.assign({}, node, { x: item.x, y: item.y, size: item.size });
   delete drawn.value;
   if (item.label) {
     drawn.label = item.label;
     drawn.font = { size: item.font };
+  } else {
+    delete drawn.label;
   }
   return drawn;
 }
