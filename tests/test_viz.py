@@ -746,6 +746,7 @@ def test_a_tasks_comparison_opens_at_full_width_sorts_by_any_column_and_download
         assert texts(page, "#kg-wide td:nth-child(2)") == ["2022", "2021", "2016"]
         with page.expect_download() as download:
             page.click("#kg-wide .kg-download")
+        assert download.value.suggested_filename == "image-classification-comparison.csv"
         lines = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
         assert lines[0] == "Paper,Year,Proposes,Datasets,Metrics,Results"
         assert "'=ViT paper,2021,'=ViT,ImageNet,top-1 accuracy,81.8% top-1 accuracy on ImageNet by =ViT" in lines

@@ -77,7 +77,7 @@ async function openBoard(kind, id, record = true) {
   const title = el("h2");
   title.append(board.title + ": ", bdi(view.label));
   const download = el("a", "Download CSV", "kg-download");
-  download.download = slug(view.label) + "-" + kind + ".csv";
+  download.download = (view.label.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60) || "kg") + "-" + kind + ".csv";
   download.href = URL.createObjectURL(new Blob([csv(board.columns, rows)], { type: "text/csv" }));
   const close = el("button", "Back", "kg-focus");
   close.type = "button";
