@@ -17,11 +17,15 @@ query page) is asked for that entity (or its first paper). One warm-up, then
 keep some answers, e.g. related methods) and p50 and p95 of the wall time seen by
 the client. A request still running at --timeout is stopped by the server.
 
+With --virtuoso, each graph is also published into a Virtuoso started here (Debian's `virtuoso-t`,
+on free loopback ports, as bench/publish.py does) and measured again as `kg serve --sparql URL`
+serves it: the same requests, through that server.
+
 With --against DIR (a checkout of another kg, e.g. `git worktree add /tmp/before COMMIT`), the
 synthetic graph is also built and measured with that kg (in a subprocess) and the table puts its
 figures beside this one's. GRAPH, built by one kg, is measured with this one only.
 
-    python bench/serve_latency.py [GRAPH] [--papers 20000] [--runs 20] [--keep DIR] [--against DIR]
+    python bench/serve_latency.py [GRAPH] [--papers 20000] [--runs 20] [--keep DIR] [--against DIR] [--virtuoso]
 """
 from __future__ import annotations
 
@@ -162,11 +166,12 @@ def percentile(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
 
 
-def measure(graph: Path, runs: int, timeout: float) -> tuple[float, list[dict]]:
-    """Serve ``graph``; return the server's start-up seconds (until it is warm: store, index and what
-    first pages need, :meth:`kg.serve.App.warm_up`) and one row per request."""
+def measure(graph: Path, runs: int, timeout: float, sparql: str | None = None) -> tuple[float, list[dict]]:
+    """Serve ``graph`` (from the SPARQL server at ``sparql``, where it was published, if given); return
+    the server's start-up seconds (until it is warm: store, index and what first pages need,
+    :meth:`kg.serve.App.warm_up`) and one row per request."""
     started = time.perf_counter()
-    app = serve.App(graph, timeout=timeout, max_results=1_000_000)
+    app = serve.App(graph, timeout=timeout, max_results=1_000_000, sparql=sparql)
     app.warm_up()  # what kg serve does as it starts
     app.pool.wait_ready(timeout=1800)
     startup = time.perf_counter() - started
@@ -197,6 +202,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="Build the synthetic graph in this folder and keep it.")
     parser.add_argument("--json", type=Path, help="Also write the rows to this file.")
     parser.add_argument("--against", type=Path, metavar="DIR", help="a checkout of another kg to measure beside this one")
+    parser.add_argument("--virtuoso", action="store_true", help="also publish each graph into Virtuoso and serve it from there")
     args = parser.parse_args()
 
     before = None
@@ -252,8 +258,28 @@ def measure_all(args) -> list[dict]:
         startup, measured = measure(graph, args.runs, args.timeout)
         rows += [{"graph": label, "triples": triples, "kb_per_paper": per_paper, "startup": startup, **row}
                  for row in measured]
+        if args.virtuoso:
+            startup, measured = measured_in_virtuoso(graph, args, Path(scratch.name))
+            rows += [{"graph": label + ", Virtuoso", "triples": triples, "kb_per_paper": per_paper, "startup": startup,
+                      **row} for row in measured]
     scratch.cleanup()
     return rows
+
+
+def measured_in_virtuoso(graph: Path, args, scratch: Path) -> tuple[float, list[dict]]:
+    """``graph`` published into a Virtuoso started in ``scratch``, then measured as kg serve --sparql serves it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from servers import virtuoso_server
+
+    from kg.query.publish import Virtuoso, publish
+
+    folder = scratch / "virtuoso"
+    (folder / "load").mkdir(parents=True)
+    with virtuoso_server(folder, folder / "load") as (url, isql):
+        target = Virtuoso(url, isql=isql, load_dir=folder / "load")
+        done = publish(graph, target)
+        print(f"published {done.triples:,} triples into Virtuoso in {done.seconds:.1f} s", file=sys.stderr)
+        return measure(graph, args.runs, args.timeout, sparql=target.query_url)
 
 
 def _timing(row: dict | None, timeout: float) -> str:
