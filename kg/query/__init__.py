@@ -21,6 +21,7 @@ classes and properties come from :mod:`kg.vocab` the same way.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -76,7 +77,7 @@ class Example:
             candidates = list(run_query(store, with_values(view("top-concepts"), "class", *classes))) \
                 if name == "concept" else []
             if not candidates:
-                top = run_query(store, with_values(view("top-entities"), "class", *classes))
+                top = itertools.islice(run_query(store, with_values(view("top-entities"), "class", *classes)), 10 * tries)
                 candidates = sorted(top, key=lambda row: says_little(row["label"].value))  # a stable sort
             candidates = candidates[:tries]
             for row in candidates:
