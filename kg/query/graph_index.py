@@ -213,8 +213,9 @@ def _load_texts(store: ox.Store, G: KnowledgeGraph, scope: Scope | None = None) 
         if paper in G:
             G.nodes[paper]["authors"].append(row["author"].value)
     sentences: dict[str, str] = {}  # each sentence's text held once, however many mentions it holds
-    evidence = _select(store, "index-evidence", scope and {"s": scope.papers + scope.focus, "o": scope.focus},
-                       property=_terms(vocab.ROLES + vocab.LINKS))
+    # An entity's panel shows the evidence of its own links only; a paper's, of all its links.
+    bound = scope and ({"s": scope.focus, "o": scope.focus} if scope.focus else {"s": scope.papers})
+    evidence = _select(store, "index-evidence", bound, property=_terms(vocab.ROLES + vocab.LINKS))
     for row in ordered(evidence, "s", "o", "property", "start"):
         subject, other, paper = (vocab.node_of_iri(row[name].value) for name in ("s", "o", "paper"))
         key = row["property"].value.rsplit("#", 1)[-1]
