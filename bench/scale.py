@@ -119,7 +119,9 @@ def run(command: list[str], env: dict, cwd: Path) -> tuple[float, float, list[st
     sampler.start()
     lines = [(time.perf_counter(), line) for line in process.stderr]
     if process.wait():
-        raise subprocess.CalledProcessError(process.returncode, command)
+        done.set()
+        tail = "".join(line for _, line in lines[-20:])
+        raise SystemExit(f"{' '.join(command)} failed (exit status {process.returncode}):\n{tail}")
     seconds = time.perf_counter() - start
     done.set()
     sampler.join()

@@ -28,7 +28,7 @@ function showMap() {
 
 function topicTooltip(topic) {
   return TOPIC + " · " + plural(topic.papers, "paper") + " · "
-    + topic.members.slice(0, 8).map(([id]) => tables.t.label[indexOf(id)]).join(", ");
+    + topic.members.filter(([id]) => indexOf(id) !== undefined).slice(0, 8).map(([id]) => tables.t.label[indexOf(id)]).join(", ");
 }
 
 /** Draw topic `id`'s most telling members that fit, each sized by its papers in the topic, with
