@@ -32,6 +32,17 @@ function neighbourhood(tables, i, hops, limit) {
 let overview = null; // what the first view draws where it is not the map, kept while another is shown
 const overviewSummary = overviewText.textContent;
 
+/** A drawn node's papers: its own count (a node standing for others), else the tables'. */
+function papersOfNode(node) {
+  return node.papers !== undefined ? node.papers : indexOf(node.id) === undefined ? 0 : tables.t.papers[indexOf(node.id)];
+}
+
+/** pack.js's item for vis-network's `node`, with `extra` (at, bold) added. */
+function packItem(node, extra) {
+  return Object.assign({ id: node.id, node: node, papers: papersOfNode(node), label: node.label || "",
+                         size: node.label ? 0 : node.size }, extra);
+}
+
 /** The first view of a graph too small or too loose to map, laid out by pack.js: each node near
  * where the graph's layout put it (vis-network's simulation, or kg.viz.layout's for a large graph),
  * spread to the canvas a legible label allows and moved until no label overlaps another; the most
@@ -43,11 +54,9 @@ function readableOverview() {
   const spread = Math.min(frame.width / Math.max(Math.max(...xs) - Math.min(...xs), 1),
                           frame.height / Math.max(Math.max(...ys) - Math.min(...ys), 1))
     * 0.8 * meta.label_font[0] / meta.min_label_px; // the layout as wide as the smallest label can be drawn
-  const papers = (node) => (indexOf(node.id) === undefined ? 0 : tables.t.papers[indexOf(node.id)]);
-  const ordered = data.nodes.slice().sort((a, b) => Boolean(b.label) - Boolean(a.label) || papers(b) - papers(a)
-    || compareText(a.id, b.id));
-  const items = sizeByPapers(ordered.map((node) => ({
-    id: node.id, node: node, papers: papers(node), label: node.label || "", size: node.label ? 0 : node.size,
+  const ordered = data.nodes.slice().sort((a, b) => Boolean(b.label) - Boolean(a.label)
+    || papersOfNode(b) - papersOfNode(a) || compareText(a.id, b.id));
+  const items = sizeByPapers(ordered.map((node) => packItem(node, {
     at: { x: (positions[node.id].x - middle.x) * spread, y: (positions[node.id].y - middle.y) * spread } })));
   return { nodes: pack(items, frame, true).placed.map((item) => packedNode(item.node, item)), edges: data.edges, tables: tables };
 }
@@ -84,10 +93,7 @@ let grouped = new Map(); // such a node's id -> the ids it stands for
  * fit legibly, and for the rest one node per kind, labelled with their count ("12 more methods"),
  * linked to the centre; a click on it lists them. */
 function readable(sub) {
-  const count = (node) => (node.papers !== undefined ? node.papers
-    : indexOf(node.id) === undefined ? 0 : tables.t.papers[indexOf(node.id)]);
-  const items = (list) => sizeByPapers(list.map((node) => ({ id: node.id, node: node, papers: count(node),
-    label: node.label || "", size: node.label ? 0 : node.size, bold: node.id === sub.center })));
+  const items = (list) => sizeByPapers(list.map((node) => packItem(node, { bold: node.id === sub.center })));
   const frame = canvasFrame();
   const centre = sub.nodes.filter((node) => node.id === sub.center), rest = sub.nodes.filter((node) => node.id !== sub.center);
   let packed = pack(items(centre.concat(rest)), frame);

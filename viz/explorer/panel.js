@@ -180,8 +180,7 @@ function comparisonTable(rows) {
       line.append(cell);
     }
     const results = el("td");
-    row.results.forEach((r, k) => results.append(k ? "; " : "", bdi(r.text + (r.kind === "gain" ? " gain" : "")
-      + [r.metric, r.dataset && "on " + r.dataset, r.subject && "by " + r.subject].filter(Boolean).map((w) => " " + w).join(""))));
+    row.results.forEach((r, k) => results.append(k ? "; " : "", bdi(resultText(r))));
     line.append(results);
     table.append(line);
   }
