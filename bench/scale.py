@@ -192,6 +192,9 @@ def main() -> None:
                 kg = [sys.executable, "-m", "kg.cli"]
                 out = tmp / label / "g"
                 build_s, peak, full_stages = run(kg + ["build", "-j", str(args.jobs), str(corpus), "-o", str(out)], env, tmp)
+                # Said at once: at 100,000 abstracts the rest of the row takes as long again.
+                print(f"<!-- {n:,}, {label}: full build {build_s:.1f} s, peak {peak:,.0f} MB; "
+                      + "; ".join(f"{line} ({mb:,.0f} MB)" for line, mb in full_stages) + " -->", flush=True)
                 spacy_s = tutorial_s = float("nan")
                 if args.baseline_up_to is None or n <= args.baseline_up_to:
                     spacy_s, tutorial_s = (float(subprocess.run([sys.executable, "-c", script, str(corpus), str(args.jobs)],

@@ -420,6 +420,17 @@ def test_related_methods_read_the_graph_once_and_answer_from_the_index(sample, m
         app.close()
 
 
+def test_an_entity_page_without_its_related_methods_renders_as_html_too(sample):
+    """``?related=0`` leaves the related methods out of the HTML page as it does of its JSON twin."""
+    app = serve.make_app(sample, timeout=10)
+    try:
+        status, _, body = serve.get(app, f"/entity/{GRPO}?related=0")
+        assert status == 200 and "Group Relative Policy Optimization" in body.decode()
+        assert "Related methods" not in body.decode()
+    finally:
+        app.close()
+
+
 @pytest.mark.parametrize("path", [f"/entity/{GRPO}", "/entity/method/grpo", "/entity/METHOD/Group%20Relative%20Policy%20Optimization",
                                   "/entity/method/group%20relative%20policy%20optimization"])
 def test_entity_ids_as_node_ids_iri_tails_or_names(server, path):
