@@ -165,7 +165,8 @@ def _formats(value: str) -> tuple[str, ...]:
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", default="graphs/graph", show_default=True,
               help="Output path without extension: writes OUTPUT.ttl, .nt, .jsonld, .html (see --formats), "
-                   "the SPARQL store OUTPUT.oxigraph/ and the entity vectors OUTPUT.vectors.npz.")
+                   "the SPARQL store OUTPUT.oxigraph/, the entity vectors OUTPUT.vectors.npz and what kg related "
+                   "reads, OUTPUT.related.npz.")
 @click.option("--format", "input_format", type=click.Choice(FORMATS),
               help="Input format for every file. Default: chosen by each file's extension.")
 @click.option("--base", default=DEFAULT_BASE, show_default=True,
@@ -397,11 +398,12 @@ def related(name, graph, k, entity_type, fmt):
       kg related GRPO -g graphs/sample
       kg related "group relative policy optimization" -g graphs/sample --format json
     """
-    from .query.related import RelatedIndex
+    from .query.related import RelatedIndex, related_tables
     from .similarity import graph_vectors
     from .store import open_graph
 
-    answer = RelatedIndex(open_graph(graph)).answer(name, k=k, type=entity_type, vectors=graph_vectors(graph))
+    index = RelatedIndex(open_graph(graph), related_tables(graph))
+    answer = index.answer(name, k=k, type=entity_type, vectors=graph_vectors(graph))
     _print(answer, fmt)
 
 

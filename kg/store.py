@@ -35,6 +35,8 @@ STORE_SUFFIX = ".oxigraph"
 STORE_MARK = "kg-build-mark"
 #: ... and its entities' vectors (:class:`kg.similarity.Vectors`) to ``graphs/NAME`` + this suffix.
 VECTORS_SUFFIX = ".vectors.npz"
+#: ... what ``kg related`` reads of it, as arrays (:class:`kg.query.related.RelatedTables`), to this suffix.
+RELATED_SUFFIX = ".related.npz"
 #: ... and its index (co-occurrence counts, task neighbours: :func:`kg.write.serialize.write_rdf`) to this suffix.
 INDEX_SUFFIX = ".index.nt"
 _FORMATS = {".nt": ox.RdfFormat.N_TRIPLES, ".ttl": ox.RdfFormat.TURTLE, ".jsonld": ox.RdfFormat.JSON_LD}
@@ -103,6 +105,18 @@ def vectors_file(path: str | Path) -> Path | None:
     """
     stem = graph_stem(path)
     file = stem.with_name(stem.name + VECTORS_SUFFIX)
+    return file if file.is_file() else None
+
+
+def related_file(path: str | Path) -> Path | None:
+    """The related-methods tables of the graph at ``path`` (``graphs/NAME`` or one of its files), or
+    None when the graph has none (an RDF file, or built by an older kg).
+
+    >>> related_file("no/such/graph") is None
+    True
+    """
+    stem = graph_stem(path)
+    file = stem.with_name(stem.name + RELATED_SUFFIX)
     return file if file.is_file() else None
 
 

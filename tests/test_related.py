@@ -181,3 +181,57 @@ def test_in_a_large_corpus_an_established_method_outranks_a_one_paper_variant():
     small = {n: label for n, label in names.items() if not label.startswith("Filler")}
     few = [e for e in edges if not e[2].startswith("method/f")]
     assert [r.label for r in RelatedIndex(_method_store(small, few)).related("GAN")[1]][0] == "Wasserstein GAN"
+
+
+def test_the_tables_a_build_writes_answer_as_its_store_does(sample, store):
+    """``kg build`` writes what ``kg related`` reads beside the graph; read from that file, every
+    answer is the one the store gives, and a graph's tables survive being written and read back."""
+    from kg.query.related import RelatedIndex, RelatedTables, related_tables
+    from kg.similarity import graph_vectors
+    from kg.store import open_graph
+
+    graph, tables = open_graph(sample), related_tables(sample)
+    assert tables is not None
+    from_file, from_store = RelatedIndex(graph, tables), RelatedIndex(graph)
+    assert from_file.rows == from_store.rows and from_file.n_papers == from_store.n_papers > 0
+    vectors = graph_vectors(sample)
+    for iri in from_store.rows:
+        for kind in ("Method", "Task"):
+            assert from_file.answer(iri, type=kind, vectors=vectors).as_json() == \
+                from_store.answer(iri, type=kind, vectors=vectors).as_json()
+    # The hand-worked store of this module, through a file: the same scores.
+    tables = RelatedTables.read(store)
+    assert tables.entities == sorted(ID + e for e in {e for _, _, e in EDGES} | {"method/g"}) and tables.papers == 5
+    assert tables.variants.tolist() == [[tables.entities.index(ID + "method/e"), tables.entities.index(ID + "method/a")]]
+
+
+def test_a_damaged_tables_file_is_named_and_the_store_answers_instead(sample_build, tmp_path, capsys):
+    """A tables file that is not what kg wrote (an index past its table, or not a zip at all) is
+    refused in one line naming it, and the answers come from the store, unchanged."""
+    import shutil
+
+    import numpy as np
+
+    from kg.query.related import RelatedIndex, RelatedTables, related_tables
+    from kg.store import open_graph, related_file
+
+    sample = sample_build[0]
+    copy = tmp_path / "graph"
+    shutil.copytree(sample.parent, copy, symlinks=False, ignore=shutil.ignore_patterns(".kg-cache", ".sample.*"))
+    stem = copy / sample.name
+    file = related_file(stem)
+    expected = RelatedIndex(open_graph(stem)).answer("GRPO").as_json()
+    tables = RelatedTables.load(file)
+    with np.load(file) as data:
+        arrays = dict(data)
+    arrays["uses.indices"][0] = len(tables.entities) + 7  # an entity past the end
+    with open(file, "wb") as out:
+        np.savez(out, **arrays)
+    for damaged in (None, b"PK\x03\x04 not a zip"):
+        if damaged is not None:
+            file.write_bytes(damaged)
+        assert related_tables(stem) is None
+        message = capsys.readouterr().err
+        assert message.count("\n") == 1 and str(file) in message and "Reading the store instead" in message
+        assert RelatedIndex(open_graph(stem), related_tables(stem)).answer("GRPO").as_json() == expected
+        capsys.readouterr()

@@ -139,7 +139,7 @@ def test_a_rebuild_replaces_the_store(sample, tmp_path):
     assert len(builds) == 1 and (tmp_path / ".graph.current").resolve() == (tmp_path / builds[0]).resolve()
     assert [name for name in names if name not in builds] == [
         ".graph.current", ".kg-cache", "graph.html", "graph.index.nt", "graph.jsonld", "graph.nt", "graph.oxigraph",
-        "graph.ttl", "graph.vectors.npz"]
+        "graph.related.npz", "graph.ttl", "graph.vectors.npz"]
 
 
 # ---------------------------------------------------------------- SPARQL through real clients
@@ -403,9 +403,9 @@ def test_related_methods_read_the_graph_once_and_answer_from_the_index(sample, m
     loads = []
     original = related.RelatedIndex.__init__
 
-    def counting(self, store):
+    def counting(self, store, tables=None):
         loads.append(store)
-        original(self, store)
+        original(self, store, tables)
 
     monkeypatch.setattr(related.RelatedIndex, "__init__", counting)
     app = serve.make_app(sample, timeout=10)

@@ -31,24 +31,29 @@ shared papers, then more papers, never to the alphabet alone.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
+import sys
 import unicodedata
+import zipfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pyoxigraph as ox
 from scipy import sparse
 
 from .. import lexicon, vocab
+from ..errors import KGError
 from ..vocab import node_of_iri
 from ..link.concepts import SALIENCE_THRESHOLD
 from ..keys import is_category, resolution_key
 from .lookup import find_entity
 from . import kg_terms, view, view_with, with_values
 from ..similarity import Vectors
-from ..store import run_query
+from ..store import related_file, run_query
 
 VARIANT_WEIGHT = 3.0
 SIBLING_WEIGHT = 1.5
@@ -152,90 +157,197 @@ class RelatedAnswer:
         return "\n".join(lines)
 
 
-class RelatedIndex:
-    """What :meth:`related` reads, gathered from a store in one pass: every role edge, the
-    variant and concept links, each entity's papers (its own and its narrower ones') and, per
-    entity, how many of its papers address each task or evaluate on each dataset.
+#: The roles :class:`RelatedTables` keeps, each a papers x entities matrix.
+TASK_ROLES, DATASET_ROLES = ("addresses",), ("evaluatesOn", "introduces")
 
-    Loading reads every role edge of the graph (0.7 s at 3,000 papers, 2 s at 20,000); each
-    :meth:`related` call then touches only what the query shares with others: candidates come
-    from its papers, its variants and concepts, the inverted lists of its tasks and datasets,
-    and its vector. ``kg serve`` loads it once, as it warms up; ``kg related`` once per run.
+
+@dataclass
+class RelatedTables:
+    """What :class:`RelatedIndex` reads of a graph, as arrays: each entity (IRI, label, type,
+    salience), each paper's role edges to them (one papers x entities 0/1 matrix per role), and the
+    variant and broader links between them (pairs of entity rows).
+
+    Read from a store (:meth:`read`: every role edge, 2 s at 20,000 papers), or from the file
+    ``kg build`` writes of it beside the graph (:meth:`load`: milliseconds), so that ``kg related``
+    and ``kg serve`` read no more than they answer from. The file is checked as it loads: a file
+    kg wrote earlier is as hostile as any input.
+
+    >>> import pyoxigraph as ox, tempfile
+    >>> from pathlib import Path
+    >>> tables = RelatedTables.read(ox.Store())
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     loaded = RelatedTables.load(tables.save(Path(folder) / "g.related.npz"))
+    >>> loaded.entities, loaded.papers
+    ([], 0)
     """
 
-    def __init__(self, store: ox.Store):
-        self.store = store
-        self.label: dict[str, str] = {}
-        self.type: dict[str, str] = {}
-        self.salience: dict[str, float] = {}
+    entities: list[str]  # IRIs, sorted
+    labels: list[str]
+    types: list[str]
+    salience: np.ndarray
+    papers: int  # papers with a role edge to one of the entities
+    roles: dict[str, sparse.csr_matrix]  # role -> papers x entities
+    variants: np.ndarray  # (variant, base) rows of entities
+    broader: np.ndarray  # (narrower, broader) rows of entities
+
+    @classmethod
+    def read(cls, store: ox.Store) -> RelatedTables:
+        """The tables of the graph in ``store``."""
+        found = {}
         for row in run_query(store, view_with("related-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)})):
-            iri = row["e"].value
-            self.label[iri], self.type[iri] = row["label"].value, row["class"].value.rsplit("#", 1)[-1]
-            self.salience[iri] = float(row["salience"].value) if row["salience"] else 0.0
-        self._names: dict[str, set[str]] = {}  # IRI -> the names it goes by, read for the queries asked
-        self.papers_of: dict[str, set[str]] = defaultdict(set)
-        self.edges: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+            salience = float(row["salience"].value) if row["salience"] else 0.0
+            found[row["e"].value] = (row["label"].value, row["class"].value.rsplit("#", 1)[-1], salience)
+        entities = sorted(found)
+        row_of = {e: i for i, e in enumerate(entities)}
         # Every paper -> entity edge; the entity's type is read above. (Joining the types in the query
         # made the engine take nine times as long.)
-        for row in run_query(store, view_with("index-roles", property=kg_terms(vocab.ROLES))):
-            paper, role, entity = row["p"].value, row["property"].value.rsplit("#", 1)[-1], row["e"].value
-            if entity not in self.type:
-                continue
-            self.papers_of[entity].add(paper)
-            self.edges[paper][role].add(entity)
-        self.n_papers = len(self.edges) or 1
-        self.above: dict[str, set[str]] = defaultdict(set)  # entity -> what it varies or is a kind of
-        self.below: dict[str, set[str]] = defaultdict(set)  # the inverse of ``above``
-        for row in run_query(store, view("variants")):
-            self.above[row["variant"].value].add(row["base"].value)
-            self.below[row["base"].value].add(row["variant"].value)
-        narrower: dict[str, set[str]] = defaultdict(set)
-        for row in run_query(store, view("broader-links")):
-            self.above[row["narrower"].value].add(row["broader"].value)
-            self.below[row["broader"].value].add(row["narrower"].value)
-            narrower[row["broader"].value].add(row["narrower"].value)
-        own = {e: set(p) for e, p in self.papers_of.items()}
-        for entity in list(narrower):  # papers of a concept: its own and those of everything below it
-            for child in _closure(narrower, entity):
-                self.papers_of[entity] |= own.get(child, set())
-        self.on_paper: dict[str, set[str]] = defaultdict(set)  # paper -> the entities whose papers hold it
-        for entity, papers in self.papers_of.items():
-            for paper in papers:
-                self.on_paper[paper].add(entity)
-        n = self.n_papers
-        self.spec = {e: math.log(1 + n / len(p)) for e, p in self.papers_of.items() if p}
-        self.rows = list(self.papers_of)
+        edges = [(row["p"].value, row["property"].value.rsplit("#", 1)[-1], row_of.get(row["e"].value))
+                 for row in run_query(store, view_with("index-roles", property=kg_terms(vocab.ROLES)))]
+        papers = {p: i for i, p in enumerate(sorted({p for p, _, e in edges if e is not None}))}
+        shape = (len(papers), len(entities))
+        roles = {role: _incidence(sorted({(papers[p], e) for p, r, e in edges if r == role and e is not None}), shape)
+                 for role in vocab.ROLES}
+
+        def pairs(name: str, a: str, b: str) -> np.ndarray:
+            found = sorted({(row_of[row[a].value], row_of[row[b].value]) for row in run_query(store, view(name))
+                            if row[a].value in row_of and row[b].value in row_of})
+            return np.array(found, dtype=np.int64).reshape(-1, 2)
+
+        return cls(entities, [found[e][0] for e in entities], [found[e][1] for e in entities],
+                   np.array([found[e][2] for e in entities], dtype=np.float64), len(papers), roles,
+                   pairs("variants", "variant", "base"), pairs("broader-links", "narrower", "broader"))
+
+    def save(self, path: Path) -> Path:
+        """Write the tables to ``path`` (an ``.npz`` file, no pickled objects) and return it."""
+        names = json.dumps({"entities": self.entities, "labels": self.labels, "types": self.types}, ensure_ascii=False)
+        arrays = {"names": np.frombuffer(names.encode("utf-8"), dtype=np.uint8), "salience": self.salience,
+                  "papers": np.array([self.papers], dtype=np.int64), "variants": self.variants, "broader": self.broader}
+        for role, matrix in self.roles.items():
+            arrays[f"{role}.indptr"], arrays[f"{role}.indices"] = matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64)
+        with open(path, "wb") as file:
+            np.savez(file, **arrays)
+        return path
+
+    @classmethod
+    def load(cls, path: Path) -> RelatedTables:
+        """The tables written to ``path`` by :meth:`save`; ``KGError`` naming the file if it is not such
+        a file, or its arrays do not fit together (an index outside its table, lists of other lengths)."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
+            names = json.loads(arrays["names"].tobytes().decode("utf-8"))
+            entities, labels, types = names["entities"], names["labels"], names["types"]
+            n, papers = len(entities), int(arrays["papers"][0])
+            strings = [value for column in (entities, labels, types) for value in column]
+            if not (len(labels) == len(types) == n and all(isinstance(value, str) for value in strings)
+                    and arrays["salience"].shape == (n,) and arrays["salience"].dtype == np.float64 and papers >= 0):
+                raise ValueError("its entities' lists differ in length")
+            roles = {}
+            for role in vocab.ROLES:
+                indptr, indices = arrays[f"{role}.indptr"], arrays[f"{role}.indices"]
+                if not (indptr.dtype == indices.dtype == np.int64 and indptr.shape == (papers + 1,) and indptr[0] == 0
+                        and (np.diff(indptr) >= 0).all() and indptr[-1] == len(indices)
+                        and ((0 <= indices) & (indices < n)).all()):
+                    raise ValueError(f"its {role} table does not fit")
+                roles[role] = sparse.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(papers, n))
+            links = [arrays[name] for name in ("variants", "broader")]
+            if not all(a.dtype == np.int64 and a.ndim == 2 and a.shape[1] == 2 and ((0 <= a) & (a < n)).all() for a in links):
+                raise ValueError("its links point outside its entities")
+        except (OSError, ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError, zipfile.BadZipFile) as error:
+            raise KGError(f"{path}: not a table of related methods kg wrote ({error}); rebuild the graph.") from None
+        return cls(entities, labels, types, arrays["salience"], papers, roles, *links)
+
+
+def related_tables(graph: str | Path) -> RelatedTables | None:
+    """The tables ``kg build`` wrote beside the graph at ``graph`` (:data:`kg.store.RELATED_SUFFIX`), or
+    None when there are none (a graph given as an RDF file, or built by an older kg) or the file is
+    not what kg writes: the store then answers, more slowly, and one line on standard error says why."""
+    file = related_file(graph)
+    try:
+        return RelatedTables.load(file) if file else None
+    except KGError as error:
+        print(f"{error} Reading the store instead.", file=sys.stderr)
+        return None
+
+
+class RelatedIndex:
+    """What :meth:`related` reads (:class:`RelatedTables`), with what it derives of them: each
+    entity's papers (its own and its narrower ones'), and per entity how many of its papers
+    address each task or evaluate on each dataset.
+
+    Built from the tables in a few hundred milliseconds at 20,000 papers; each :meth:`related` call
+    then touches only what the query shares with others: candidates come from its papers, its
+    variants and concepts, the inverted lists of its tasks and datasets, and its vector. Without
+    ``tables``, they are read from ``store`` (seconds on a large graph). ``kg serve`` builds the
+    index once, as it warms up; ``kg related`` once per run.
+    """
+
+    def __init__(self, store: ox.Store, tables: RelatedTables | None = None):
+        self.store = store
+        tables = tables if tables is not None else RelatedTables.read(store)
+        self.rows, self.labels, self.types = tables.entities, tables.labels, tables.types
         self.row = {e: i for i, e in enumerate(self.rows)}
+        self.roles = tables.roles
+        self.n_papers = tables.papers or 1
+        self._names: dict[int, set[str]] = {}  # entity -> the names it goes by, read for the queries asked
+        self.above: dict[int, set[int]] = defaultdict(set)  # entity -> what it varies or is a kind of
+        self.below: dict[int, set[int]] = defaultdict(set)  # the inverse of ``above``
+        narrower: dict[int, set[int]] = defaultdict(set)
+        for (variant, base), is_broader in [(pair, False) for pair in tables.variants.tolist()] \
+                + [(pair, True) for pair in tables.broader.tolist()]:
+            self.above[variant].add(base)
+            self.below[base].add(variant)
+            if is_broader:
+                narrower[base].add(variant)
+        # Each entity's papers, entities x papers: its own, and for a concept those of everything below it.
+        n_entities = len(self.rows)
+        own = sum(self.roles.values(), sparse.csr_matrix((tables.papers, n_entities))).T.tocsr()
+        reach = _incidence(sorted({(i, i) for i in range(n_entities)}
+                                  | {(concept, child) for concept in narrower for child in _closure(narrower, concept)}),
+                           (n_entities, n_entities))
+        self.papers_of = (reach @ own).tocsr()
+        self.papers_of.data[:] = 1.0
+        self.papers_of.sort_indices()
+        self.on_paper = self.papers_of.T.tocsr()  # paper -> the entities whose papers hold it
+        self.n_of = np.diff(self.papers_of.indptr)  # papers of each entity
+        n = self.n_papers
+        self.spec = [math.log(1 + n / count) if count else 0.0 for count in self.n_of.tolist()]
         # Each entity's task and dataset profile: how many of its papers address each task (evaluate
         # on each dataset), one sparse matrix product over all entities at once, its columns the
         # inverted lists of which entities hold a task.
-        papers = {p: i for i, p in enumerate(self.edges)}
-        by_paper = _incidence([(i, papers[p]) for i, e in enumerate(self.rows) for p in self.papers_of[e]],
-                              (len(self.rows), len(papers)))
         self.counts: dict[str, sparse.csr_matrix] = {}
         self.holders: dict[str, sparse.csc_matrix] = {}
         self.norms: dict[str, np.ndarray] = {}
-        specs = np.array([self.spec.get(e, 0.0) for e in self.rows])
-        for part in ("tasks", "datasets"):
-            on = _incidence([(papers[p], self.row[x]) for p in self.edges for x in self._items(p, part) if x in self.row],
-                            (len(papers), len(self.rows)))
-            counts = (by_paper @ on).tocsr()
+        specs = np.array(self.spec)
+        for part, roles in (("tasks", TASK_ROLES), ("datasets", DATASET_ROLES)):
+            on = sum((self.roles[role] for role in roles[1:]), self.roles[roles[0]])
+            on.data[:] = 1.0
+            counts = (self.papers_of @ on).tocsr()
             counts.sort_indices()
             self.counts[part], self.holders[part] = counts, counts.tocsc()
             self.norms[part] = (counts > 0).astype(np.float64) @ (specs ** 2)
-        self.kind = np.array([self.type.get(e, "") for e in self.rows])
-        self.salient = np.array([self.salience.get(e, 0.0) for e in self.rows])
-        self.support = np.array([support(len(self.papers_of[e]), self.n_papers) for e in self.rows])
+        self.kind = np.array(self.types, dtype=object)
+        self.salient = tables.salience
+        self.support = np.array([support(count, self.n_papers) for count in self.n_of.tolist()])
         self._vector_rows: tuple | None = None  # (vectors, our rows, their rows) of the last vectors seen
-        self._flat: list[tuple[str, str]] | None = None  # read by _name_variants, made on its first call
+        self._flat: list[tuple[str, int]] | None = None  # read by _name_variants, made on its first call
+
+    def _papers(self, row: int) -> set[int]:
+        """The papers of the entity in ``row`` (its own and its narrower ones')."""
+        return set(self.papers_of.indices[self.papers_of.indptr[row]:self.papers_of.indptr[row + 1]].tolist())
+
+    def _with(self, paper: int, *roles: str) -> set[int]:
+        """The entities ``paper`` has one of ``roles`` towards."""
+        return {e for role in roles for e in
+                self.roles[role].indices[self.roles[role].indptr[paper]:self.roles[role].indptr[paper + 1]].tolist()}
 
     def _profile(self, part: str, row: int) -> Counter:
-        """How many papers of the entity in ``row`` address each task (evaluate on each dataset), by IRI."""
+        """How many papers of the entity in ``row`` address each task (evaluate on each dataset), by row."""
         counts = self.counts[part]
         start, end = counts.indptr[row], counts.indptr[row + 1]
-        return Counter({self.rows[x]: int(c) for x, c in zip(counts.indices[start:end], counts.data[start:end])})
+        return Counter(dict(zip(counts.indices[start:end].tolist(), map(int, counts.data[start:end].tolist()))))
 
-    def _cosines(self, vectors: Vectors | None, query: str) -> np.ndarray:
+    def _cosines(self, vectors: Vectors | None, query: int) -> np.ndarray:
         """The cosine of each entity (in ``rows`` order) with the query; 0 without a vector."""
         cosines = np.zeros(len(self.rows), dtype=np.float32)
         if vectors is None:
@@ -245,23 +357,23 @@ class RelatedIndex:
             mine, theirs = (np.array(side, dtype=int) for side in zip(*pairs)) if pairs else (np.zeros(0, int),) * 2
             self._vector_rows = (vectors, mine, theirs)
         _, mine, theirs = self._vector_rows
-        cosines[mine] = vectors.similarity(node_of_iri(query))[theirs]
+        cosines[mine] = vectors.similarity(node_of_iri(self.rows[query]))[theirs]
         return cosines
 
-    def _items(self, paper: str, part: str) -> set[str]:
+    def _items(self, paper: int, part: str) -> set[int]:
         """The tasks a paper addresses, or the datasets it evaluates on or introduces."""
-        roles = self.edges[paper]
-        if part == "tasks":
-            return roles["addresses"]
-        return roles["evaluatesOn"] | roles["introduces"]
+        return self._with(paper, *(TASK_ROLES if part == "tasks" else DATASET_ROLES))
 
-    def _query(self, name: str) -> tuple[str, set[str]]:
-        """The entity named ``name`` (or with that IRI), and every name it goes by."""
-        query = name if name in self.label else find_entity(self.store, name)
+    def _query(self, name: str) -> tuple[int, set[str]]:
+        """The row of the entity named ``name`` (or with that IRI), and every name it goes by."""
+        iri = name if name in self.row else find_entity(self.store, name)
+        if iri not in self.row:
+            raise KGError(f"{name!r} is not an entity of this graph's types ({', '.join(vocab.ENTITY_TYPES)}).")
+        query = self.row[iri]
         if query not in self._names:
-            found = run_query(self.store, with_values(view("entity-names"), "entity", ox.NamedNode(query)))
+            found = run_query(self.store, with_values(view("entity-names"), "entity", ox.NamedNode(iri)))
             self._names[query] = {row["name"].value for row in found}
-        return query, {self.label[query]} | self._names[query]
+        return query, {self.labels[query]} | self._names[query]
 
     def answer(self, name: str, *, k: int = 10, type: str = "Method", vectors: Vectors | None = None) -> RelatedAnswer:
         """:meth:`related`, and the variants of the name it did not rank (:meth:`variants`), as
@@ -275,15 +387,15 @@ class RelatedIndex:
         """The ``k`` entities of ``type`` whose names are variants of the name of the one named
         ``name`` (:func:`name_variant`), with their papers, most papers first."""
         query, query_names = self._query(name)
-        found = [(self.label[e], len(self.papers_of[e])) for e in self._name_variants(query, query_names)
-                 if self.papers_of[e] and (not type or self.type.get(e) == type)]
+        found = [(self.labels[e], int(self.n_of[e])) for e in self._name_variants(query, query_names)
+                 if self.n_of[e] and (not type or self.types[e] == type)]
         return sorted(found, key=lambda x: (-x[1], x[0].casefold()))[:k]
 
-    def _name_variants(self, query: str, query_names: set[str]) -> set[str]:
+    def _name_variants(self, query: int, query_names: set[str]) -> set[int]:
         """The entities whose names are one of the query's names with words added (:func:`name_variant`),
         not only a word for its kind (``_echo``): "Wasserstein GAN", E-GRPO."""
         if self._flat is None:  # each name folded and run together, searched for the query's first word
-            self._flat = [(_run_together(self.label.get(e, "")), e) for e in self.papers_of]
+            self._flat = [(_run_together(label), e) for e, label in enumerate(self.labels)]
         found = set()
         for q in query_names:
             if not _words(q):
@@ -294,7 +406,7 @@ class RelatedIndex:
             probe = first[:-1] if first.endswith("y") and len(first) > 1 else first
             found |= {e for flat, e in self._flat if probe in flat}
         return {e for q in query_names for e in found
-                if e != query and name_variant(q, self.label.get(e, "")) and not _echo(q, self.label.get(e, ""))}
+                if e != query and name_variant(q, self.labels[e]) and not _echo(q, self.labels[e])}
 
     def related(self, name: str, *, k: int = 10, type: str = "Method", min_salience: float = SALIENCE_THRESHOLD,
                 vectors: Vectors | None = None) -> tuple[str, list[Related]]:
@@ -303,13 +415,12 @@ class RelatedIndex:
         synonyms; the variants of its name are ranked with the rest. Returns the query entity's
         label and the list."""
         query, query_names = self._query(name)
-        query_papers = self.papers_of.get(query)
+        query_papers = self._papers(query)
         if not query_papers:  # no paper links it: it shares nothing
-            return self.label[query], []
-        profiles = {part: {x: self.spec.get(x, 0.0) for x in self._profile(part, self.row[query])}
-                    for part in ("tasks", "datasets")}
+            return self.labels[query], []
+        profiles = {part: {x: self.spec[x] for x in self._profile(part, query)} for part in ("tasks", "datasets")}
         cosines = self._cosines(vectors, query)
-        similarity = lambda candidate: float(cosines[self.row[candidate]])  # noqa: E731
+        similarity = lambda candidate: float(cosines[candidate])  # noqa: E731
         # A first score of every entity at once, exact for those sharing no paper with the query
         # (the usual case): the parts that need shared papers are added for the few that do.
         first = np.zeros(len(self.rows))
@@ -321,11 +432,10 @@ class RelatedIndex:
             holders = self.holders[part]
             for x, weight in profile.items():
                 if x != query:
-                    column = self.row[x]
-                    held = holders.indices[holders.indptr[column]:holders.indptr[column + 1]]
+                    held = holders.indices[holders.indptr[x]:holders.indptr[x + 1]]
                     shared[held] += weight * weight
-                    if self.counts[part][column, column]:  # a task shares nothing with itself
-                        shared[column] -= weight * weight
+                    if self.counts[part][x, x]:  # a task shares nothing with itself
+                        shared[x] -= weight * weight
             first += PROFILE_WEIGHT * np.divide(shared, np.sqrt(own_norm * self.norms[part]),
                                                 out=np.zeros_like(shared), where=self.norms[part] > 0)
         first += SIMILARITY_WEIGHT * np.maximum(0.0, cosines - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR)
@@ -337,40 +447,41 @@ class RelatedIndex:
         # A name that is the query's with words added ("Wasserstein GAN", E-GRPO) is a variant of it,
         # ranked with the rest by how many papers use it, whether or not a link says so.
         below |= self._name_variants(query, query_names)
-        exact = {e for paper in query_papers for e in self.on_paper[paper]} | below | above
+        on_query_papers = np.zeros(self.on_paper.shape[0])
+        on_query_papers[list(query_papers)] = 1.0
+        exact = set(np.flatnonzero(self.papers_of @ on_query_papers).tolist()) | below | above
         exact |= {sibling for concept in self.above[query] for sibling in self.below[concept]}
         wanted = (self.salient >= min_salience) & (first > 0)
         if type:
             wanted &= self.kind == type
-        others = [i for i in np.flatnonzero(wanted) if self.rows[i] not in exact]
+        others = [i for i in np.flatnonzero(wanted).tolist() if i not in exact]
         if len(others) > k:
             floor = np.sort(first[others])[-k] - 1e-6 if k > 0 else math.inf
             others = [i for i in others if first[i] >= floor]
-        candidates = {self.rows[i] for i in others} | {e for e in exact if e in self.row}
         results = []
-        for candidate in candidates:
-            if candidate == query or not self.papers_of.get(candidate) or (type and self.type.get(candidate) != type):
+        for candidate in set(others) | exact:
+            if candidate == query or not self.n_of[candidate] or (type and self.types[candidate] != type):
                 continue
-            if any(_echo(name, self.label[candidate]) for name in query_names):
+            if any(_echo(name, self.labels[candidate]) for name in query_names):
                 continue  # "attention network" for attention: the query itself, by another name
-            if self.salience.get(candidate, 0.0) < min_salience or is_category(self.label[candidate]):
+            if self.salient[candidate] < min_salience or is_category(self.labels[candidate]):
                 continue
-            found = self._score(query, candidate, profiles, similarity, below, above)
+            found = self._score(query, candidate, query_papers, profiles, similarity, below, above)
             if found is not None:
                 results.append(found)
         results.sort(key=lambda r: (-r[0].score, *(-x for x in r[1]), r[0].label))
-        return self.label[query], [r for r, _ in results[:k]]
+        return self.labels[query], [r for r, _ in results[:k]]
 
-    def _score(self, query: str, candidate: str, profiles: dict[str, dict[str, float]], similarity,
-               below: set[str], above: set[str]):
-        """The exact score of ``candidate`` for ``query``, with its parts and reasons; None if not
+    def _score(self, query: int, candidate: int, query_papers: set[int], profiles: dict[str, dict[int, float]],
+               similarity, below: set[int], above: set[int]):
+        """The exact score of ``candidate`` for ``query`` (rows), with its parts and reasons; None if not
         positive. ``below`` and ``above`` are the query's variants and kinds, and what it is a kind of."""
-        label, spec, n = self.label, self.spec, self.n_papers
-        query_papers, papers = self.papers_of[query], self.papers_of[candidate]
+        label, spec, n = self.labels, self.spec, self.n_papers
+        papers = self._papers(candidate)
         both = query_papers & papers
         compared = {p for p in both
-                    if (query in self.edges[p]["proposes"] and candidate in self.edges[p]["comparesWith"])
-                    or (candidate in self.edges[p]["proposes"] and query in self.edges[p]["comparesWith"])}
+                    if (query in self._with(p, "proposes") and candidate in self._with(p, "comparesWith"))
+                    or (candidate in self._with(p, "proposes") and query in self._with(p, "comparesWith"))}
         nested = candidate in below or candidate in above
         if candidate in below:  # weighed by how many papers use it: one-paper variants are many
             variant = [f"a kind or variant of {label[query]}"]
@@ -378,9 +489,9 @@ class RelatedIndex:
         elif nested:
             variant, variant_score = [f"{label[query]} is a kind or variant of it"], BROADER_WEIGHT
         else:
-            common = sorted(self.above[query] & self.above[candidate], key=lambda c: -spec.get(c, 0.0))
+            common = sorted(self.above[query] & self.above[candidate], key=lambda c: (-spec[c], label[c]))
             variant = [f"both kinds of {label[c]}" for c in common]
-            variant_score = SIBLING_WEIGHT * max((spec.get(c, 0.0) for c in common), default=0.0) / math.log(1 + n)
+            variant_score = SIBLING_WEIGHT * max((spec[c] for c in common), default=0.0) / math.log(1 + n)
         # A concept and what is narrower than it share papers by construction: that says nothing.
         association = 0.0 if nested or not both else _npmi(len(both), len(query_papers), len(papers), n)
         # Tasks and datasets count when shared across different papers: within one paper,
@@ -388,15 +499,14 @@ class RelatedIndex:
         parts = {"variant": variant_score, "compared": COMPARISON_WEIGHT * len(compared),
                  "co-mentioned": CO_MENTION_WEIGHT * association * math.log2(1 + len(both))}
         shared: dict[str, list[str]] = {}
-        row = self.row[candidate]
         for part, profile in profiles.items():
-            theirs = self._profile(part, row)
+            theirs = self._profile(part, candidate)
             for paper in both:  # their profile is that of the papers they do not share
                 theirs.subtract(self._items(paper, part))
-            their_profile = {x: spec.get(x, 0.0) for x, count in theirs.items() if count > 0}
+            their_profile = {x: spec[x] for x, count in theirs.items() if count > 0}
             common = set(profile) & set(their_profile) - {query, candidate}
             parts[part] = PROFILE_WEIGHT * _cosine(profile, their_profile, common) if query_papers - both else 0.0
-            shared[part] = [label[e] for e in sorted(common, key=lambda e: (-spec.get(e, 0.0), label[e]))]
+            shared[part] = [label[e] for e in sorted(common, key=lambda e: (-spec[e], label[e]))]
         parts["similar"] = SIMILARITY_WEIGHT * max(0.0, similarity(candidate) - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR)
         # A name a large share of the corpus mentions ("neural networks", "deep learning") is related
         # to everything, so to nothing in particular: its score shrinks with its share.
@@ -405,7 +515,7 @@ class RelatedIndex:
             parts = {p: value * HUB_SHARE / share for p, value in parts.items()}
         # What one paper alone uses is less established than what several do: in a large corpus
         # the score shrinks for a candidate with fewer papers (a small one's papers are its answers).
-        parts = {p: value * float(self.support[row]) for p, value in parts.items()}
+        parts = {p: value * float(self.support[candidate]) for p, value in parts.items()}
         score = sum(parts[p] for p in PARTS)
         if score <= 0:
             return None
@@ -413,9 +523,9 @@ class RelatedIndex:
                        "co-mentioned": [f"{len(both)} paper{'s' if len(both) != 1 else ''}"] if both and not nested else [],
                        "compared": [f"in {len(compared)} paper{'s' if len(compared) != 1 else ''}"] if compared else [],
                        "similar": [f"{similarity(candidate):.2f}"] if parts["similar"] else []})
-        return (Related(label[candidate], self.type[candidate], round(score, 3),
+        return (Related(label[candidate], self.types[candidate], round(score, 3),
                         {p: round(parts[p], 3) for p in PARTS if parts[p]}, {p: shared[p] for p in PARTS}),
-                (len(both), len(papers), self.salience.get(candidate, 0.0)))
+                (len(both), len(papers), float(self.salient[candidate])))
 
 
 def _incidence(pairs: list[tuple[int, int]], shape: tuple[int, int]) -> sparse.csr_matrix:
@@ -456,7 +566,7 @@ def _npmi(both: int, a: int, b: int, n: int) -> float:
     return math.log(n * both / (a * b)) / -math.log(both / n)
 
 
-def _closure(links: dict[str, set[str]], entity: str) -> set[str]:
+def _closure(links: dict[int, set[int]], entity: int) -> set[int]:
     """Everything ``links`` lead to from ``entity``, transitively (``entity`` itself left out)."""
     seen, todo = set(), [entity]
     while todo:
