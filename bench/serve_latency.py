@@ -12,7 +12,8 @@ its dataset. A graph built by `kg build` can be given too.
 Each example query (kg/query/rq) runs with its parameters bound to a
 mid-frequency entity of the right type (the 10th most mentioned); each page
 (entity, paper, related methods, neighbourhood, search, the explorer, the
-query page) is asked for that entity (or its first paper). One warm-up, then
+query page) is asked for that entity (or its first paper), and the entity page of the most
+mentioned method too (a hub, whose panel reads the most). One warm-up, then
 --runs timed requests; the table gives the first request's time (pages
 keep some answers, e.g. related methods) and p50 and p95 of the wall time seen by
 the client. A request still running at --timeout is stopped by the server.
@@ -111,10 +112,10 @@ def synthesise(stem: Path, papers: int, *, seed: int = 7) -> None:
 # ------------------------------------------------------------------ measuring
 
 
-def top_entity(store: ox.Store, kind: str) -> str:
-    """The label of the RANK-th most mentioned entity of ``kind``."""
+def top_entity(store: ox.Store, kind: str, rank: int = RANK) -> str:
+    """The label of the ``rank``-th most mentioned entity of ``kind``."""
     rows = list(store.query(f"SELECT ?label WHERE {{ ?e a kg:{kind} ; skos:prefLabel ?label ; kg:paperCount ?n }} "
-                            f"ORDER BY DESC(?n) ?label LIMIT {RANK}", prefixes=PREFIXES))
+                            f"ORDER BY DESC(?n) ?label LIMIT {rank}", prefixes=PREFIXES))
     return rows[-1]["label"].value if rows else ""
 
 
@@ -135,14 +136,17 @@ def requests(app: serve.App) -> list[tuple[str, str, str, str | None]]:
     node = index.by_label[("Method", label)]
     paper = sorted(p for p in index.graph.predecessors(node) if p.startswith("paper/"))[0]
     quoted = urllib.parse.quote(node)
+    hub = urllib.parse.quote(index.by_label[("Method", top_entity(app.store, "Method", 1))])
     for name, path in (("page: entity", f"/entity/{quoted}.json"), ("page: entity, no related", f"/entity/{quoted}.json?related=0"),
+                       ("page: entity, the most mentioned", f"/entity/{hub}.json"),
                        ("page: paper", f"/{urllib.parse.quote(paper)}.json"),
                        ("page: related", f"/related.json?id={quoted}"),
                        ("page: neighbourhood k=1", f"/neighbourhood.json?id={quoted}&k=1"),
                        ("page: neighbourhood k=2", f"/neighbourhood.json?id={quoted}&k=2"),
                        ("page: search", f"/search.json?q={urllib.parse.quote(label[:4])}"),
                        ("page: explorer", "/"), ("page: query", "/query.json"), ("page: index", "/index.json")):
-        chosen.append((name, paper if "paper" in name else label, path, None))
+        bound = paper if "paper" in name else top_entity(app.store, "Method", 1) if "most" in name else label
+        chosen.append((name, bound, path, None))
     return chosen
 
 

@@ -34,6 +34,7 @@ from .link.graph import KnowledgeGraph, build_graph
 from .ingest import FileSetting, read_papers
 from .link.similar import similar_papers
 from .model import Entity, Paper, PaperExtraction
+from .query.graph_index import KeptPanels
 from .query.related import RelatedTables
 from .resolve.propagate import propagate
 from .write.triples import node_iri
@@ -41,7 +42,7 @@ from .link.relations import sentence_relations, variant_relations
 from .resolve import corpus_names, resolution_report, resolve
 from .similarity import Vectors, entity_vectors
 from .strings import counted
-from .store import INDEX_SUFFIX, RELATED_SUFFIX, STORE_SUFFIX, VECTORS_SUFFIX, store_mark, write_store
+from .store import INDEX_SUFFIX, PANELS_SUFFIX, RELATED_SUFFIX, STORE_SUFFIX, VECTORS_SUFFIX, store_mark, write_store
 from .text import normalize_for_id
 from .viz.render import render_html
 from .vocab import BROADER, DEFAULT_BASE, ENTITY_TYPES, LINKS
@@ -327,8 +328,8 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     files of ``formats`` (:data:`FORMATS`) and the SPARQL store, filled from the same triples in the same pass.
 
     ``extra`` maps further endings (``"report.md"``) to text written alongside; ``vectors``,
-    the entities' vectors, go to ``stem.vectors.npz``, and what ``kg related`` reads of the
-    store to ``stem.related.npz``. Outputs an earlier build left at ``stem``
+    the entities' vectors, go to ``stem.vectors.npz``, what ``kg related`` reads of the
+    store to ``stem.related.npz``, and the panels of the most linked entities to ``stem.panels.zip``. Outputs an earlier build left at ``stem``
     that this one does not write are removed, so no output describes another graph. ``staging``
     is a folder from :func:`kg.write.outputs.stage` (made here when not given); it is used up.
 
@@ -364,6 +365,7 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
         related = write_store(staging / f"{stem.name}{STORE_SUFFIX}", fill,
                               start_from=store_path if patch else None, mark=secrets.token_hex(8))
         related.save(staging / f"{stem.name}{RELATED_SUFFIX}")
+        KeptPanels.write(graph, staging / f"{stem.name}{PANELS_SUFFIX}")
         if "html" in formats:
             render_html(graph, staging / f"{stem.name}.html", title=title)
         if vectors is not None:

@@ -37,6 +37,8 @@ STORE_MARK = "kg-build-mark"
 VECTORS_SUFFIX = ".vectors.npz"
 #: ... what ``kg related`` reads of it, as arrays (:class:`kg.query.related.RelatedTables`), to this suffix.
 RELATED_SUFFIX = ".related.npz"
+#: ... the panels of its most linked entities (:class:`kg.query.graph_index.KeptPanels`), to this suffix.
+PANELS_SUFFIX = ".panels.zip"
 #: ... and its index (co-occurrence counts, task neighbours: :func:`kg.write.serialize.write_rdf`) to this suffix.
 INDEX_SUFFIX = ".index.nt"
 _FORMATS = {".nt": ox.RdfFormat.N_TRIPLES, ".ttl": ox.RdfFormat.TURTLE, ".jsonld": ox.RdfFormat.JSON_LD}
@@ -103,9 +105,7 @@ def vectors_file(path: str | Path) -> Path | None:
     >>> vectors_file("no/such/graph") is None
     True
     """
-    stem = graph_stem(path)
-    file = stem.with_name(stem.name + VECTORS_SUFFIX)
-    return file if file.is_file() else None
+    return _beside(path, VECTORS_SUFFIX)
 
 
 def related_file(path: str | Path) -> Path | None:
@@ -115,8 +115,23 @@ def related_file(path: str | Path) -> Path | None:
     >>> related_file("no/such/graph") is None
     True
     """
+    return _beside(path, RELATED_SUFFIX)
+
+
+def panels_file(path: str | Path) -> Path | None:
+    """The panels ``kg build`` kept of the graph at ``path`` (``graphs/NAME`` or one of its files), or
+    None when the graph has none (an RDF file, or built by an older kg).
+
+    >>> panels_file("no/such/graph") is None
+    True
+    """
+    return _beside(path, PANELS_SUFFIX)
+
+
+def _beside(path: str | Path, suffix: str) -> Path | None:
+    """The file ``kg build`` wrote beside the graph at ``path`` with ``suffix``, or None if there is none."""
     stem = graph_stem(path)
-    file = stem.with_name(stem.name + RELATED_SUFFIX)
+    file = stem.with_name(stem.name + suffix)
     return file if file.is_file() else None
 
 
