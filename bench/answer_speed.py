@@ -1,6 +1,6 @@
 """Every CLI answer's wall time, process start included, for two revisions of kg side by side.
 
-    python bench/answer_speed.py GRAPH 545f489 HEAD [--repeat 3]
+    python bench/answer_speed.py GRAPH 545f489 HEAD [--repeat 3] [--rank N] [--json FILE]
 
 GRAPH is a graph built by ``kg build`` (its ``-o`` path). Each revision is checked out into a
 temporary git worktree (as ``bench/side_by_side.py`` does) and asked, as a person would type them:
@@ -15,6 +15,7 @@ shows its exit status beside its time (``kg similar`` of a missing title exits 1
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -73,7 +74,9 @@ def main() -> None:
     parser.add_argument("b", help="the revision measured (e.g. HEAD)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each command per revision")
     parser.add_argument("--rank", type=int, default=1, help="ask about the N-th most mentioned method and task")
+    parser.add_argument("--json", type=Path, help="also write every time to this file (bench/targets.py reads it)")
     args = parser.parse_args()
+    measured = []
     asked = questions(args.graph.resolve(), args.rank)
     with tempfile.TemporaryDirectory() as scratch:
         trees = {name: checkout(revision, Path(scratch) / name) for name, revision in (("A", args.a), ("B", args.b))}
@@ -95,11 +98,16 @@ def main() -> None:
                     return f"{min(times[name]):.2f} ({statistics.median(times[name]):.2f}){ok}"
 
                 command = "kg " + " ".join(f"'{a}'" if " " in a else a for a in arguments[:-2])
+                measured.append({"answer": row, "command": command, "A": times["A"], "B": times["B"], "status": status})
                 print(f"| {row} | `{command}` | {cell('A')} | {cell('B')} | {min(times['B']) / min(times['A']):.2f} |",
                       flush=True)
         finally:
             for tree in trees.values():
                 remove_checkout(tree)
+    if args.json:
+        args.json.write_text(json.dumps({"command": " ".join(["python", *sys.argv]), "graph": str(args.graph),
+                                         "rank": args.rank, "A": args.a, "B": args.b, "answers": measured}, indent=1),
+                             encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -175,6 +175,7 @@ def main() -> None:
     pool = sentence_pool(args.shared)
     here = Path(__file__).resolve().parents[1]
     versions = ([("before", args.against.resolve())] if args.against else []) + [("now", here)]
+    print("command: python " + " ".join(sys.argv))
     print(f"sentence pool: {len(pool)} sentences; processes: {args.jobs}")
     print("| abstracts | kg | build s | abs/s | nlp.pipe s | ratio | en_core_web_sm s | ratio | peak MB "
           "| N-Triples KB/abstract | +1% s | +1%/full | render s |")

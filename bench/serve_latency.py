@@ -213,8 +213,10 @@ def main() -> None:
     if args.against:
         before = measure_with(args.against.resolve(), args)
     rows = measure_all(args)
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    if args.json:  # this kg's rows, and with --against the other's, each saying which kg it measured
+        every = [{**row, "kg": "now"} for row in rows] + [{**row, "kg": "before"} for row in before or []]
+        args.json.write_text(json.dumps({"command": " ".join(["python", *sys.argv]), "rows": every}, indent=1),
+                             encoding="utf-8")
     print_table(rows, before, args.timeout)
 
 
@@ -229,7 +231,7 @@ def measure_with(checkout: Path, args) -> list[dict]:
         # From the scratch folder, with the checkout first on the path: it is the kg imported.
         subprocess.run(command, check=True, cwd=scratch, stdout=subprocess.DEVNULL,
                        env={**os.environ, "PYTHONPATH": str(checkout)})
-        return json.loads(out.read_text(encoding="utf-8"))
+        return json.loads(out.read_text(encoding="utf-8"))["rows"]
 
 
 def measure_all(args) -> list[dict]:
