@@ -38,6 +38,7 @@ class GraphIndex:
     graph: KnowledgeGraph
     iri: dict[str, str]  # node id -> IRI
     names: list[tuple[str, str, str]] = field(default_factory=list)  # (folded name, name, node id)
+    ranks: list[tuple] = field(default_factory=list)  # per name, what search ranks it by (kg.serve.search.ranks)
     by_label: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, label) -> node id
     vectors: Vectors | None = None  # the entities' vectors (kg.similarity), for search by meaning
     panels: dict = field(default_factory=dict)  # node id -> its panel, the last few read (kg.serve.pages)

@@ -30,7 +30,7 @@ from ..viz import render
 from ..store import PREFIXES, STORE_SUFFIX, fill_store, graph_file, graph_stem, store_dir
 from ..vocab import NODE_KINDS
 from ..query.graph_index import GraphIndex, kept_panels, load_index
-from .search import neighbourhood, search
+from .search import neighbourhood, ranks, search
 from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph_engine
 from .protocol import read_query
 from .pages import entity_view, example_queries, paper_view, segments
@@ -187,7 +187,7 @@ class App:
         page's examples and the summary, so that no first visitor waits for them (a panel reads only
         its own node's part: milliseconds)."""
         self.pool  # noqa: B018 - a property that starts the workers
-        self.index()
+        ranks(self.index())  # what search ranks names by: read once, not on the first search
         self.explorer_page()
         self.query_view()
         self.index_view()

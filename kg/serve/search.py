@@ -26,13 +26,11 @@ def search(index: GraphIndex, text: str, *, limit: int = SEARCH_LIMIT) -> list[d
     if not wanted:
         return []
     best: dict[str, tuple] = {}
-    for folded, name, node in index.names:
+    for (folded, name, node), then in zip(index.names, ranks(index)):
         at = folded.find(wanted)
         if at < 0:
             continue
-        data = index.graph.nodes[node]
-        # Lengths and names compared as JavaScript compares them (the page's searchTables ranks alike).
-        rank = (0 if folded == wanted else 1 if at == 0 else 2, -data.get("papers", 0), len(js_order(name)), js_order(name))
+        rank = (0 if folded == wanted else 1 if at == 0 else 2, *then)
         if node not in best or rank < best[node][0]:
             best[node] = (rank, name)
     found = sorted(best.items(), key=lambda item: item[1][0])[:limit]
@@ -42,6 +40,16 @@ def search(index: GraphIndex, text: str, *, limit: int = SEARCH_LIMIT) -> list[d
     if index.vectors is not None and len(results) < limit:
         results += _similar(index, wanted, {node for node, _ in found}, limit - len(results))
     return results
+
+
+def ranks(index: GraphIndex) -> list[tuple]:
+    """What :func:`search` ranks each of the index's names by after how it matches: the papers of
+    its node (most first), then its length and text as JavaScript compares them (the page's
+    searchTables ranks alike). Made once per index: a short word matches most names."""
+    if len(index.ranks) != len(index.names):
+        index.ranks = [(-index.graph.nodes[node].get("papers", 0), len(js_order(name)), js_order(name))
+                       for _, name, node in index.names]
+    return index.ranks
 
 
 def _similar(index: GraphIndex, text: str, found: set[str], limit: int) -> list[dict]:
