@@ -228,6 +228,8 @@ def measure_with(checkout: Path, args) -> list[dict]:
                    "--timeout", str(args.timeout), "--json", str(out)]
         if args.keep:
             command += ["--keep", str(args.keep.resolve() / "before")]
+        if args.virtuoso:
+            command.append("--virtuoso")
         # From the scratch folder, with the checkout first on the path: it is the kg imported.
         subprocess.run(command, check=True, cwd=scratch, stdout=subprocess.DEVNULL,
                        env={**os.environ, "PYTHONPATH": str(checkout)})
