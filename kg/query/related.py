@@ -419,6 +419,9 @@ class RelatedIndex:
         if not query_papers:  # no paper links it: it shares nothing
             return self.labels[query], []
         profiles = {part: {x: self.spec[x] for x in self._profile(part, query)} for part in ("tasks", "datasets")}
+        # What every candidate's score reads of the query's profiles: a hub's holds thousands of tasks.
+        read = ({part: set(profile) for part, profile in profiles.items()},
+                {part: sum(v * v for v in profile.values()) for part, profile in profiles.items()})
         cosines = self._cosines(vectors, query)
         similarity = lambda candidate: float(cosines[candidate])  # noqa: E731
         # A first score of every entity at once, exact for those sharing no paper with the query
@@ -466,16 +469,17 @@ class RelatedIndex:
                 continue  # "attention network" for attention: the query itself, by another name
             if self.salient[candidate] < min_salience or is_category(self.labels[candidate]):
                 continue
-            found = self._score(query, candidate, query_papers, profiles, similarity, below, above)
+            found = self._score(query, candidate, query_papers, profiles, read, similarity, below, above)
             if found is not None:
                 results.append(found)
         results.sort(key=lambda r: (-r[0].score, *(-x for x in r[1]), r[0].label))
         return self.labels[query], [r for r, _ in results[:k]]
 
     def _score(self, query: int, candidate: int, query_papers: set[int], profiles: dict[str, dict[int, float]],
-               similarity, below: set[int], above: set[int]):
+               read: tuple[dict, dict], similarity, below: set[int], above: set[int]):
         """The exact score of ``candidate`` for ``query`` (rows), with its parts and reasons; None if not
-        positive. ``below`` and ``above`` are the query's variants and kinds, and what it is a kind of."""
+        positive. ``read`` holds the items and the squared norm of each of the query's ``profiles``;
+        ``below`` and ``above`` are the query's variants and kinds, and what it is a kind of."""
         label, spec, n = self.labels, self.spec, self.n_papers
         papers = self._papers(candidate)
         both = query_papers & papers
@@ -499,13 +503,15 @@ class RelatedIndex:
         parts = {"variant": variant_score, "compared": COMPARISON_WEIGHT * len(compared),
                  "co-mentioned": CO_MENTION_WEIGHT * association * math.log2(1 + len(both))}
         shared: dict[str, list[str]] = {}
+        keys, norms = read
         for part, profile in profiles.items():
             theirs = self._profile(part, candidate)
             for paper in both:  # their profile is that of the papers they do not share
                 theirs.subtract(self._items(paper, part))
             their_profile = {x: spec[x] for x, count in theirs.items() if count > 0}
-            common = set(profile) & set(their_profile) - {query, candidate}
-            parts[part] = PROFILE_WEIGHT * _cosine(profile, their_profile, common) if query_papers - both else 0.0
+            common = keys[part] & set(their_profile) - {query, candidate}
+            parts[part] = PROFILE_WEIGHT * _cosine(profile, their_profile, common, norms[part]) \
+                if len(both) < len(query_papers) else 0.0
             shared[part] = [label[e] for e in sorted(common, key=lambda e: (-spec[e], label[e]))]
         parts["similar"] = SIMILARITY_WEIGHT * max(0.0, similarity(candidate) - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR)
         # A name a large share of the corpus mentions ("neural networks", "deep learning") is related
@@ -551,12 +557,18 @@ def support(papers: int, corpus: int) -> float:
     return min(1.0, math.log(1 + papers) / math.log(1 + ESTABLISHED_PAPERS))
 
 
-def _cosine(a: dict[str, float], b: dict[str, float], shared: set[str]) -> float:
+def _cosine(a: dict, b: dict, shared: set, a_norm: float | None = None) -> float:
     """The cosine of two weighted sets over their ``shared`` items: a hub's long list of tasks
-    shares something with every list, and is divided by its length."""
+    shares something with every list, and is divided by its length. ``a_norm``, the sum of
+    ``a``'s squared weights, if known (a query's, the same for every candidate).
+
+    >>> round(_cosine({"t": 1.0, "u": 1.0}, {"t": 2.0}, {"t"}), 3)
+    0.707
+    """
     if not shared:
         return 0.0
-    return sum(a[x] * b[x] for x in shared) / math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
+    a_norm = sum(v * v for v in a.values()) if a_norm is None else a_norm
+    return sum(a[x] * b[x] for x in shared) / math.sqrt(a_norm * sum(v * v for v in b.values()))
 
 
 def _npmi(both: int, a: int, b: int, n: int) -> float:
