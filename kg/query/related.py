@@ -308,7 +308,6 @@ class RelatedIndex:
         self.papers_of = (reach @ own).tocsr()
         self.papers_of.data[:] = 1.0
         self.papers_of.sort_indices()
-        self.on_paper = self.papers_of.T.tocsr()  # paper -> the entities whose papers hold it
         self.n_of = np.diff(self.papers_of.indptr)  # papers of each entity
         n = self.n_papers
         self.spec = [math.log(1 + n / count) if count else 0.0 for count in self.n_of.tolist()]
@@ -450,8 +449,8 @@ class RelatedIndex:
         # A name that is the query's with words added ("Wasserstein GAN", E-GRPO) is a variant of it,
         # ranked with the rest by how many papers use it, whether or not a link says so.
         below |= self._name_variants(query, query_names)
-        on_query_papers = np.zeros(self.on_paper.shape[0])
-        on_query_papers[list(query_papers)] = 1.0
+        on_query_papers = np.zeros(self.papers_of.shape[1])
+        on_query_papers[list(query_papers)] = 1.0  # the entities whose papers hold one of the query's
         exact = set(np.flatnonzero(self.papers_of @ on_query_papers).tolist()) | below | above
         exact |= {sibling for concept in self.above[query] for sibling in self.below[concept]}
         wanted = (self.salient >= min_salience) & (first > 0)
