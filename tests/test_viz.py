@@ -267,6 +267,28 @@ def test_a_large_graph_opens_on_the_map_of_its_topics_sized_by_their_papers(tmp_
     assert "The field's 2 topics: methods, tasks and datasets that papers name together" in html
 
 
+def test_the_maps_communities_are_found_on_a_graph_where_networkx_louvain_never_ends(monkeypatch):
+    """networkx 3.6's Louvain moves nodes of this 7-node graph (the Graph Atlas's G674) back and forth
+    for ever at resolution 1; the map's communities (Leiden, a bounded number of passes) end, and are
+    the same on every run whatever the state of Python's random numbers."""
+    import random
+    import threading
+    from kg.viz import overview
+    monkeypatch.setattr(overview, "RESOLUTION", 1)
+    edges = [(0, 1), (0, 2), (0, 5), (0, 6), (1, 2), (1, 4), (2, 3), (2, 5), (2, 6), (3, 4)]
+    pairs = [(f"n{a}", f"n{b}", 1.0) for a, b in edges]
+    nodes = [f"n{i}" for i in range(7)]
+    found = []
+    for seed in (1, 123):
+        random.seed(seed)
+        worker = threading.Thread(target=lambda: found.append(overview._communities(nodes, pairs)), daemon=True)
+        worker.start()
+        worker.join(timeout=60)
+        assert not worker.is_alive(), "the communities were not found within a minute"
+    assert found[0] == found[1]
+    assert sorted(node for community in found[0] for node in community) == nodes  # a partition of the nodes
+
+
 LAYOUT_SCRIPT = """
 import json, networkx as nx
 from kg.viz.layout import layout
