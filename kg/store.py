@@ -135,6 +135,18 @@ def _beside(path: str | Path, suffix: str) -> Path | None:
     return file if file.is_file() else None
 
 
+def read_beside(file: Path | None, load: Callable[[Path], T]) -> T | None:
+    """What ``load`` reads of ``file``, an answer file ``kg build`` wrote beside a graph
+    (:func:`related_file`, :func:`panels_file`), or None when there is none (a graph given as an RDF
+    file, or built by an older kg) or ``load`` finds it is not what kg writes: the store then
+    answers, more slowly, and one line on standard error says why."""
+    try:
+        return load(file) if file else None
+    except KGError as error:
+        print(f"{error} Reading the store instead.", file=sys.stderr)
+        return None
+
+
 def open_graph(path: str | Path) -> ox.Store:
     """A store holding the graph at ``path``: its on-disk store opened read-only when
     ``kg build`` wrote one, else an in-memory store loaded from its RDF file.

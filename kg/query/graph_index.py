@@ -25,7 +25,7 @@ from ..errors import KGError
 from ..link.graph import KnowledgeGraph
 from . import kg_terms, view, view_with, with_values
 from ..similarity import Vectors
-from ..store import PREFIXES, panels_file
+from ..store import PREFIXES, panels_file, read_beside
 from ..strings import fold, js_order
 from .views import Tables
 
@@ -285,16 +285,9 @@ class KeptPanels:
 
 
 def kept_panels(graph) -> KeptPanels | None:
-    """The panels ``kg build`` kept beside the graph at ``graph``, or None when it kept none (an RDF
-    file, a graph of an older kg) or the file is not theirs (said in one line on standard error)."""
-    file = panels_file(graph)
-    if file is None:
-        return None
-    try:
-        return KeptPanels(file)
-    except KGError as error:
-        print(f"{error} Reading the store instead.", file=sys.stderr)
-        return None
+    """The panels ``kg build`` kept beside the graph at ``graph`` (:data:`kg.store.PANELS_SUFFIX`), or
+    None where the store answers instead (:func:`kg.store.read_beside`)."""
+    return read_beside(panels_file(graph), KeptPanels)
 
 
 def _load_texts(store: ox.Store, G: KnowledgeGraph, scope: Scope | None = None) -> None:

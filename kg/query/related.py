@@ -34,7 +34,6 @@ import functools
 import json
 import math
 import re
-import sys
 import unicodedata
 import zipfile
 from collections import Counter, defaultdict
@@ -53,7 +52,7 @@ from ..keys import is_category, resolution_key
 from .lookup import find_entity
 from . import kg_terms, view, view_with, with_values
 from ..similarity import Vectors
-from ..store import related_file, run_query
+from ..store import read_beside, related_file, run_query
 
 VARIANT_WEIGHT = 3.0
 SIBLING_WEIGHT = 1.5
@@ -260,14 +259,8 @@ class RelatedTables:
 
 def related_tables(graph: str | Path) -> RelatedTables | None:
     """The tables ``kg build`` wrote beside the graph at ``graph`` (:data:`kg.store.RELATED_SUFFIX`), or
-    None when there are none (a graph given as an RDF file, or built by an older kg) or the file is
-    not what kg writes: the store then answers, more slowly, and one line on standard error says why."""
-    file = related_file(graph)
-    try:
-        return RelatedTables.load(file) if file else None
-    except KGError as error:
-        print(f"{error} Reading the store instead.", file=sys.stderr)
-        return None
+    None where the store answers instead (:func:`kg.store.read_beside`)."""
+    return read_beside(related_file(graph), RelatedTables.load)
 
 
 class RelatedIndex:
