@@ -30,10 +30,10 @@ RESOLUTION = 1.5
 NAME_SHARE = 0.6
 NAME_MEMBERS = 2  # names per topic: "diffusion models · text-to-image"
 MIN_TOPIC_PAPERS = 5
-#: Leiden's passes at most, so that no corpus keeps the page from being written. NeurIPS 2023's and
-#: ICLR 2017/18's communities are those of Leiden run until a pass moves nothing; of a synthetic
-#: corpus of 20,000 abstracts, 18 of its 6,728 entities fall elsewhere. (networkx's Louvain, 3.6, loops
-#: for ever on some graphs, that corpus's among them.)
+#: Leiden's passes at most: a bound on the work, where networkx's Louvain (3.6) loops for ever on some
+#: graphs, a synthetic 20,000-abstract corpus's among them. NeurIPS 2023's and ICLR 2017/18's
+#: communities are those of Leiden run until a pass moves nothing; of that synthetic corpus, 18 of
+#: its 6,728 entities fall elsewhere.
 LEIDEN_PASSES = 10
 #: Co-occurrence weights are made integers at this scale: igraph keeps a community's weight by adding
 #: and taking away its nodes' weights, which for integers is exact, so a node never moves back and
