@@ -102,6 +102,22 @@ def test_similar_papers_weigh_shared_words_and_rare_entities():
     assert entities == pytest.approx(1.0) and 0 < words < 1 and 0 < score <= 1 and meaning >= 0
 
 
+def test_similar_papers_are_the_same_whatever_the_blocks_the_scores_are_computed_in(monkeypatch):
+    """Papers are compared a block at a time, each block with itself and the papers after it; blocks
+    of one, two or three papers at a time give the lists of one block of all (every pair at once)."""
+    from kg.link import similar
+    G = nx.MultiDiGraph()
+    topics = ["GANs on faces", "parsing sentences into trees", "policy gradients for robots", "GANs for robots"]
+    for i in range(13):
+        G.add_node(f"paper/{i:02}", kind="Paper", title="", abstract=f"A study {i % 3} of {topics[i % 4]} and {topics[i % 3]}.")
+        G.add_edge(f"paper/{i:02}", f"method/m{i % 5}", key="uses")
+    whole = similar.similar_papers(G, k=3)
+    assert len(whole) == 13 and all(len(others) == 3 for others in whole.values())
+    for cells in (13, 26, 39):  # 1, 2 and 3 rows of 13 papers at first, more as the blocks narrow
+        monkeypatch.setattr(similar, "CELLS", cells)
+        assert similar.similar_papers(G, k=3) == whole
+
+
 def test_kg_similar_lists_a_papers_neighbours_with_their_reasons_as_its_panel_does(sample):
     ids = [row["id"].value for row in run_query(open_graph(sample), """
         SELECT ?id WHERE { ?p dcterms:identifier ?id ; dcterms:abstract ?a FILTER(CONTAINS(?a, "PhoneRL")) }""")]

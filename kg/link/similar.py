@@ -33,7 +33,7 @@ from ..text import clean
 
 SIMILAR = 10  # papers listed as similar to each paper
 PART_WEIGHT = 0.2  # the entities' and the meaning's weight each, beside the words' 1
-CELLS = 16_000_000  # cosines computed at once (a block of papers against all): 64 MB of float32
+CELLS = 16_000_000  # cosines computed at once (a block of papers against those after it): 384 MB of buffers
 _WORD = re.compile(r"[a-z][a-z0-9\-]+")
 
 #: One similar paper: (paper node, score, words' cosine, entities' cosine, meaning's cosine).
@@ -70,23 +70,74 @@ def similar_papers(G: nx.MultiDiGraph, k: int = SIMILAR, *, weight: float = PART
     # Each part is of unit length or zero: the whole vector's squared length is the sum of its parts'.
     length = np.sqrt(_present(words) + weight ** 2 * (_present(entities) + _present(meaning)))
     length[length == 0] = 1.0
+    best = _Best(n, k)
+    # One buffer per array a block needs, reused: a block's arrays are hundreds of megabytes, which
+    # made anew for each block cost more than the arithmetic.
+    cells = max(CELLS, n)
+    lexical_cells, shared_cells, alike_cells, mix_cells = (np.empty(cells, dtype=np.float32) for _ in range(4))
+    score_cells = np.empty(cells)
+    # The scores are symmetric: a block of papers is compared with itself and the papers after it only,
+    # each row keeping its best, and each later paper its best among the block's rows.
+    start = 0
+    while start < n:
+        stop = min(n, start + max(1, CELLS // (n - start)))
+        shape = (stop - start, n - start)
+        lexical, shared, alike, mix, score = (buffer[:shape[0] * shape[1]].reshape(shape) for buffer in
+                                              (lexical_cells, shared_cells, alike_cells, mix_cells, score_cells))
+        (words[start:stop] @ words[start:].T).toarray(out=lexical)
+        (entities[start:stop] @ entities[start:].T).toarray(out=shared)
+        np.matmul(meaning[start:stop], meaning[start:].T, out=alike)
+        # score = (lexical + weight ** 2 * (shared + alike)) / length[rows] / length[columns], in place
+        np.add(shared, alike, out=mix)
+        np.multiply(mix, weight ** 2, out=mix)
+        np.add(lexical, mix, out=mix)
+        np.divide(mix, length[start:stop, None], out=score)
+        np.divide(score, length[None, start:], out=score)
+        rows = np.arange(stop - start)
+        score[rows, rows] = -np.inf  # a paper is not similar to itself
+        parts = (lexical, shared, np.maximum(alike, 0, out=alike))
+        best.offer(np.arange(start, stop), score, parts, first_column=start)
+        if stop < n:
+            later = slice(stop - start, None)
+            best.offer(np.arange(stop, n), score[:, later].T, tuple(part[:, later].T for part in parts), first_column=start)
+        start = stop
     found: dict[str, list[Similar]] = {}
-    block = max(1, min(n, CELLS // n))
-    for start in range(0, n, block):
-        stop = min(n, start + block)
-        lexical = (words[start:stop] @ words.T).toarray()
-        shared = (entities[start:stop] @ entities.T).toarray()
-        alike = meaning[start:stop] @ meaning.T
-        score = (lexical + weight ** 2 * (shared + alike)) / length[start:stop, None] / length[None, :]
-        for r, i in enumerate(range(start, stop)):
-            row = score[r]
-            row[i] = -np.inf
-            best = np.argpartition(-row, k)[:k + 1] if n > k + 1 else np.arange(n)
-            ranked = sorted((int(j) for j in best if j != i and row[j] > 0), key=lambda j: (-row[j], papers[j]))[:k]
-            found[papers[i]] = [(papers[j], round(float(row[j]), DECIMALS), round(float(lexical[r, j]), DECIMALS),
-                                 round(float(shared[r, j]), DECIMALS), round(max(0.0, float(alike[r, j])), DECIMALS))
-                                for j in ranked]
+    for i, (columns, scores, parts) in enumerate(best.ranked()):
+        found[papers[i]] = [(papers[j], round(float(score), DECIMALS), *(round(float(x), DECIMALS) for x in part))
+                            for j, score, part in zip(columns, scores, parts)]
     return found
+
+
+class _Best:
+    """Each paper's ``k`` best-scoring others so far, offered a block of scores at a time."""
+
+    def __init__(self, n: int, k: int):
+        self.k = k
+        self.scores = np.full((n, k), -np.inf)
+        self.columns = np.zeros((n, k), dtype=np.int64)
+        self.parts = np.zeros((n, k, 3), dtype=np.float32)
+
+    def offer(self, rows: np.ndarray, scores: np.ndarray, parts: tuple, *, first_column: int) -> None:
+        """Offer ``scores[r, c]`` of paper ``rows[r]`` against paper ``first_column + c``, with the
+        words', entities' and meaning's cosines, ``parts``, each of the shape of ``scores``."""
+        keep = min(self.k, scores.shape[1])
+        top = np.argpartition(scores, -keep, axis=1)[:, -keep:] if keep < scores.shape[1] else \
+            np.broadcast_to(np.arange(scores.shape[1]), (len(rows), scores.shape[1]))
+        pick = np.take_along_axis
+        merged_scores = np.concatenate([self.scores[rows], pick(scores, top, axis=1)], axis=1)
+        merged_columns = np.concatenate([self.columns[rows], top + first_column], axis=1)
+        offered = np.stack([pick(part, top, axis=1) for part in parts], axis=-1)
+        merged_parts = np.concatenate([self.parts[rows], offered], axis=1)
+        order = np.lexsort((merged_columns, -merged_scores), axis=1)[:, :self.k]
+        self.scores[rows] = pick(merged_scores, order, axis=1)
+        self.columns[rows] = pick(merged_columns, order, axis=1)
+        self.parts[rows] = pick(merged_parts, order[..., None], axis=1)
+
+    def ranked(self):
+        """Each paper's others, best first (ties: by position), those scoring above 0 only."""
+        for scores, columns, parts in zip(self.scores, self.columns, self.parts):
+            above = scores > 0
+            yield columns[above], scores[above], parts[above]
 
 
 def _tfidf(documents: list[list[str]], *, sublinear: bool = True) -> "sparse.csr_matrix":
