@@ -73,7 +73,7 @@ def similar_papers(G: nx.MultiDiGraph, k: int = SIMILAR, *, weight: float = PART
     best = _Best(n, k)
     # One buffer per array a block needs, reused: a block's arrays are hundreds of megabytes, which
     # made anew for each block cost more than the arithmetic.
-    cells = max(CELLS, n)
+    cells = min(n * n, max(CELLS, n))
     lexical_cells, shared_cells, alike_cells, mix_cells = (np.empty(cells, dtype=np.float32) for _ in range(4))
     score_cells = np.empty(cells)
     # The scores are symmetric: a block of papers is compared with itself and the papers after it only,
