@@ -419,7 +419,8 @@ def _patch_store(store: ox.Store, last: LastBuild, old: dict, matched: dict[str,
     removed = b"".join(n_triples(stream, i) for stream, i in gone)
     for quad in ox.parse(removed, format=ox.RdfFormat.N_TRIPLES):
         store.remove(quad)
-    store.load(b"".join(added + [n_triples(stream, i) for stream, i in kept]), format=ox.RdfFormat.N_TRIPLES)
+    # In bulk: the store is a copy made for this build, so no reader needs the load to be one transaction.
+    store.bulk_load(b"".join(added + [n_triples(stream, i) for stream, i in kept]), format=ox.RdfFormat.N_TRIPLES)
     tally.patched = True
 
 
