@@ -16,7 +16,11 @@ With --against DIR (a checkout of another kg version, e.g. made by `git
 worktree add /tmp/before COMMIT`), each size is built by both, one after the
 other on the same corpus, and the table has a row for each.
 
-    python bench/scale.py 1000 20000 [100000] [--shared ../shared] [--jobs 2] [--against /tmp/before]
+    python bench/scale.py 1000 20000 [100000] [--shared ../shared] [--jobs 2] [--against /tmp/before] [--keep DIR]
+
+With --keep DIR, each size's corpus, its 1% more, the graph and its extraction cache stay in
+DIR/N: a later run with the same --keep builds from the cache (a cached full build and a +1%
+re-run in minutes, to measure the corpus stages and the write without extracting again).
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ import csv
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -144,6 +149,20 @@ def size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else path.stat().st_size
 
 
+def clear_graph(folder: Path) -> None:
+    """Remove a kept graph and the record of its last build from ``folder``, so that the next build
+    there writes in full, but keep its cached extractions."""
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if path.name == ".kg-cache":
+            (path / "builds.sqlite").unlink(missing_ok=True)
+        elif path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+
 def first_render(html: Path) -> float | None:
     try:
         from playwright.sync_api import sync_playwright
@@ -171,6 +190,7 @@ def main() -> None:
     parser.add_argument("--baseline-up-to", type=int, default=None, metavar="N",
                         help="run spaCy's nlp.pipe baseline only for sizes up to N (it takes as long as the build)")
     parser.add_argument("--render", action="store_true", help="also time the explorer's first render in Chromium")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="keep each size's corpus, graph and cache in DIR/N")
     args = parser.parse_args()
     pool = sentence_pool(args.shared)
     here = Path(__file__).resolve().parents[1]
@@ -182,8 +202,9 @@ def main() -> None:
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     stages = []
     for n in args.sizes:
-        with tempfile.TemporaryDirectory() as tmp:
-            tmp = Path(tmp)
+        with tempfile.TemporaryDirectory() as scratch:
+            tmp = args.keep / str(n) if args.keep else Path(scratch)
+            tmp.mkdir(parents=True, exist_ok=True)
             corpus, extra = tmp / "corpus.txt", tmp / "extra.txt"
             synthesise(corpus, n, pool, seed=n)
             synthesise(extra, max(1, n // 100), pool, seed=n + 1)
@@ -192,6 +213,7 @@ def main() -> None:
                 env = {**os.environ, "PYTHONPATH": str(checkout)}
                 kg = [sys.executable, "-m", "kg.cli"]
                 out = tmp / label / "g"
+                clear_graph(out.parent)  # kept from an earlier run (--keep): built in full again, from the cache
                 build_s, peak, full_stages = run(kg + ["build", "-j", str(args.jobs), str(corpus), "-o", str(out)], env, tmp)
                 # Said at once: at 100,000 abstracts the rest of the row takes as long again.
                 print(f"<!-- {n:,}, {label}: full build {build_s:.1f} s, peak {peak:,.0f} MB; "
