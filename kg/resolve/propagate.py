@@ -83,8 +83,8 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity], *,
                 inside = [w.rstrip() for i, w in enumerate(words) if mention.start <= spans[2 * i] and spans[2 * i + 1] <= mention.end]
                 if inside:
                     patterns[_pattern(inside, exact=is_acronym_like(mention.text))] = mention.text
-    longest = max((len(p) for p in patterns), default=0)
-    firsts = {p[0] for p in patterns}
+    # Every start of a pattern: a run of words that starts none can grow into none.
+    starts = {p[:length] for p in patterns for length in range(1, len(p) + 1)}
 
     names = corpus_names(extractions) if names is None else names
     by_key = {entity.key: entity for entity in entities}
@@ -94,9 +94,14 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity], *,
         words, spans = ex.token_list()
         bare = [w.rstrip() for w in words]
         lower = [w.lower() for w in bare]
-        found = [(i, j) for i in range(len(bare)) if bare[i] in firsts or lower[i] in firsts
-                 for j in range(i + 1, min(i + longest, len(bare)) + 1)
-                 if tuple(bare[i:j]) in patterns or tuple(lower[i:j]) in patterns]
+        found = []
+        for i in range(len(bare)):
+            for j in range(i + 1, len(bare) + 1):
+                as_written, lowered = tuple(bare[i:j]), tuple(lower[i:j])
+                if as_written not in starts and lowered not in starts:
+                    break
+                if as_written in patterns or lowered in patterns:
+                    found.append((i, j))
         covered = [(m.start, m.end) for m in ex.mentions]
         mentions = list(ex.mentions)
         for i, j in _longest_first(found):
