@@ -69,48 +69,131 @@ def occurrences(sentence: str, strings: list[str]) -> list[tuple[int, int, str]]
     return sorted(o for o in found if not any(a <= o[0] and o[1] <= b and (a, b) != o[:2] for a, b, _ in found))
 
 
-def collect(selection: dict, packs: Path, readers: list[int]) -> list[dict]:
-    """One record per paper of ``readers``: entities ``[start, end, type, layer]`` and relations
-    ``[hs, he, type, ts, te]`` as offsets into the whitespace-normalised abstract."""
-    import hashlib
-
-    labelled = {}
+def _labelled(packs: Path, readers: list[int]) -> dict[str, dict[int, list]]:
+    """Each paper's sentence labels, by reader: ``{id: {reader: [(sentence, output line)]}}``."""
+    labelled: dict[str, dict[int, list]] = {}
     for k in readers:
         inputs = [json.loads(line) for line in open(packs / f"reader{k}_abstracts.jsonl", encoding="utf-8")]
         outputs = [json.loads(line) for line in open(packs / f"reader{k}_abstracts.out.jsonl", encoding="utf-8")
                    if line.strip()]
+        papers: dict[str, list] = {}
         for source, out in zip(inputs, outputs):
-            labelled.setdefault(source["id"], []).append((source["sentence"], out))
-    records = []
-    for paper in selection["papers"]:
-        if paper["reader"] not in readers or paper["id"] not in labelled:
+            papers.setdefault(source["id"], []).append((source["sentence"], out))
+        counts = Counter(source["id"] for source in inputs)
+        for pid, lines in papers.items():
+            if len(lines) == counts[pid]:  # an abstract the reader finished
+                labelled.setdefault(pid, {})[k] = lines
+    return labelled
+
+
+def _paper_lines(packs: Path, readers: list[int]) -> dict[str, dict[int, dict]]:
+    """Each paper's paper-layer line (GUIDE.md), by reader."""
+    out: dict[str, dict[int, dict]] = {}
+    for k in readers:
+        path = packs / f"reader{k}_papers.out.jsonl"
+        if path.exists():
+            for line in open(path, encoding="utf-8"):
+                if line.strip():
+                    record = json.loads(line)
+                    out.setdefault(record["id"], {})[k] = record
+    return out
+
+
+def _readers_of(paper: dict) -> list[int]:
+    return paper["readers"] if "readers" in paper else [paper["reader"]]
+
+
+def _spans(text: str, lines: list) -> tuple[set, set]:
+    """One reader's sentence labels as entity and relation offsets into the whole ``text``."""
+    entities, relations, cursor = set(), set(), 0
+    for sentence, out in lines:
+        base = text.find(sentence, cursor)
+        if base < 0:
             continue
+        cursor = base + len(sentence)
+        typed = {}
+        for layer, key in ((1, "ner"), (2, "ner2")):
+            for string, label in out.get(key) or []:
+                typed.setdefault(string, (label, layer))  # layer 1 first: a span is in one layer
+        where = {}
+        for start, end, string in occurrences(sentence, list(typed)):
+            label, layer = typed[string]
+            entities.add((base + start, base + end, label, layer))
+            where.setdefault(string, []).append((base + start, base + end))
+        for head, label, tail in out.get("rel") or []:
+            for h in where.get(head, [])[:1]:
+                for t in where.get(tail, [])[:1]:
+                    if h != t:
+                        relations.add((*h, label, *t))
+    return entities, relations
+
+
+def _at(text: str, string: str) -> list[int] | None:
+    at = text.find(string) if string else -1
+    return [at, at + len(string)] if at >= 0 else None
+
+
+def paper_layer(text: str, line: dict) -> dict:
+    """A paper-layer line with its strings as offsets into ``text`` (the paper's own method as "OURS")."""
+    results = []
+    for r in line.get("results") or []:
+        results.append({"kind": r["kind"], "value": _at(text, r["value"]),
+                        **{f: ("OURS" if f == "method" and r[f] == "OURS" else _at(text, r[f]))
+                           for f in ("metric", "dataset", "method", "setting")}})
+    return {"own": [[*_at(text, s), t] for s, t in line.get("own") or [] if _at(text, s)],
+            "results": [r for r in results if r["value"]],
+            "not_nodes": [_at(text, s) for s in line.get("not_nodes") or [] if _at(text, s)]}
+
+
+def collect(selection: dict, packs: Path, readers: list[int]) -> tuple[list[dict], list[dict]]:
+    """One record per paper that a passing reader finished, by the first such reader of the paper:
+    entities ``[start, end, type, layer]`` and relations ``[hs, he, type, ts, te]`` as offsets into the
+    whitespace-normalised abstract; and, where that reader wrote one, its paper-layer record."""
+    import hashlib
+
+    labelled, layer = _labelled(packs, readers), _paper_lines(packs, readers)
+    records, papers = [], []
+    for paper in selection["papers"]:
+        by = [k for k in _readers_of(paper) if k in labelled.get(paper["id"], {})]
+        if not by:
+            continue
+        k = by[0]
         text = " ".join(paper["abstract"].split())
-        entities, relations, cursor = set(), set(), 0
-        for sentence, out in labelled[paper["id"]]:
-            base = text.find(sentence, cursor)
-            if base < 0:
-                continue
-            cursor = base + len(sentence)
-            typed = {}
-            for layer, key in ((1, "ner"), (2, "ner2")):
-                for string, label in out.get(key) or []:
-                    typed.setdefault(string, (label, layer))  # layer 1 first: a span is in one layer
-            where = {}
-            for start, end, string in occurrences(sentence, list(typed)):
-                label, layer = typed[string]
-                entities.add((base + start, base + end, label, layer))
-                where.setdefault(string, []).append((base + start, base + end))
-            for head, label, tail in out.get("rel") or []:
-                for h in where.get(head, [])[:1]:
-                    for t in where.get(tail, [])[:1]:
-                        if h != t:
-                            relations.add((*h, label, *t))
-        records.append({"corpus": paper["corpus"], "id": paper["id"], "reader": paper["reader"],
-                        "held_out": paper["held_out"], "sha1": hashlib.sha1(text.encode("utf-8")).hexdigest(),
-                        "entities": [list(e) for e in sorted(entities)],
+        entities, relations = _spans(text, labelled[paper["id"]][k])
+        head = {"corpus": paper["corpus"], "id": paper["id"], "reader": k, "held_out": paper["held_out"],
+                "sha1": hashlib.sha1(text.encode("utf-8")).hexdigest()}
+        records.append({**head, "entities": [list(e) for e in sorted(entities)],
                         "relations": [list(r) for r in sorted(relations)]})
-    return records
+        if k in layer.get(paper["id"], {}):
+            papers.append({**head, **paper_layer(text, layer[paper["id"]][k])})
+    return records, papers
+
+
+def pairs(selection: dict, packs: Path, readers: list[int]) -> dict[str, list[int]]:
+    """Two readers on the same abstracts: entity (exact offsets and kg's type, both layers) and relation
+    counts [tp, fp, fn] of the second reader against the first, over the papers both finished; and the
+    paper layer's own contributions and results (value and kind) the same way."""
+    labelled, layer = _labelled(packs, readers), _paper_lines(packs, readers)
+    as_kg = {"Method": "Method", "Task": "Task", "Dataset": "Dataset", "Metric": "Metric"}
+    counts = {"papers": [0, 0, 0], "entity": [0, 0, 0], "relation": [0, 0, 0], "own": [0, 0, 0], "result": [0, 0, 0]}
+    for paper in selection["papers"]:
+        by = [k for k in _readers_of(paper) if k in labelled.get(paper["id"], {})]
+        if len(by) < 2:
+            continue
+        counts["papers"][0] += 1
+        text = " ".join(paper["abstract"].split())
+        (e1, r1), (e2, r2) = (_spans(text, labelled[paper["id"]][k]) for k in by[:2])
+        sides = [({(s, e, as_kg.get(t, t)) for s, e, t, _ in e1}, r1), ({(s, e, as_kg.get(t, t)) for s, e, t, _ in e2}, r2)]
+        for kind, index in (("entity", 0), ("relation", 1)):
+            first, second = sides[0][index], sides[1][index]
+            counts[kind] = [a + b for a, b in zip(counts[kind], (len(first & second), len(second - first), len(first - second)))]
+        lines = [layer.get(paper["id"], {}).get(k) for k in by[:2]]
+        if all(lines):
+            own = [{s.lower() for s, _ in line.get("own") or []} for line in lines]
+            res = [{(r["value"], r["kind"]) for r in line.get("results") or []} for line in lines]
+            for kind, (first, second) in (("own", own), ("result", res)):
+                counts[kind] = [a + b for a, b in zip(counts[kind], (len(first & second), len(second - first), len(first - second)))]
+    return counts
 
 
 def main(argv=None) -> None:
@@ -124,12 +207,30 @@ def main(argv=None) -> None:
     gather.add_argument("packs")
     gather.add_argument("--readers", type=int, nargs="+", required=True)
     gather.add_argument("-o", "--output", required=True)
+    gather.add_argument("--papers", help="also write the paper layer (results, own contributions, poor nodes) here")
+    gather.add_argument("--append", action="store_true", help="add to the output files instead of replacing them")
+    twice = commands.add_parser("pairs", help="the readers' agreement on the abstracts two of them labelled")
+    twice.add_argument("selection")
+    twice.add_argument("packs")
+    twice.add_argument("--readers", type=int, nargs="+", required=True)
     args = parser.parse_args(argv)
+    if args.command == "pairs":
+        counts = pairs(json.load(open(args.selection, encoding="utf-8")), Path(args.packs), args.readers)
+        print(f"{counts['papers'][0]} abstracts labelled by two readers")
+        for kind in ("entity", "relation", "own", "result"):
+            p, r, f = prf(*counts[kind])
+            print(f"{kind:9s} P {p:.3f} R {r:.3f} F1 {f:.3f}  (tp {counts[kind][0]}, fp {counts[kind][1]}, fn {counts[kind][2]})")
+        return
     if args.command == "collect":
-        records = collect(json.load(open(args.selection, encoding="utf-8")), Path(args.packs), args.readers)
-        with open(args.output, "w", encoding="utf-8") as out:
+        records, papers = collect(json.load(open(args.selection, encoding="utf-8")), Path(args.packs), args.readers)
+        mode = "a" if args.append else "w"
+        with open(args.output, mode, encoding="utf-8") as out:
             for record in records:
                 out.write(json.dumps(record) + "\n")
+        if args.papers:
+            with open(args.papers, mode, encoding="utf-8") as out:
+                for record in papers:
+                    out.write(json.dumps(record) + "\n")
         layers = Counter(e[3] for r in records for e in r["entities"])
         print(f"{len(records)} abstracts ({sum(r['held_out'] for r in records)} held out): "
               f"{layers[1]} layer-1 and {layers[2]} layer-2 entities, "

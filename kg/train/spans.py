@@ -38,6 +38,7 @@ Run it as ``kg train-ner`` and ``kg train-relations``.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
 import random
@@ -68,7 +69,17 @@ ALLOWED = {
                "OtherScientificTerm": {None, "Method", "Task", "Dataset", "MethodClass", "TaskClass"},
                "Generic": {None, "Method", "Task", "Dataset", "MethodClass", "TaskClass"}},
     "readers": {"": {None}},
+    # The model's own confident spans on unlabelled abstracts (self-training): a span it was unsure of
+    # ("?") may be anything, and adds nothing to the loss.
+    "silver": {"": {None}, "?": {None, "Method", "Task", "Dataset", "Metric", "MethodClass", "TaskClass"}},
 }
+#: The readers' tuned abstracts that choose the epoch with SciER dev, never trained on: a tenth, by id.
+def readers_dev(key: str) -> bool:
+    """Whether the tuned annotated abstract ``key`` is in the readers' dev part (a tenth of them, by sha1)."""
+    import hashlib
+
+    return int(hashlib.sha1(f"dev:{key}".encode()).hexdigest(), 16) % 10 == 0
+
 #: The SciERC labels scored on SciERC dev under the kg schema (its Material is not kg's Dataset).
 SCIERC_DEV_LABELS = ("Method", "Task", "Metric")
 
@@ -234,7 +245,7 @@ def build_model(encoder_dir: str, settings: dict, labels: Labels = SCHEMAS["scie
             if not len(batch["pair"]):
                 return entity, None
             pb, af, al, bf, bl, la, lb, gs, ge = batch["pair"].T
-            positions = torch.arange(states.shape[1])
+            positions = torch.arange(states.shape[1], device=states.device)
             inside = (positions[None, :] >= gs[:, None]) & (positions[None, :] < ge[:, None])
             gap = states[pb].masked_fill(~inside[:, :, None], -1e4).max(dim=1).values
             gap = torch.where(inside.any(dim=1, keepdim=True), gap, torch.zeros_like(gap))
@@ -296,7 +307,9 @@ class DevScores:
     over the nine types), ``parts["scierc_entity"]`` SciERC dev's exact
     entities over Method, Task and Metric, and the best epoch is the one with
     the highest mean of the three F1s: SciER alone never sees a Metric,
-    SciERC alone never a Dataset.
+    SciERC alone never a Dataset. With kg's annotated abstracts in training,
+    their dev tenth (:func:`readers_dev`) adds ``parts["readers_entity"]``,
+    exact entities of both layers in kg's types, to that mean.
     """
 
     entity: PRF
@@ -306,8 +319,9 @@ class DevScores:
 
     @property
     def selection(self) -> float:
-        if "scierc_entity" in self.parts:
-            return (self.entity.f1 + self.relation.f1 + self.parts["scierc_entity"].f1) / 3
+        if self.parts:  # the kg schema: the mean of every dev figure it has
+            figures = [self.entity.f1, self.relation.f1, *(prf.f1 for prf in self.parts.values())]
+            return sum(figures) / len(figures)
         return self.entity.f1 + self.relation.f1
 
     def line(self) -> str:
@@ -374,6 +388,13 @@ def score(model: SpanModel, examples: Sequence[Example], schema: str = "scierc")
     exact, _ = score_entities([d for d, _ in scier], [f[0] for _, f in scier], labels=SCIER_TYPES)
     relation = score_relations([d for d, _ in scier], [f[1] for _, f in scier])
     parts = {}
+    readers = [(e.doc, f) for e, f in zip(examples, found) if e.corpus == "readers"]
+    if readers:
+        as_kg = {"MethodClass": "Method", "TaskClass": "Task"}
+        docs = [dataclasses.replace(d, spans=tuple(sorted({(a, b, as_kg.get(l, l)) for a, b, l in d.spans})))
+                for d, _ in readers]
+        found_kg = [[(a, b, as_kg.get(l, l)) for a, b, l in f[0]] for _, f in readers]
+        parts["readers_entity"] = score_entities(docs, found_kg, labels=("Method", "Task", "Dataset", "Metric"))[0].micro()
     if scierc:
         by_text = {d.text: f[0] for d, f in scierc}
         parts["scierc_entity"] = evaluate([d for d, _ in scierc], by_text.__getitem__,
@@ -381,13 +402,13 @@ def score(model: SpanModel, examples: Sequence[Example], schema: str = "scierc")
     return DevScores(exact.micro(), relation.micro(), parts, dict(exact.per_label))
 
 
-def torch_encoder(model) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def torch_encoder(model, device: str = "cpu") -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     import torch
 
     def encode(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            return model.encoder(input_ids=torch.from_numpy(ids), attention_mask=torch.from_numpy(mask)
-                                 ).last_hidden_state.numpy()
+            return model.encoder(input_ids=torch.from_numpy(ids).to(device),
+                                 attention_mask=torch.from_numpy(mask).to(device)).last_hidden_state.float().cpu().numpy()
     return encode
 
 
@@ -411,7 +432,7 @@ def _save(state: dict, path: Path) -> None:
 def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | Sequence[str | Path],
           output_dir: str | Path = MODEL_DIR, *, settings: dict | None = None, checkpoints: str | Path | None = None,
           threads: int | None = None, max_steps: int | None = None, stop_after: int | None = None,
-          abstracts: Sequence[str | Path] = (),
+          abstracts: Sequence[str | Path] = (), teacher: SpanModel | None = None,
           log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> DevScores:
     """Train on ``train_path``, keep the best epoch on ``dev_path``, write the ONNX model to ``output_dir``.
 
@@ -427,16 +448,82 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
     checkpoint, for a run spread over several sittings (both return None). Returns the dev scores of what was written, the
     int8 encoder; the float32 scores are logged and kept in ``config.json``.
     """
+    settings = {**DEFAULTS, **(settings or {})}
+    check_files(_paths(train_path), _paths(dev_path), settings["schema"])
+    if checkpoints:
+        check_checkpoints(checkpoints, settings)
+    prepared = prepare(train_path, dev_path, settings, abstracts, log=log)
+    return train_prepared(prepared, output_dir, settings=settings, checkpoints=checkpoints, threads=threads,
+                          max_steps=max_steps, stop_after=stop_after, log=log, teacher=teacher)
+
+
+@dataclass
+class Prepared:
+    """What a run reads, on kg's tokens: training and dev documents, the unlabelled abstracts' texts (what
+    the masked-LM stage reads) and, for self-training, the same abstracts as unlabelled documents.
+    :func:`prepare` makes it where spaCy and the corpora are; :func:`train_prepared` needs neither, so a
+    machine with an accelerator and nothing else can run it (``bench/accelerator_train.py``)."""
+
+    train: list[Example]
+    dev: list[Example]
+    unlabelled_texts: list[str] = field(default_factory=list)
+    unlabelled: list[Example] = field(default_factory=list)
+
+
+def prepare(train_path, dev_path, settings: dict, abstracts: Sequence[str | Path] = (), *,
+            log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> Prepared:
+    """The documents of a run (:class:`Prepared`): the training files' (the readers' dev tenth moved to
+    dev, their held-out part never read), the dev files', and, where the recipe reads them (masked-LM
+    stage, self-training), every abstract of ``abstracts`` no reader labelled."""
+    from ..extract.pipeline import load_pipeline
+    from .adapt import unlabelled_abstracts
+
+    schema = settings["schema"]
+    nlp = load_pipeline(ner=False)
+    keep = SCIERC_DOCS[settings["scierc_docs"]]
+    examples = [e for e in read_examples(_paths(train_path), nlp.tokenizer, abstracts)
+                if e.corpus != "scierc" or schema == "scierc" or keep(e.doc)]
+    train_examples = [e for e in examples if e.corpus != "readers" or not readers_dev(e.doc.doc_key)]
+    dev_examples = read_examples(_paths(dev_path), nlp.tokenizer) + [
+        e for e in examples if e.corpus == "readers" and readers_dev(e.doc.doc_key)]
+    texts, unlabelled = [], []
+    if settings["adapt_epochs"] or settings["silver_weight"]:
+        texts = unlabelled_abstracts(_paths(train_path), abstracts)
+    if settings["silver_weight"]:
+        from ..evaluate.annotated import _sentences, normalised, to_doc
+
+        for number, text in enumerate(texts):
+            text = normalised(text)
+            doc = to_doc(f"unlabelled-{number}", text, _sentences(text, nlp), [], [], nlp.tokenizer)
+            unlabelled.append(to_example(doc, nlp.tokenizer, "silver"))
+    log(f"prepared {len(train_examples)} train and {len(dev_examples)} dev documents, "
+        f"{len(texts)} unlabelled abstracts")
+    return Prepared(train_examples, dev_examples, texts, unlabelled)
+
+
+def silver_examples(teacher: SpanModel, unlabelled: Sequence[Example], threshold: float) -> list[Example]:
+    """``unlabelled`` labelled by ``teacher``: a span it finds with probability ``threshold`` or more keeps
+    its class, a span it finds with less may be anything ("?"), every other span is no entity."""
+    out = []
+    for example, (entities, _) in zip(unlabelled, teacher.predict([[example.words[s:t] for s, t in example.sentences]
+                                                                     for example in unlabelled])):
+        words = [w for s, t in example.sentences for w in range(s, t)]
+        spans = [(words[e.start], words[e.end - 1] + 1, e.label if e.probability >= threshold else "?")
+                 for e in entities]
+        out.append(dataclasses.replace(example, entities=sorted(spans), relations=[]))
+    return out
+
+
+def train_prepared(prepared: Prepared, output_dir: str | Path = MODEL_DIR, *, settings: dict,
+                   checkpoints: str | Path | None = None, threads: int | None = None, max_steps: int | None = None,
+                   stop_after: int | None = None, device: str = "cpu", teacher: SpanModel | None = None,
+                   log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> DevScores | None:
+    """:func:`train` on documents already read (:func:`prepare`), on ``device`` (``cpu`` or ``cuda``).
+    With the recipe's ``silver_weight``, ``teacher`` labels the unlabelled abstracts (self-training)."""
     import torch
     from tokenizers import Tokenizer
 
-    from ..extract.pipeline import load_pipeline
-
-    settings = {**DEFAULTS, **(settings or {})}
     schema = settings["schema"]
-    check_files(_paths(train_path), _paths(dev_path), schema)
-    if checkpoints:
-        check_checkpoints(checkpoints, settings)
     labels = SCHEMAS[schema]
     if threads:
         torch.set_num_threads(threads)
@@ -444,23 +531,29 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
     np.random.seed(settings["seed"])
     torch.manual_seed(settings["seed"])
     # Gradients of gathered rows are summed in parallel in an order that varies from run to run;
-    # the deterministic kernels make a retrain give the same model.
-    torch.use_deterministic_algorithms(True)
+    # the deterministic kernels make a retrain give the same model (on an accelerator, where some
+    # kernels have no deterministic twin, as nearly as it allows).
+    torch.use_deterministic_algorithms(True, warn_only=device != "cpu")
     started = time.monotonic()
     tokenizer = Tokenizer.from_file(str(Path(encoder_path()) / "tokenizer.json"))
-    spacy_tokenizer = load_pipeline(ner=False).tokenizer
-    keep = SCIERC_DOCS[settings["scierc_docs"]]
-    train_examples = [e for e in read_examples(_paths(train_path), spacy_tokenizer, abstracts)
-                      if e.corpus != "scierc" or schema == "scierc" or keep(e.doc)]
-    dev_examples = read_examples(_paths(dev_path), spacy_tokenizer)
+    train_examples, dev_examples = list(prepared.train), prepared.dev
+    if settings["silver_weight"]:
+        if teacher is None:
+            raise KGError("silver_weight needs a teacher: the model that labels the unlabelled abstracts.")
+        silver = silver_examples(teacher, prepared.unlabelled, settings["silver_threshold"])
+        log(f"self-training: {len(silver)} unlabelled abstracts, "
+            f"{sum(1 for e in silver for s in e.entities if s[2] != '?')} confident spans")
+        train_examples += silver
     train_targets = [t for e in train_examples for t in targets(e, tokenizer, settings["max_pieces"], labels, schema)]
-    lost = sum(len(e.doc.spans) for e in train_examples) - sum(len(e.entities) for e in train_examples)
-    counts = {corpus: sum(t.corpus == corpus for t in train_targets) for corpus in ("scier", "scierc")}
-    log(f"{len(train_examples)} train documents in {len(train_targets)} chunks ({counts['scier']} SciER, "
-        f"{counts['scierc']} SciERC); {lost} gold spans kg's tokens cannot express; {len(dev_examples)} dev documents")
+    gold = [e for e in train_examples if e.corpus != "silver"]
+    lost = sum(len(e.doc.spans) for e in gold) - sum(len(e.entities) for e in gold)
+    counts = {corpus: sum(t.corpus == corpus for t in train_targets) for corpus in ("scier", "scierc", "readers", "silver")}
+    log(f"{len(train_examples)} train documents in {len(train_targets)} chunks ("
+        + ", ".join(f"{n} {c}" for c, n in counts.items()) + f"); {lost} gold spans kg's tokens cannot express; "
+        f"{len(dev_examples)} dev documents")
 
-    model = build_model(adapted_encoder(_paths(train_path), abstracts, settings, checkpoints, log)
-                        if settings["adapt_epochs"] else encoder_path(), settings, labels)
+    model = build_model(adapted_encoder(prepared.unlabelled_texts, settings, checkpoints, log, device=device)
+                        if settings["adapt_epochs"] else encoder_path(), settings, labels).to(device)
     encoder_params = [p for n, p in model.named_parameters() if n.startswith("encoder.")]
     head_params = [p for n, p in model.named_parameters() if not n.startswith("encoder.")]
     optimizer = torch.optim.AdamW([{"params": encoder_params, "lr": settings["encoder_lr"]},
@@ -473,13 +566,13 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
     # Summed over spans and pairs, not averaged: with one entity among ~60 candidate spans, a mean
     # lets "no entity" win for epochs (PURE sums too).
     loss_fn = torch.nn.CrossEntropyLoss(reduction="none")
-    weights = {"readers": settings["readers_weight"]}
+    weights = {"readers": settings["readers_weight"], "silver": settings["silver_weight"]}
 
     best, best_state, best_epoch, first = None, None, 0, 1
     order = random.Random(settings["seed"])
     folder = Path(checkpoints) if checkpoints else None
     if folder and (folder / "last.pt").exists():
-        state = torch.load(folder / "last.pt", weights_only=False)
+        state = torch.load(folder / "last.pt", weights_only=False, map_location=device)
         if not isinstance(state, dict) or state.get("settings") != settings:
             raise KGError(f"{folder / 'last.pt'} is no checkpoint of this recipe: give another --checkpoints "
                           "folder, the same --set as the run that wrote it, or remove the folder.")
@@ -491,7 +584,7 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
         random.setstate(state["random"])
         np.random.set_state(state["numpy_rng"])
         best, best_epoch, first = DevScores.from_counts(state["best"]), state["best_epoch"], state["epoch"] + 1
-        best_state = torch.load(folder / "best.pt", weights_only=False)["model"]
+        best_state = torch.load(folder / "best.pt", weights_only=False, map_location=device)["model"]
         log(f"resuming after epoch {state['epoch']} from {folder} (best so far: epoch {best_epoch})")
     for epoch in range(first, settings["epochs"] + 1):
         model.train()
@@ -499,7 +592,7 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
         order.shuffle(shuffled)
         total = 0.0
         for step, at in enumerate(range(0, len(shuffled), settings["batch_size"]), 1):
-            batch = collate(shuffled[at : at + settings["batch_size"]], weights)
+            batch = {k: v.to(device) for k, v in collate(shuffled[at : at + settings["batch_size"]], weights).items()}
             entity, relation = model(batch)
             loss = _loss(entity, batch["span_allowed"], batch["span_weight"])
             if relation is not None:
@@ -520,8 +613,8 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
                     f"in {seconds:.0f} s since the start")
                 return None
         model.eval()
-        scores = score(SpanModel(torch_encoder(model), heads_of(model), tokenizer, labels=labels), dev_examples,
-                       schema)
+        scores = score(SpanModel(torch_encoder(model, device), heads_of(model), tokenizer, labels=labels),
+                       dev_examples, schema)
         log(f"epoch {epoch}: loss {total:.1f} · dev {scores.line()} · {(time.monotonic() - started) / 60:.1f} min")
         if best is None or scores.selection > best.selection:
             best, best_state, best_epoch = scores, copy.deepcopy(model.state_dict()), epoch
@@ -539,7 +632,7 @@ def train(train_path: str | Path | Sequence[str | Path], dev_path: str | Path | 
             log(f"stopped after epoch {epoch}" + (f"; rerun with --checkpoints {folder} to go on" if folder else ""))
             return None
     model.load_state_dict(best_state)
-    model.eval()
+    model.cpu().eval()
     log(f"best dev epoch {best_epoch}: {best.line()}")
     return export(model, tokenizer, dev_examples, Path(output_dir), settings, best, best_epoch, log)
 
