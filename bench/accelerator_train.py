@@ -206,6 +206,34 @@ def one_run(folder: str, plan: dict, device: str, adapted: str | None, results: 
     shutil.rmtree(checkpoints, ignore_errors=True)
 
 
+def salvage(folder: str, plan: dict, results: str) -> None:
+    """A run stopped at the deadline: its best epoch so far (its checkpoint) exported and scored as
+    :func:`one_run` would have."""
+    _without_spacy()
+    _encoder_from(Path(folder))
+    import torch
+    from tokenizers import Tokenizer
+
+    from kg.extract.spans import SpanModel
+    from kg.train.adapt import encoder_path
+    from kg.train.spans import SCHEMAS, DevScores, build_model, export
+
+    loaded = load(Path(folder))
+    settings = {**loaded["settings"], **{k: v for k, v in plan.items() if k in loaded["settings"]}}
+    checkpoints, out = Path(results) / f"{plan['name']}.ck", Path(results) / plan["name"]
+    last = torch.load(checkpoints / "last.pt", weights_only=False, map_location="cpu")
+    model = build_model(encoder_path(), settings, SCHEMAS[settings["schema"]])
+    model.load_state_dict(torch.load(checkpoints / "best.pt", weights_only=False, map_location="cpu")["model"])
+    model.eval()
+    tokenizer = Tokenizer.from_file(str(Path(encoder_path()) / "tokenizer.json"))
+    best = DevScores.from_counts(last["best"])
+    scores = export(model, tokenizer, loaded["prepared"].dev, out, settings, best, last["best_epoch"], print)
+    figures = {"name": plan["name"], "plan": plan, "dev": scores.figures(), "selection": round(scores.selection, 4),
+               "held_out": held_out_figures(SpanModel.from_files(out), loaded["held_out"]),
+               "stopped_after_epoch": last["epoch"]}
+    (Path(results) / f"{plan['name']}.json").write_text(json.dumps(figures, indent=1))
+
+
 def run(args) -> None:
     import multiprocessing
 
@@ -245,7 +273,11 @@ def run(args) -> None:
         if time.monotonic() - started > args.deadline:
             for name, process in running.items():
                 process.terminate()
+                process.join()
                 print(f"{time.monotonic() - started:7.1f}s {name} stopped at the deadline", flush=True)
+            first = plans[0]  # the run to ship: its best epoch so far, if it had one
+            if first["name"] in running and (results / f"{first['name']}.ck" / "last.pt").exists():
+                salvage(str(folder), first, str(results))
             break
         time.sleep(2)
     summary = [json.loads((results / f"{p['name']}.json").read_text()) for p in plans

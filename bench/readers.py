@@ -209,6 +209,7 @@ def main(argv=None) -> None:
     gather.add_argument("-o", "--output", required=True)
     gather.add_argument("--papers", help="also write the paper layer (results, own contributions, poor nodes) here")
     gather.add_argument("--append", action="store_true", help="add to the output files instead of replacing them")
+    gather.add_argument("--round", type=int, help="mark each record with the round of reading it came from")
     twice = commands.add_parser("pairs", help="the readers' agreement on the abstracts two of them labelled")
     twice.add_argument("selection")
     twice.add_argument("packs")
@@ -223,6 +224,9 @@ def main(argv=None) -> None:
         return
     if args.command == "collect":
         records, papers = collect(json.load(open(args.selection, encoding="utf-8")), Path(args.packs), args.readers)
+        if args.round:
+            records = [{**r, "round": args.round} for r in records]
+            papers = [{**r, "round": args.round} for r in papers]
         mode = "a" if args.append else "w"
         with open(args.output, mode, encoding="utf-8") as out:
             for record in records:
