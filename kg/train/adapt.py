@@ -4,14 +4,14 @@ The encoder (all-MiniLM-L6-v2) was trained on web sentence pairs; before it is
 fine-tuned on SciER it reads the field's own abstracts for an epoch or two,
 predicting masked word pieces, so that names like "LLM-as-a-judge" or
 "DreamBooth" are no longer strangers (domain-adaptive pretraining, Gururangan
-et al. 2020). Needs the ``train`` extra; run it as ``kg train-mlm``, then give
-its folder to ``kg train-ner --set encoder=FOLDER``.
+et al. 2020). Needs the ``train`` extra; ``kg train-ner --set adapt_epochs=N``
+runs it first, once, and keeps the encoder in its checkpoint folder.
 
 The sentence-transformers checkpoint ships no masked-LM head, so one is
 initialised fresh (its decoder tied to the word embeddings, as BERT's is);
 the run is seeded and deterministic, so the same corpora give the same encoder.
-Abstracts listed with ``--exclude`` (an annotated set kept for testing) are
-left out, matched by their text.
+Every annotated abstract, held-out part included, is left out, matched by its
+text (:func:`unlabelled_abstracts`).
 """
 from __future__ import annotations
 
