@@ -66,8 +66,8 @@ def prepare(args) -> None:
         if path.endswith("readers.jsonl"):
             for a in read_annotated(path, args.abstracts, held_out=True):
                 held_out.setdefault(a.corpus, []).append(to_example(a.doc, tokenizer, "readers"))
-            first_round = {json.loads(line)["id"] for line in open(path, encoding="utf-8")
-                           if json.loads(line).get("round", 1) == 1}
+            first_round = {record["id"] for record in map(json.loads, open(path, encoding="utf-8"))
+                           if record.get("round", 1) == 1}
     # The unlabelled abstracts as words and sentences alone: what labelling them needs, a tenth of the size.
     unlabelled = [(e.words, e.sentences) for e in prepared.unlabelled]
     prepared.unlabelled = []
@@ -157,19 +157,11 @@ def load(folder: Path) -> dict:
 
 def held_out_figures(model, held_out: dict) -> dict:
     """The model alone on each corpus's held-out abstracts: exact entities of both layers in kg's types."""
-    import dataclasses
+    from kg.train.spans import kg_type_entities, predictions
 
-    from kg.evaluate.scier import score_entities
-    from kg.train.spans import predictions
-
-    as_kg = {"MethodClass": "Method", "TaskClass": "Task"}
     out = {}
     for corpus, examples in sorted(held_out.items()):
-        found = predictions(model, examples)
-        docs = [dataclasses.replace(e.doc, spans=tuple(sorted({(a, b, as_kg.get(l, l)) for a, b, l in e.doc.spans})))
-                for e in examples]
-        guess = [[(a, b, as_kg.get(l, l)) for a, b, l in f[0]] for f in found]
-        prf = score_entities(docs, guess, labels=("Method", "Task", "Dataset", "Metric"))[0].micro()
+        prf = kg_type_entities([e.doc for e in examples], [f[0] for f in predictions(model, examples)])
         out[corpus] = [len(examples), round(prf.precision, 4), round(prf.recall, 4), round(prf.f1, 4)]
     return out
 

@@ -128,6 +128,13 @@ def _spans(text: str, lines: list) -> tuple[set, set]:
     return entities, relations
 
 
+def _tally(counts: dict, kind: str, first: set, second: set) -> None:
+    """Add ``second`` read against ``first`` to ``counts[kind]``, as [tp, fp, fn]."""
+    tp = len(first & second)
+    tally = counts[kind]
+    tally[0], tally[1], tally[2] = tally[0] + tp, tally[1] + len(second) - tp, tally[2] + len(first) - tp
+
+
 def _at(text: str, string: str) -> list[int] | None:
     at = text.find(string) if string else -1
     return [at, at + len(string)] if at >= 0 else None
@@ -140,9 +147,10 @@ def paper_layer(text: str, line: dict) -> dict:
         results.append({"kind": r["kind"], "value": _at(text, r["value"]),
                         **{f: ("OURS" if f == "method" and r[f] == "OURS" else _at(text, r[f]))
                            for f in ("metric", "dataset", "method", "setting")}})
-    return {"own": [[*_at(text, s), t] for s, t in line.get("own") or [] if _at(text, s)],
-            "results": [r for r in results if r["value"]],
-            "not_nodes": [_at(text, s) for s in line.get("not_nodes") or [] if _at(text, s)]}
+    own = [(_at(text, s), t) for s, t in line.get("own") or []]
+    poor = [_at(text, s) for s in line.get("not_nodes") or []]
+    return {"own": [[*at, t] for at, t in own if at], "results": [r for r in results if r["value"]],
+            "not_nodes": [at for at in poor if at]}
 
 
 def collect(selection: dict, packs: Path, readers: list[int]) -> tuple[list[dict], list[dict]]:
@@ -174,25 +182,21 @@ def pairs(selection: dict, packs: Path, readers: list[int]) -> dict[str, list[in
     counts [tp, fp, fn] of the second reader against the first, over the papers both finished; and the
     paper layer's own contributions and results (value and kind) the same way."""
     labelled, layer = _labelled(packs, readers), _paper_lines(packs, readers)
-    as_kg = {"Method": "Method", "Task": "Task", "Dataset": "Dataset", "Metric": "Metric"}
-    counts = {"papers": [0, 0, 0], "entity": [0, 0, 0], "relation": [0, 0, 0], "own": [0, 0, 0], "result": [0, 0, 0]}
+    counts = {"papers": 0, "entity": [0, 0, 0], "relation": [0, 0, 0], "own": [0, 0, 0], "result": [0, 0, 0]}
     for paper in selection["papers"]:
         by = [k for k in _readers_of(paper) if k in labelled.get(paper["id"], {})]
         if len(by) < 2:
             continue
-        counts["papers"][0] += 1
+        counts["papers"] += 1
         text = " ".join(paper["abstract"].split())
         (e1, r1), (e2, r2) = (_spans(text, labelled[paper["id"]][k]) for k in by[:2])
-        sides = [({(s, e, as_kg.get(t, t)) for s, e, t, _ in e1}, r1), ({(s, e, as_kg.get(t, t)) for s, e, t, _ in e2}, r2)]
-        for kind, index in (("entity", 0), ("relation", 1)):
-            first, second = sides[0][index], sides[1][index]
-            counts[kind] = [a + b for a, b in zip(counts[kind], (len(first & second), len(second - first), len(first - second)))]
+        # The guide's layer-2 types are kg's types already (Method, Task, Metric): the layer is dropped.
+        _tally(counts, "entity", {(s, e, t) for s, e, t, _ in e1}, {(s, e, t) for s, e, t, _ in e2})
+        _tally(counts, "relation", r1, r2)
         lines = [layer.get(paper["id"], {}).get(k) for k in by[:2]]
         if all(lines):
-            own = [{s.lower() for s, _ in line.get("own") or []} for line in lines]
-            res = [{(r["value"], r["kind"]) for r in line.get("results") or []} for line in lines]
-            for kind, (first, second) in (("own", own), ("result", res)):
-                counts[kind] = [a + b for a, b in zip(counts[kind], (len(first & second), len(second - first), len(first - second)))]
+            _tally(counts, "own", *({s.lower() for s, _ in line.get("own") or []} for line in lines))
+            _tally(counts, "result", *({(r["value"], r["kind"]) for r in line.get("results") or []} for line in lines))
     return counts
 
 
@@ -217,7 +221,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.command == "pairs":
         counts = pairs(json.load(open(args.selection, encoding="utf-8")), Path(args.packs), args.readers)
-        print(f"{counts['papers'][0]} abstracts labelled by two readers")
+        print(f"{counts['papers']} abstracts labelled by two readers")
         for kind in ("entity", "relation", "own", "result"):
             p, r, f = prf(*counts[kind])
             print(f"{kind:9s} P {p:.3f} R {r:.3f} F1 {f:.3f}  (tp {counts[kind][0]}, fp {counts[kind][1]}, fn {counts[kind][2]})")

@@ -105,23 +105,35 @@ def read_annotated(path: str | Path, sources: Iterable[str | Path], *, held_out:
         texts.setdefault(paper.id, paper.abstract)
     nlp = load_pipeline(ner=False)
     out = []
+    for number, record in _records(path):
+        key, part = str(record["id"]), bool(record["held_out"])
+        if held_out is not None and part != held_out:
+            continue
+        if key not in texts:
+            raise InputError(str(path), number, f"paper {key} is in none of the corpora given")
+        text = normalised(texts[key])
+        if text_sha1(text) != record.get("sha1"):
+            raise InputError(str(path), number, f"paper {key}: its abstract differs from the one labelled")
+        doc = to_doc(key, text, _sentences(text, nlp), record["entities"], record.get("relations", []), nlp.tokenizer)
+        out.append(Annotated(doc, str(record.get("corpus", "")), int(record.get("reader", 0)), part))
+    return out
+
+
+def labelled_ids(path: str | Path) -> set[str]:
+    """The ids of every abstract labelled in ``path``, held-out part included, without reading their texts."""
+    return {str(record["id"]) for _, record in _records(path)}
+
+
+def _records(path: str | Path):
+    """Each line of an annotated file as ``(line number, record)``; a line that is not an annotated
+    abstract is an :class:`~kg.errors.InputError` naming the file and line."""
     with open(path, encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
-                key, part = str(record["id"]), bool(record["held_out"])
-                entities, relations = record["entities"], record.get("relations", [])
+                str(record["id"]), bool(record["held_out"]), record["entities"]
             except (ValueError, KeyError, TypeError) as error:
                 raise InputError(str(path), number, f"not an annotated abstract ({error})") from None
-            if held_out is not None and part != held_out:
-                continue
-            if key not in texts:
-                raise InputError(str(path), number, f"paper {key} is in none of the corpora given")
-            text = normalised(texts[key])
-            if text_sha1(text) != record.get("sha1"):
-                raise InputError(str(path), number, f"paper {key}: its abstract differs from the one labelled")
-            doc = to_doc(key, text, _sentences(text, nlp), entities, relations, nlp.tokenizer)
-            out.append(Annotated(doc, str(record.get("corpus", "")), int(record.get("reader", 0)), part))
-    return out
+            yield number, record

@@ -35,14 +35,17 @@ def _key(text: str) -> str:
     return " ".join(text.split())
 
 
-def abstracts(inputs: Iterable[str | Path], exclude: Iterable[str] = ()) -> list[str]:
+def abstracts(inputs: Iterable[str | Path], exclude: Iterable[str] = (), exclude_ids: Iterable[str] = ()) -> list[str]:
     """The abstracts of ``inputs`` (any corpus ``kg build`` reads; bad records are skipped), without those
-    whose whitespace-normalised text is in ``exclude``, each once, in input order."""
+    whose whitespace-normalised text is in ``exclude`` or is the text of a paper in ``exclude_ids``, each
+    once, in input order."""
     from ..ingest import read_papers
 
-    seen = {_key(text) for text in exclude}
+    papers = list(read_papers(inputs, on_skip=lambda error: None))
+    ids = set(exclude_ids)
+    seen = {_key(text) for text in exclude} | {_key(paper.abstract) for paper in papers if paper.id in ids}
     out = []
-    for paper in read_papers(inputs, on_skip=lambda error: None):
+    for paper in papers:
         key = _key(paper.abstract)
         if key and key not in seen:
             seen.add(key)
@@ -162,14 +165,13 @@ def encoder_path() -> str:
 def unlabelled_abstracts(train_paths: Sequence[str | Path], sources: Sequence[str | Path]) -> list[str]:
     """The abstracts of ``sources`` that no annotated file in ``train_paths`` labels (its held-out part
     included: a text set aside for testing is never read in training, not even unlabelled)."""
-    from ..evaluate.annotated import read_annotated
+    from ..evaluate.annotated import labelled_ids
     from .recipe import corpus_of
 
     if not sources:
         raise KGError("adapt_epochs and silver_weight need --abstracts: the corpora of unlabelled abstracts.")
-    labelled = [a.doc.text for path in train_paths if corpus_of(path) == "readers"
-                for a in read_annotated(path, sources)]
-    return abstracts(sources, labelled)
+    labelled = {key for path in train_paths if corpus_of(path) == "readers" for key in labelled_ids(path)}
+    return abstracts(sources, exclude_ids=labelled)
 
 
 def adapted_encoder(texts: Sequence[str], settings: dict, checkpoints: str | Path | None,

@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import KGError
+from ..vocab import LAYER2_TYPES
 from ..evaluate.scier import SCIER_TYPES, read_scier, score_entities, score_relations
 from ..evaluate.scierc import PRF, SciercDoc, Scores, evaluate, evaluate_relations, read_scierc
 from ..extract.spans import (MAX_WIDTH, MODEL_DIR, Chunk, Labels, SpanModel, between_pieces, candidate_spans,
@@ -73,7 +74,6 @@ ALLOWED = {
     # ("?") may be anything, and adds nothing to the loss.
     "silver": {"": {None}, "?": {None, "Method", "Task", "Dataset", "Metric", "MethodClass", "TaskClass"}},
 }
-#: The readers' tuned abstracts that choose the epoch with SciER dev, never trained on: a tenth, by id.
 def readers_dev(key: str) -> bool:
     """Whether the tuned annotated abstract ``key`` is in the readers' dev part (a tenth of them, by sha1)."""
     import hashlib
@@ -388,18 +388,24 @@ def score(model: SpanModel, examples: Sequence[Example], schema: str = "scierc")
     exact, _ = score_entities([d for d, _ in scier], [f[0] for _, f in scier], labels=SCIER_TYPES)
     relation = score_relations([d for d, _ in scier], [f[1] for _, f in scier])
     parts = {}
-    readers = [(e.doc, f) for e, f in zip(examples, found) if e.corpus == "readers"]
+    readers = [(e.doc, f[0]) for e, f in zip(examples, found) if e.corpus == "readers"]
     if readers:
-        as_kg = {"MethodClass": "Method", "TaskClass": "Task"}
-        docs = [dataclasses.replace(d, spans=tuple(sorted({(a, b, as_kg.get(l, l)) for a, b, l in d.spans})))
-                for d, _ in readers]
-        found_kg = [[(a, b, as_kg.get(l, l)) for a, b, l in f[0]] for _, f in readers]
-        parts["readers_entity"] = score_entities(docs, found_kg, labels=("Method", "Task", "Dataset", "Metric"))[0].micro()
+        parts["readers_entity"] = kg_type_entities(*zip(*readers))
     if scierc:
         by_text = {d.text: f[0] for d, f in scierc}
         parts["scierc_entity"] = evaluate([d for d, _ in scierc], by_text.__getitem__,
                                           labels=SCIERC_DEV_LABELS).micro()
     return DevScores(exact.micro(), relation.micro(), parts, dict(exact.per_label))
+
+
+def kg_type_entities(docs: Sequence[SciercDoc], found: Sequence[Sequence[tuple[int, int, str]]]) -> PRF:
+    """Exact entity P/R/F1 of the character spans ``found`` per document against ``docs``' gold, both
+    layers read as kg's types (a class of methods is a Method, of tasks a Task)."""
+    def as_kg(spans):
+        return sorted({(a, b, LAYER2_TYPES.get(label, label)) for a, b, label in spans})
+
+    gold = [dataclasses.replace(doc, spans=tuple(as_kg(doc.spans))) for doc in docs]
+    return score_entities(gold, [as_kg(f) for f in found], labels=("Method", "Task", "Dataset", "Metric"))[0].micro()
 
 
 def torch_encoder(model, device: str = "cpu") -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
