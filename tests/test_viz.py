@@ -780,6 +780,30 @@ def test_a_tasks_comparison_opens_at_full_width_sorts_by_any_column_and_download
         session.context.close()
 
 
+#: A cell a board may hold, and how its CSV writes it: a spreadsheet runs none as a formula (OWASP's
+#: CSV-injection rule), shows every control character, and reads a plain number as a number.
+SPREADSHEET_CELLS = [
+    ("=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""),
+    ("-2+3+cmd|' /C calc'!A0", "'-2+3+cmd|' /C calc'!A0"),
+    ("+1+cmd", "'+1+cmd"),
+    ("@SUM(A1)", "'@SUM(A1)"),
+    ("\t=1+1", "'\t=1+1"),
+    ("\r=1+1", "\"'\r=1+1\""),
+    ("-", "'-"),
+    ("ESC\x1b[31m BEL\x07 NUL\x00 C1\x9b", "ESC\\x1b[31m BEL\\x07 NUL\\x00 C1\\x9b"),
+    ("\x1b=cmd", "\\x1b=cmd"),
+    ("-0.5", "-0.5"), ("+1.6%", "+1.6%"), ("81.8%", "81.8%"), ("1e-3", "1e-3"),
+    ("ResNet-50", "ResNet-50"), ("a, b", "\"a, b\""), ("two\nlines", "\"two\nlines\""),
+]
+
+
+def test_a_boards_csv_defuses_every_cell_a_spreadsheet_would_run(offline, tmp_path):
+    page = offline.open(render_html(scored_task(), tmp_path / "kg.html"))
+    written = page.evaluate("""(cells) => kgExplorer.csv([{ name: "=cell", text: (row) => row }], cells)""",
+                            [cell for cell, _ in SPREADSHEET_CELLS])
+    assert written.split("\r\n") == ["'=cell", *[expected for _, expected in SPREADSHEET_CELLS], ""]
+
+
 def test_a_datasets_leaderboard_opens_at_full_width_ranked_by_its_metric(offline, tmp_path):
     page = offline.open(render_html(scored_task(), tmp_path / "kg.html"))
     page.evaluate("() => { location.hash = 'leaderboard=dataset%2Fimagenet'; }")  # a link to it, or Forward

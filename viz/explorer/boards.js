@@ -138,16 +138,26 @@ function compareCells(a, b) {
   return !Number.isNaN(x) && !Number.isNaN(y) ? x - y : compareText(String(a), String(b));
 }
 
-/** `rows` as CSV (RFC 4180) under `columns`' names; a cell that a spreadsheet would run as a
- * formula (=, +, @ first, or - before anything but a number) is written with a leading apostrophe. */
+/** `rows` as CSV (RFC 4180) under `columns`' names, each cell made safe to open in a spreadsheet. */
 function csv(columns, rows) {
   const quote = (text) => {
-    const safe = /^([=+@\t\r]|-(?![\d.]))/.test(text) ? "'" + text : text;
+    const safe = spreadsheetCell(text);
     return /[",\r\n]/.test(safe) ? '"' + safe.replace(/"/g, '""') + '"' : safe;
   };
   const lines = [columns.map((column) => quote(column.name)).join(",")];
   for (const row of rows) lines.push(columns.map((column) => quote(column.text(row))).join(","));
   return lines.join("\r\n") + "\r\n";
+}
+
+/** A cell as a spreadsheet should show it, by OWASP's CSV-injection rule: one that starts with
+ * =, +, -, @, tab or CR, which a spreadsheet may run as a formula, gets a leading apostrophe unless
+ * it is wholly a number ("-0.5", "+1.6%"); control characters other than tab and line ends are
+ * written as visible \xNN, so no ESC or BEL reaches the sheet raw. */
+function spreadsheetCell(text) {
+  const visible = String(text).replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g,
+    (c) => "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0"));
+  const number = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?%?$/i.test(visible);
+  return /^[=+\-@\t\r]/.test(visible) && !number ? "'" + visible : visible;
 }
 
 /** A button that opens a board at full width, for the panel. */

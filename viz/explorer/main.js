@@ -26,6 +26,8 @@ const api = {
     : tables.isPaper(indexOf(id)) ? paperView(tables, indexOf(id)) : entityView(tables, indexOf(id))),
   /** The id of the node a search for `text` picks, or null. */
   find: (text) => (searchTables(tables, text, 1)[0] || { id: null }).id,
+  /** The CSV a board downloads, for tests: csv(columns of {name, text(row)}, rows). */
+  csv: csv,
   /** The functions kg serve has a Python twin of, for tests/test_twin_parity.py to compare. */
   twins: {
     search: (text, limit) => searchTables(tables, text, limit).map((found) => found.id),
