@@ -591,3 +591,28 @@ def test_a_concepts_panel_lists_its_narrower_names_and_theirs_the_broader_concep
     pages[0].screenshot(path=str(sample.parent / f"concept-panel-{where.replace(' ', '-')}.png"))
     for page in pages:
         page.close()
+
+
+#: Fragments anyone can put in a link to the served page: none names a node, so each opens the first
+#: view, and none may lead the page to ask the server anything but a node's own URL.
+HOSTILE_FRAGMENTS = [
+    "#comparison=__proto__", "#leaderboard=constructor", "#focus=__proto__&hops=2", "#topic=__proto__",
+    "#comparison=..%2Fsparql%3Fquery%3DASK%7B%7D%2523", "#focus=..%2F..%2Fsparql%3Fquery%3DASK%7B%7D",
+    "#leaderboard=dataset%2F..%2F..%2Fsparql%3Fquery%3DASK%7B%7D", "#comparison=task%2F%252e%252e",
+    "#nothing=at-all",
+]
+
+
+@pytest.mark.parametrize("fragment", HOSTILE_FRAGMENTS)
+def test_a_fragment_naming_no_node_opens_the_first_view_and_runs_no_query(browser, server, fragment):
+    opened = Session(browser, server)
+    asked = []
+    opened.page.on("request", lambda request: asked.append(urllib.parse.urlsplit(request.url).path))
+    try:
+        page = opened.open("/" + fragment)
+        page.wait_for_timeout(300)
+        assert page.evaluate("() => document.body.dataset.view") in ("overview", "map")
+        assert not [path for path in asked if path.startswith("/sparql") or path.startswith("/query")]
+        opened.assert_clean()
+    finally:
+        opened.close()

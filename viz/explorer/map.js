@@ -62,13 +62,25 @@ function setHash(hash) {
   if (location.hash !== drawnHash) location.hash = hash;
 }
 
+/** A node the fragment names, as kind/name, or null: anyone can write a link's fragment, and a
+ * name holding a dot segment, "?", "#" or "\\" would lead the served page's request off the node's
+ * own URL (to /sparql, say). */
+function fragmentNode(raw) {
+  const match = /^[a-z]+\/([^/?#\\]+)$/.exec(raw || "");
+  return match && !/^(\.|%2e){1,2}$/i.test(match[1]) ? raw : null;
+}
+
 /** Draw what the URL's fragment names: a topic, a board, a node's neighbourhood, or the first view. */
 function followHash() {
   drawnHash = location.hash;
   const wanted = new URLSearchParams(location.hash.slice(1));
   if (wanted.has("topic") && openTopic(wanted.get("topic"), false)) return Promise.resolve(true);
-  for (const kind of Object.keys(BOARDS)) if (wanted.get(kind)) return openBoard(kind, wanted.get(kind), false);
-  if (wanted.get("focus")) return focus(wanted.get("focus"), Number(wanted.get("hops")) === 2 ? 2 : 1, false);
+  for (const kind of Object.keys(BOARDS)) {
+    if (fragmentNode(wanted.get(kind))) return openBoard(kind, fragmentNode(wanted.get(kind)), false);
+  }
+  if (fragmentNode(wanted.get("focus"))) {
+    return focus(fragmentNode(wanted.get("focus")), Number(wanted.get("hops")) === 2 ? 2 : 1, false);
+  }
   showOverview(false);
   return Promise.resolve(true);
 }
