@@ -14,10 +14,12 @@ old entries, and an entry in an older form of ``PaperExtraction`` is a miss.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -47,6 +49,7 @@ class _CacheFile:
         with self._reporting():
             if str(path) != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
+                _refuse_what_is_no_file(Path(path), self.kind)
             self._db = sqlite3.connect(str(path))
         self._run(self._make_schema)
 
@@ -85,11 +88,36 @@ class _CacheFile:
         try:
             yield
         except (sqlite3.Error, OSError) as error:
-            raise KGError(f"The {self.kind} {self.path} cannot be used ({error}): "
-                          "free some space, remove the file, or build with --no-cache.") from None
+            raise KGError(f"The {self.kind} {self.path} cannot be used ({error}): {_advice(error)}.") from None
 
     def close(self) -> None:
         self._db.close()
+
+
+def _refuse_what_is_no_file(path: Path, kind: str) -> None:
+    """A folder, FIFO or device where the cache's file belongs is named, not opened: SQLite would
+    fail on a folder with a message about opening, and wait for ever on a FIFO."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        what = "folder" if stat.S_ISDIR(mode) else "FIFO" if stat.S_ISFIFO(mode) else "special file"
+        raise KGError(f"The {kind} {path} is a {what}, not a file kg wrote: move it away, "
+                      "or build with --no-cache.")
+
+
+def _advice(error: Exception) -> str:
+    """What to do about ``error``, by what SQLite or the system says went wrong."""
+    name = getattr(error, "sqlite_errorname", "")
+    number = getattr(error, "errno", None)
+    if name in ("SQLITE_BUSY", "SQLITE_LOCKED") or "locked" in str(error):
+        return "another kg build or program holds it; let that one end, or build with --no-cache"
+    if name == "SQLITE_FULL" or number == errno.ENOSPC:
+        return "free some space, or build with --no-cache"
+    if name == "SQLITE_READONLY" or number in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "kg may not write there; check the permissions, or build with --no-cache"
+    return "remove the file, or build with --no-cache"
 
 
 def _damaged(error: sqlite3.DatabaseError) -> bool:

@@ -1,13 +1,16 @@
 """Extraction is cached by text and extractor version, and gives the same result on several processes; a
 damaged cache file is set aside and made anew, never stopping a build."""
 
+import os
 import random
+import sqlite3
 
 import pytest
 from click.testing import CliRunner
 
-from kg.cache import ExtractionCache
+from kg.cache import ExtractionCache, LastBuilds
 from kg.cli import main
+from kg.errors import KGError
 from kg.store import open_graph
 from kg.extract import extract_all, extract_papers, in_processes
 from kg.ingest import read_papers
@@ -126,3 +129,35 @@ def test_a_damaged_cache_file_is_set_aside_and_the_build_goes_on(tmp_path, name,
     assert "set aside" not in build()
     build("--no-cache")
     assert set(open_graph(tmp_path / "g")) == graph
+
+
+def _a_folder(path):
+    path.mkdir()
+
+
+def _a_fifo(path):
+    os.mkfifo(path)
+
+
+@pytest.mark.parametrize("make, said", [(_a_folder, "is a folder, not a file kg wrote: move it away"),
+                                        (_a_fifo, "is a FIFO, not a file kg wrote: move it away")])
+def test_a_folder_or_fifo_where_the_build_cache_belongs_is_named_with_what_to_do(tmp_path, make, said):
+    cache = tmp_path / ".kg-cache" / "builds.sqlite"
+    cache.parent.mkdir()
+    make(cache)
+    result = CliRunner().invoke(main, ["build", "-q", "-j", "1", str(FIXTURES / "sample.txt"), "-o", str(tmp_path / "g")])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert f"The build cache {cache} {said}, or build with --no-cache." in result.output
+    assert "free some space" not in result.output
+
+
+def test_a_build_cache_another_program_holds_locked_says_so(tmp_path):
+    cache = tmp_path / "builds.sqlite"
+    LastBuilds(cache).close()
+    holder = sqlite3.connect(cache, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(KGError, match="another kg build or program holds it; let that one end, or build with"):
+            LastBuilds(cache)
+    finally:
+        holder.close()

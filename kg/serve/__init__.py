@@ -31,12 +31,12 @@ Its parts, each readable on its own:
 import importlib
 
 # Where each name lives. Imported on first use (PEP 562), so that a query worker, which imports
-# only .pool, starts without the explorer's renderer and templates.
+# only .pool, starts without the explorer's renderer and templates. No name here is a submodule's
+# name: once that submodule is imported, the package attribute is the module, not the function.
 _EXPORTS = {
     **dict.fromkeys(["App", "get", "make_app"], ".app"),
     **dict.fromkeys(["Running", "start"], ".server"),
     **dict.fromkeys(["GraphIndex", "load_index"], "..query.graph_index"),
-    **dict.fromkeys(["neighbourhood", "search"], ".search"),
     **dict.fromkeys(["HTTPError", "QueryPool", "QueryTimeout", "ServerBusy", "oxigraph_engine", "query_within",
                      "result_reply"], ".pool"),
     **dict.fromkeys(["entity_view", "paper_view", "segments"], ".pages"),
