@@ -210,14 +210,16 @@ def test_a_paper_proposing_a_method_does_not_also_merely_use_it():
                        "proposes"]["evidence"]) == 3
 
 
+@pytest.mark.xfail(strict=True, reason="resolution keys 'graph coloring algorithm' as 'graph coloring' and merges "
+                   "the method into the task of the same words")
 def test_a_problem_is_not_the_algorithm_of_the_same_words():
     from kg.resolve import resolve
 
-    papers = list(extract_papers([Paper("a", "We solve the optimization problem with a new optimization algorithm."),
-                                  Paper("b", "The optimization problem is convex, and the optimization algorithm is "
-                                             "fast.")]))
+    papers = list(extract_papers([Paper("a", "We solve the graph coloring problem with a new graph coloring algorithm."),
+                                  Paper("b", "The graph coloring problem is NP-hard, and the graph coloring algorithm "
+                                             "is fast.")]))
     labels = {e.label: e.type for e in resolve(papers)}
-    assert "optimization problem" in labels and "optimization algorithm" in labels
+    assert (labels.get("graph coloring"), labels.get("graph coloring algorithm")) == ("Task", "Method")
 
 
 def test_a_description_set_after_the_name_is_what_the_name_is_not_another_proposal():

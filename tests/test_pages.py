@@ -74,7 +74,7 @@ def test_definitions_go_to_rdf_with_their_sentence_and_show_first_in_the_panel(s
         SELECT ?label ?text ?sentence WHERE { ?e skos:prefLabel ?label ; skos:definition ?text ;
                                               kg:definitionSource/rdf:value ?sentence }""")}
     text, sentence = rows["C-GRPO"]
-    assert text == "a novel framework that reweights prompts by their estimated difficulty"
+    assert text == "a novel framework for mathematical reasoning that reweights prompts by their estimated difficulty"
     assert text in sentence
     assert rows["GRPO"][0] == "Group Relative Policy Optimization"  # the acronym's long form, where nothing else says
     view = _get(sample, "/entity/method/curriculum-aware-group-relative-policy-optimization.json")

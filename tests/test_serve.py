@@ -480,7 +480,7 @@ def test_index_search_and_neighbourhood_json(server, count):
     assert hood["center"] == GRPO and hood["options"]["physics"] == {"enabled": False}
     # One link from GRPO: its two papers, and the entities related to it (C-GRPO variantOf GRPO), as offline.
     drawn = {node["id"] for node in hood["nodes"]}
-    assert {GRPO, "paper/a30dfc905c06e8bd", "paper/a7db03a50a5fa476", C_GRPO} <= drawn
+    assert {GRPO, "paper/a9f7eaad9627b871", "paper/a7db03a50a5fa476", C_GRPO} <= drawn
     assert fetch(server.url + f"/neighbourhood.json?id={GRPO}&k=9")[0] == 400
 
 

@@ -215,12 +215,12 @@ def test_focus_on_a_neighbourhood_and_back(session, server):
     assert page.evaluate("() => kgExplorer.nodes.length") == everything
     page.click("#kg-panel .kg-focus[data-hops='1']")
     page.wait_for_selector("body[data-view=focus]", state="attached")
-    # One link: the two papers that mention GRPO, and the entities related to it (C-GRPO is a variant of it
-    # and outperforms it; GRPO is usedFor mathematical reasoning).
+    # One link: the two papers that mention GRPO, and the entity related to it (C-GRPO is a variant of it
+    # and outperforms it).
     assert page.evaluate("() => kgExplorer.nodes.getIds().sort()") == sorted(
-        [GRPO, "paper/a30dfc905c06e8bd", "paper/a7db03a50a5fa476",
-         "method/curriculum-aware-group-relative-policy-optimization", "task/mathematical-reasoning"])
-    assert page.text_content("#kg-overview") == "Within 1 link of GRPO: 5 nodes."
+        [GRPO, "paper/a9f7eaad9627b871", "paper/a7db03a50a5fa476",
+         "method/curriculum-aware-group-relative-policy-optimization"])
+    assert page.text_content("#kg-overview") == "Within 1 link of GRPO: 4 nodes."
     assert page.text_content("#kg-legend input[data-kind='Paper'] ~ .kg-count") == "2"
     page.click("#kg-panel .kg-focus[data-hops='2']")
     page.wait_for_selector("#kg-overview:has-text('Within 2 links')", state="attached")
