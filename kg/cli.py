@@ -635,7 +635,7 @@ def train_ner_command(train_files, abstract_files, dev_files, output, checkpoint
     best epoch on SciER dev and SciERC dev together is exported to ONNX and
     quantised to int8. The recipe and seed are those of the shipped model
     (kg/extract/span_model/config.json), so a retrain reproduces it. Needs
-    the train extra (pip install -e '.[train]'); about 7 minutes an epoch on
+    the train extra (pip install -e '.[train]'); about 10 minutes an epoch on
     2 cores, and with --checkpoints a stopped run resumes after its last epoch.
 
     \b
