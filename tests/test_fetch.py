@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from kg.cli import main
 from kg.errors import KGError
-from kg.ingest.fetch import Limits, fetch_openreview
+from kg.ingest.fetch import Limits, _existing_ids, fetch_openreview
 from kg.ingest import read_papers
 
 VENUE = "ICLR.cc/2026/Conference"
@@ -26,49 +26,58 @@ def _note(number):
                         "venueid": {"value": f"{VENUE}/Submission"}}}
 
 
-class FakeOpenReview:
-    """Serves /notes with offset/limit paging; ``failures`` lists HTTP statuses to answer first."""
+class LocalServer:
+    """A server on 127.0.0.1 answering every GET with ``answer(handler, query)``; ``requests``
+    holds each request's query."""
 
-    def __init__(self, total=7, failures=(), die_after=None):
-        self.notes = [_note(n) for n in range(1, total + 1)]
-        self.failures = list(failures)
-        self.die_after = die_after  # stop answering (HTTP 404) after this many successful pages
+    def __init__(self, answer):
         self.requests = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
             def do_GET(self):
-                url = urlparse(self.path)
-                query = {k: v[0] for k, v in parse_qs(url.query).items()}
+                query = {k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()}
                 server.requests.append(query)
-                if server.failures:
-                    self.send_error(server.failures.pop(0))
-                    return
-                if url.path != "/notes" or query.get("invitation") != f"{VENUE}/-/Submission":
-                    self.send_error(404)
-                    return
-                if server.die_after is not None and len([r for r in server.requests if "ok" in r]) >= server.die_after:
-                    self.send_error(404)
-                    return
-                query["ok"] = True
-                offset, limit = int(query["offset"]), int(query["limit"])
-                body = json.dumps({"notes": server.notes[offset : offset + limit], "count": len(server.notes)}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                try:
+                    answer(self, query)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def log_message(self, *args):
                 pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def close(self):
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class FakeOpenReview(LocalServer):
+    """Serves /notes with offset/limit paging; ``failures`` lists HTTP statuses to answer first."""
+
+    def __init__(self, total=7, failures=(), die_after=None):
+        self.notes = [_note(n) for n in range(1, total + 1)]
+        self.failures = list(failures)
+        self.die_after = die_after  # stop answering (HTTP 404) after this many successful pages
+        super().__init__(self._answer)
+
+    def _answer(self, handler, query):
+        if self.failures:
+            handler.send_error(self.failures.pop(0))
+        elif urlparse(handler.path).path != "/notes" or query.get("invitation") != f"{VENUE}/-/Submission":
+            handler.send_error(404)
+        elif self.die_after is not None and len([r for r in self.requests if "ok" in r]) >= self.die_after:
+            handler.send_error(404)
+        else:
+            query["ok"] = True
+            offset, limit = int(query["offset"]), int(query["limit"])
+            _send(handler, _page(self.notes[offset : offset + limit], count=len(self.notes)))
 
 
 @pytest.fixture
@@ -127,44 +136,15 @@ def test_interrupted_download_resumes_without_duplicates(server_factory, tmp_pat
 
 # --- A server that misbehaves: every case ends in one line naming the URL, within bounds, resumable. ---
 
-class Misbehaving:
-    """Answers every request with ``answer(handler, query)``; counts requests."""
-
-    def __init__(self, answer):
-        self.requests = 0
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self):
-                server.requests += 1
-                query = {k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()}
-                try:
-                    answer(self, query)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def _send(handler, body: bytes, *, status=200, kind="application/json", length=None, headers=()):
+def _head(handler, status=200, **headers):
     handler.send_response(status)
-    handler.send_header("Content-Type", kind)
-    handler.send_header("Content-Length", str(len(body) if length is None else length))
-    for name, value in headers:
-        handler.send_header(name, value)
+    for name, value in headers.items():
+        handler.send_header(name.replace("_", "-"), value)
     handler.end_headers()
+
+
+def _send(handler, body: bytes, *, kind="application/json", length=None):
+    _head(handler, Content_Type=kind, Content_Length=str(len(body) if length is None else length))
     handler.wfile.write(body)
     handler.wfile.flush()
 
@@ -174,10 +154,7 @@ def _page(notes, count=None):
 
 
 def _slow_drip(handler, query):
-    handler.send_response(200)
-    handler.send_header("Content-Type", "application/json")
-    handler.send_header("Content-Length", "1000")
-    handler.end_headers()
+    _head(handler, Content_Type="application/json", Content_Length="1000")
     for _ in range(1000):
         handler.wfile.write(b" ")
         handler.wfile.flush()
@@ -185,21 +162,13 @@ def _slow_drip(handler, query):
 
 
 def _streams_without_length(handler, query):
-    handler.send_response(200)
-    handler.send_header("Content-Type", "application/json")
-    handler.send_header("Connection", "close")
-    handler.end_headers()
+    _head(handler, Content_Type="application/json", Connection="close")
     for _ in range(64):
         handler.wfile.write(b" " * 65536)
 
 
 def _redirect(to):
-    def answer(handler, query):
-        handler.send_response(302)
-        handler.send_header("Location", to(handler))
-        handler.send_header("Content-Length", "0")
-        handler.end_headers()
-    return answer
+    return lambda handler, query: _head(handler, 302, Location=to(handler), Content_Length="0")
 
 
 SMALL = Limits(answer_bytes=1_000_000, request_seconds=2.0, total_seconds=30.0, pages=20)
@@ -231,7 +200,7 @@ def misbehaving():
     servers = []
 
     def make(answer):
-        servers.append(Misbehaving(answer))
+        servers.append(LocalServer(answer))
         return servers[-1]
 
     yield make
@@ -250,12 +219,7 @@ def test_a_misbehaving_server_gets_one_line_naming_the_url_and_what_was_wrong(ca
     assert time.monotonic() - started < 20
     text = str(raised.value)
     assert "\n" not in text and server.url in text and len(text) < 400
-    assert all(isinstance(i, str) for i in _existing_ids_of(out))  # whatever it wrote, a rerun reads back
-
-
-def _existing_ids_of(path):
-    from kg.ingest.fetch import _existing_ids
-    return _existing_ids(path)
+    assert all(isinstance(i, str) for i in _existing_ids(out))  # whatever it wrote, a rerun reads back
 
 
 def test_the_command_reports_a_misbehaving_server_in_one_line_without_a_traceback(misbehaving, tmp_path):
@@ -271,7 +235,7 @@ def test_the_command_reports_a_misbehaving_server_in_one_line_without_a_tracebac
 def test_a_page_that_brings_no_new_note_ends_the_fetch(misbehaving, tmp_path):
     server = misbehaving(lambda h, q: _send(h, _page([_note(1), _note(2)])))  # the same page for every offset
     assert fetch_openreview(VENUE, tmp_path / "o.jsonl", api=server.url, page_size=2, limits=SMALL) == 2
-    assert server.requests == 2
+    assert len(server.requests) == 2
 
 
 def test_a_redirect_within_the_same_origin_is_followed(misbehaving, tmp_path):
@@ -299,7 +263,7 @@ def test_characters_that_end_a_line_elsewhere_leave_the_file_resumable(misbehavi
     out = tmp_path / "o.jsonl"
     assert fetch_openreview(VENUE, out, api=server.url, limits=SMALL) == 2
     assert out.read_bytes().count(b"\n") == 2 and out.read_bytes().isascii()
-    assert _existing_ids_of(out) == ["note001", "note002"]
+    assert _existing_ids(out) == ["note001", "note002"]
     assert fetch_openreview(VENUE, out, api=server.url, limits=SMALL) == 2  # resumed, not refused
     [paper, _] = read_papers([out])
     assert "separator" in paper.abstract

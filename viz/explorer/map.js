@@ -76,11 +76,11 @@ function followHash() {
   const wanted = new URLSearchParams(location.hash.slice(1));
   if (wanted.has("topic") && openTopic(wanted.get("topic"), false)) return Promise.resolve(true);
   for (const kind of Object.keys(BOARDS)) {
-    if (fragmentNode(wanted.get(kind))) return openBoard(kind, fragmentNode(wanted.get(kind)), false);
+    const node = fragmentNode(wanted.get(kind));
+    if (node) return openBoard(kind, node, false);
   }
-  if (fragmentNode(wanted.get("focus"))) {
-    return focus(fragmentNode(wanted.get("focus")), Number(wanted.get("hops")) === 2 ? 2 : 1, false);
-  }
+  const focused = fragmentNode(wanted.get("focus"));
+  if (focused) return focus(focused, Number(wanted.get("hops")) === 2 ? 2 : 1, false);
   showOverview(false);
   return Promise.resolve(true);
 }
