@@ -3,9 +3,8 @@ old listen backlog of 5 and with the server's own, in one run.
 
 Each of --clients threads sends --requests requests, each on a new connection (as browsers and
 scripts without keep-alive do), cycling through the kinds of page a reader asks for: a SPARQL ASK
-through the query workers, the JSON of the most mentioned entity (its panel kept by the build at
-scale), of entities of the long tail (a different one each time, so no cache helps), of a paper,
-and a search. The table gives p50, p99 and the worst wall time per kind of page. Only 127.0.0.1 is
+through the query workers, the JSON of the most mentioned entity (a hub), of entities of the long
+tail (a different one each time, so no cache helps), of a paper, and a search. The table gives p50, p99 and the worst wall time per kind of page. Only 127.0.0.1 is
 contacted; the run is bounded by the request count.
 
     python bench/serve_load.py graphs/sample [--clients 16] [--requests 50]

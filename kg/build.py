@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import secrets
 import shutil
 import time
 from collections import Counter
@@ -34,7 +33,6 @@ from .link.graph import KnowledgeGraph, build_graph
 from .ingest import FileSetting, read_papers
 from .link.similar import similar_papers
 from .model import Entity, Paper, PaperExtraction
-from .query.graph_index import KeptPanels
 from .query.related import RelatedTables
 from .resolve.propagate import propagate
 from .write.triples import node_iri
@@ -42,7 +40,9 @@ from .link.relations import sentence_relations, variant_relations
 from .resolve import corpus_names, resolution_report, resolve
 from .similarity import Vectors, entity_vectors
 from .strings import counted
-from .store import INDEX_SUFFIX, PANELS_SUFFIX, RELATED_SUFFIX, STORE_SUFFIX, VECTORS_SUFFIX, store_mark, write_store
+from .kept import sign_store, write_manifest
+from .query.tables import write_tables
+from .store import INDEX_SUFFIX, RELATED_SUFFIX, STORE_SUFFIX, TABLES_SUFFIX, VECTORS_SUFFIX, store_digest, write_store
 from .text import normalize_for_id
 from .viz.render import render_html
 from .vocab import BROADER, DEFAULT_BASE, ENTITY_TYPES, LINKS
@@ -327,9 +327,10 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     """Write the outputs of ``graph`` as the graph ``stem``, all or nothing (:mod:`kg.write.outputs`): the
     files of ``formats`` (:data:`FORMATS`) and the SPARQL store, filled from the same triples in the same pass.
 
-    ``extra`` maps further endings (``"report.md"``) to text written alongside; ``vectors``,
-    the entities' vectors, go to ``stem.vectors.npz``, what ``kg related`` reads of the
-    store to ``stem.related.npz``, and the panels of the most linked entities to ``stem.panels.zip``. Outputs an earlier build left at ``stem``
+    ``extra`` maps further endings (``"report.md"``) to text written alongside. The files kept for the
+    answers (:mod:`kg.kept`) go beside: the graph's tables, every panel's source, to ``stem.tables.json``,
+    what ``kg related`` reads of the store to ``stem.related.npz``, ``vectors``, the entities' vectors, to
+    ``stem.vectors.npz``, and their record to ``stem.manifest.json``, whose mark the store carries. Outputs an earlier build left at ``stem``
     that this one does not write are removed, so no output describes another graph. ``staging``
     is a folder from :func:`kg.write.outputs.stage` (made here when not given); it is used up.
 
@@ -350,9 +351,9 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     name = os.path.relpath(os.path.abspath(stem), home)
     setting = f"{base}\n{serialize.SERIALIZATION}"  # what the last build's blocks must share to be compared
     record = builds.last(name) if builds is not None else None
-    # Whether the store there is the one the last build wrote: only that one may be patched, or kept beside
-    # files that are the same as this build's (without a cache to tell, a store is kept as it was).
-    store_is_last = bool(record and record.store) and store_mark(store_path) == record.store
+    # Whether the store there holds what the last build wrote, byte for byte: only that one may be patched, or
+    # kept beside files that are the same as this build's (without a cache to tell, a store is kept as it was).
+    store_is_last = bool(record and record.store) and store_digest(store_path) == record.store
     last = _last_build(record, setting, home, stem, store_is_last, tally) if builds is not None else None
     patch = last is not None and not tally.unpatched
     try:
@@ -362,21 +363,24 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
             return RelatedTables.read(store)  # what 'kg related' would read of the store, read once here
 
         # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing a file.
-        related = write_store(staging / f"{stem.name}{STORE_SUFFIX}", fill,
-                              start_from=store_path if patch else None, mark=secrets.token_hex(8))
+        staged_store = staging / f"{stem.name}{STORE_SUFFIX}"
+        related = write_store(staged_store, fill, start_from=store_path if patch else None)
         related.save(staging / f"{stem.name}{RELATED_SUFFIX}")
-        KeptPanels.write(graph, staging / f"{stem.name}{PANELS_SUFFIX}")
-        if "html" in formats:
-            render_html(graph, staging / f"{stem.name}.html", title=title)
+        write_tables(graph, staging / f"{stem.name}{TABLES_SUFFIX}")
+        kept = [RELATED_SUFFIX, TABLES_SUFFIX]
         if vectors is not None:
             vectors.save(staging / f"{stem.name}{VECTORS_SUFFIX}")
+            kept.append(VECTORS_SUFFIX)
+        sign_store(staged_store, write_manifest(staging / stem.name, kept))
+        if "html" in formats:
+            render_html(graph, staging / f"{stem.name}.html", title=title)
         for suffix, text in (extra or {}).items():
             (staging / f"{stem.name}.{suffix}").write_text(text, encoding="utf-8")
         written = outputs.make_current(staging, stem, keep_store=builds is None or store_is_last)
         if builds is not None:  # where the files now are (the new build's folder, or the last one's if they are the
             # same) and the store there (this build's, or the last one's, kept)
             folder = os.path.relpath(os.path.dirname(os.path.realpath(stem.with_name(f"{stem.name}{INDEX_SUFFIX}"))), home)
-            builds.record(name, Recorded(setting, folder, store_mark(store_path),
+            builds.record(name, Recorded(setting, folder, store_digest(store_path),
                                          {stream: placed.to_bytes() for stream, placed in tally.placed.items()}))
         return written
     except OSError as error:  # a full disk, a folder made read-only meanwhile: one line, the graph as it was

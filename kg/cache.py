@@ -174,14 +174,14 @@ class Recorded(NamedTuple):
     """A graph's last build, as :class:`LastBuilds` recorded it."""
     setting: str  # what its blocks' bytes depend on besides the blocks (the base IRI, the serializer's version)
     folder: str  # the folder its files are in
-    store: str  # the mark of the store it wrote (:func:`kg.store.store_mark`): only that store is patched
+    store: str  # the digest of the store it wrote (:func:`kg.store.store_digest`): only a store with it is patched
     parts: dict[str, bytes]  # each stream's :class:`kg.write.serialize.Placed`
 
 
 class LastBuilds(_CacheFile):
     """Where each graph's last build wrote its blocks of triples (:data:`kg.write.triples.Block`), in the SQLite file at ``path``.
 
-    For each graph: the folder that build's files are in, the mark of its store, and for each block, in
+    For each graph: the folder that build's files are in, the digest of its store, and for each block, in
     the order written, its digest, its subject's and where its bytes lie in each file, with each file's
     digest (:class:`kg.write.serialize.Placed`). A rebuild copies the bytes of every block that did not
     change from those files, once they are found to hold what that build wrote, serializing only the

@@ -28,7 +28,8 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from .model import Entity, PaperExtraction
-from .store import vectors_file
+from .kept import Kept, read_kept
+from .store import VECTORS_SUFFIX
 from .vocab import entity_node
 
 TABLE_FILE = files("kg") / "data" / "static-minilm.npz"
@@ -90,17 +91,20 @@ class Vectors:
         return path
 
     @classmethod
-    def load(cls, path: Path) -> "Vectors":
-        with np.load(path) as data:
-            matrix = data["matrix"].astype(np.float32) / 127
-            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-            return cls([str(n) for n in data["nodes"]], np.divide(matrix, norms, out=matrix, where=norms > 0))
+    def load(cls, kept: Kept) -> "Vectors":
+        """The vectors :meth:`save` wrote to the kept file (:mod:`kg.kept`)."""
+        arrays = kept.arrays()
+        nodes, matrix = arrays["nodes"], arrays["matrix"].astype(np.float32) / 127
+        if nodes.ndim != 1 or matrix.ndim != 2 or len(matrix) != len(nodes) or nodes.dtype.kind != "U":
+            raise ValueError("its nodes and vectors do not fit together")
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return cls([str(n) for n in nodes], np.divide(matrix, norms, out=matrix, where=norms > 0))
 
 
 def graph_vectors(graph: str | Path) -> Vectors | None:
-    """The entity vectors ``kg build`` wrote beside the graph at ``graph``, or None if it wrote none."""
-    file = vectors_file(graph)
-    return Vectors.load(file) if file else None
+    """The entity vectors ``kg build`` kept beside the graph at ``graph``, or None if it kept none (or
+    none that reads as the build wrote it: :func:`kg.kept.read_kept`)."""
+    return read_kept(graph, VECTORS_SUFFIX, Vectors.load, instead="Answering without the entities' vectors.")
 
 
 def entity_vectors(entities: Iterable[Entity], extractions: Iterable[PaperExtraction],

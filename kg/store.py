@@ -11,6 +11,7 @@ queries themselves live in :mod:`kg.query`.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import itertools
 import json
@@ -37,7 +38,11 @@ STORE_MARK = "kg-build-mark"
 VECTORS_SUFFIX = ".vectors.npz"
 #: ... what ``kg related`` reads of it, as arrays (:class:`kg.query.related.RelatedTables`), to this suffix.
 RELATED_SUFFIX = ".related.npz"
-#: ... the panels of its most linked entities (:class:`kg.query.graph_index.KeptPanels`), to this suffix.
+#: ... its tables, every panel's source (:func:`kg.query.tables.write_tables`), to this suffix.
+TABLES_SUFFIX = ".tables.json"
+#: ... and the record of those files, checked as each is read (:mod:`kg.kept`), to this suffix.
+MANIFEST_SUFFIX = ".manifest.json"
+#: What older kg kept beside a graph (the panels of its most linked entities): a rebuild removes it.
 PANELS_SUFFIX = ".panels.zip"
 #: ... and its index (co-occurrence counts, task neighbours: :func:`kg.write.serialize.write_rdf`) to this suffix.
 INDEX_SUFFIX = ".index.nt"
@@ -98,53 +103,11 @@ def store_dir(path: str | Path) -> Path | None:
     return folder if folder.is_dir() else None
 
 
-def vectors_file(path: str | Path) -> Path | None:
-    """The entity vectors of the graph at ``path`` (``graphs/NAME`` or one of its files), or None
-    when the graph has none (built by an older kg).
-
-    >>> vectors_file("no/such/graph") is None
-    True
-    """
-    return _beside(path, VECTORS_SUFFIX)
-
-
-def related_file(path: str | Path) -> Path | None:
-    """The related-methods tables of the graph at ``path`` (``graphs/NAME`` or one of its files), or
-    None when the graph has none (an RDF file, or built by an older kg).
-
-    >>> related_file("no/such/graph") is None
-    True
-    """
-    return _beside(path, RELATED_SUFFIX)
-
-
-def panels_file(path: str | Path) -> Path | None:
-    """The panels ``kg build`` kept of the graph at ``path`` (``graphs/NAME`` or one of its files), or
-    None when the graph has none (an RDF file, or built by an older kg).
-
-    >>> panels_file("no/such/graph") is None
-    True
-    """
-    return _beside(path, PANELS_SUFFIX)
-
-
-def _beside(path: str | Path, suffix: str) -> Path | None:
+def beside(path: str | Path, suffix: str) -> Path | None:
     """The file ``kg build`` wrote beside the graph at ``path`` with ``suffix``, or None if there is none."""
     stem = graph_stem(path)
     file = stem.with_name(stem.name + suffix)
     return file if file.is_file() else None
-
-
-def read_beside(file: Path | None, load: Callable[[Path], T]) -> T | None:
-    """What ``load`` reads of ``file``, an answer file ``kg build`` wrote beside a graph
-    (:func:`related_file`, :func:`panels_file`), or None when there is none (a graph given as an RDF
-    file, or built by an older kg) or ``load`` finds it is not what kg writes: the store then
-    answers, more slowly, and one line on standard error says why."""
-    try:
-        return load(file) if file else None
-    except KGError as error:
-        print(f"{error} Reading the store instead.", file=sys.stderr)
-        return None
 
 
 def open_graph(path: str | Path) -> ox.Store:
@@ -175,10 +138,9 @@ def open_graph(path: str | Path) -> ox.Store:
 _LOAD_CHUNK = 8_000_000  # bytes of N-Triples per bulk load
 
 
-def write_store(folder: str | Path, fill: Callable[[ox.Store], T], *, start_from: Path | None = None,
-                mark: str = "") -> T:
+def write_store(folder: str | Path, fill: Callable[[ox.Store], T], *, start_from: Path | None = None) -> T:
     """Make a new on-disk store at ``folder``, let ``fill(store)`` add to it, compact it and
-    close it, then write ``mark`` in it (:func:`store_mark`); return what ``fill`` returned.
+    close it; return what ``fill`` returned.
 
     ``folder`` must not exist yet: the build fills a staging folder and moves
     it into place. Compacted (``optimize``), the store opens read-only without
@@ -186,6 +148,7 @@ def write_store(folder: str | Path, fill: Callable[[ox.Store], T], *, start_from
     closes it when its last reference goes. With ``start_from``, an earlier
     store, the new one starts as its copy (for ``fill`` to patch), its
     immutable table files linked rather than copied, and is flushed, not compacted.
+    The build then writes its mark in it (:func:`kg.kept.sign_store`).
     """
     folder = Path(folder)
     if folder.exists():
@@ -202,21 +165,44 @@ def write_store(folder: str | Path, fill: Callable[[ox.Store], T], *, start_from
     for log in folder.glob("LOG*"):
         log.unlink()
     (folder / STORE_MARK).unlink(missing_ok=True)  # a copy's: that store's, not this one's
-    if mark:
-        (folder / STORE_MARK).write_text(mark, encoding="utf-8")
     return result
 
 
 def store_mark(folder: str | Path) -> str:
-    """The mark :func:`write_store` wrote in the store at ``folder``; "" for none (or no store).
+    """The mark the build wrote in the store at ``folder`` (:func:`kg.kept.sign_store`); "" for none
+    (or no store).
 
     >>> store_mark("no/such/store")
     ''
     """
     try:
-        return (Path(folder) / STORE_MARK).read_text(encoding="utf-8")
+        with open(Path(folder) / STORE_MARK, "rb") as file:
+            return file.read(128).decode("ascii")
     except (OSError, UnicodeDecodeError):
         return ""
+
+
+def store_digest(folder: str | Path) -> str:
+    """The SHA-256 of what the store at ``folder`` holds: its database files, by name and content (its
+    diagnostic log, lock and mark aside). Any write to the store changes it; opening it read-only does
+    not. A build patches the last build's store only if it still has the digest recorded then
+    (a store swapped in, or written to in place, is filled anew): 0.13 s for a 180 MB store.
+
+    >>> store_digest("no/such/store")
+    ''
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        return ""
+    digest = hashlib.sha256()
+    for file in sorted(folder.iterdir()):
+        if file.name in (STORE_MARK, "LOCK") or file.name.startswith("LOG") or not file.is_file():
+            continue
+        digest.update(f"{file.name}\0{file.stat().st_size}\0".encode())
+        with open(file, "rb") as data:
+            while chunk := data.read(1 << 20):
+                digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _link_or_copy(source: str, target: str) -> None:

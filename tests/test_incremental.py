@@ -105,7 +105,7 @@ def test_adding_one_percent_rewrites_only_the_subjects_the_new_paper_changed(tmp
                    "We evaluate it on CIFAR-10, where it outperforms ProtoNet by 2.5 points of accuracy.\n",
                    encoding="utf-8")
     first = CliRunner().invoke(main, ["build", str(old), "-o", "g/g"])
-    assert "Wrote 9 outputs and the SPARQL store (written in full: the graph's first build) in " in first.output
+    assert "Wrote 10 outputs and the SPARQL store (written in full: the graph's first build) in " in first.output
     before = _subjects(tmp_path / "g/g")
     again = CliRunner().invoke(main, ["build", str(old), str(new), "-o", "g/g"])
     assert again.exit_code == 0, again.output
@@ -114,7 +114,7 @@ def test_adding_one_percent_rewrites_only_the_subjects_the_new_paper_changed(tmp
     changed = {subject for subject, lines in after.items() if before.get(subject) != lines}
     papers = {s for s in changed if re.fullmatch(r"<https://w3id\.org/kg/id/paper/[^#>]+>", s)}
     entities = {s for s in changed if re.fullmatch(r"<https://w3id\.org/kg/id/(method|task|dataset|metric|model)/[^#>]+>", s)}
-    said = re.search(r"Wrote 9 outputs and the SPARQL store \(patched: ([\d,]+) of ([\d,]+) subjects new or changed, "
+    said = re.search(r"Wrote 10 outputs and the SPARQL store \(patched: ([\d,]+) of ([\d,]+) subjects new or changed, "
                      r"([\d,]+) papers? and ([\d,]+) entit(?:y|ies) among them\)", again.output)
     assert said, again.output
     rewritten, written, said_papers, said_entities = (int(group.replace(",", "")) for group in said.groups())
@@ -208,19 +208,38 @@ def test_a_last_build_file_changed_in_place_at_the_same_size_is_not_copied(corpu
     assert f"g{suffix} changed since the last build: not copied, serialized anew" in again.output
 
 
+def _swapped(store: Path, other: Path) -> None:
+    shutil.rmtree(store)
+    shutil.copytree(other, store)
+
+
+def _swapped_with_its_mark(store: Path, other: Path) -> None:
+    mark = (store / "kg-build-mark").read_bytes()
+    _swapped(store, other)
+    (store / "kg-build-mark").write_bytes(mark)
+
+
+def _written_in_place(store: Path, other: Path) -> None:
+    writable = ox.Store(str(store))
+    writable.add(ox.Quad(ox.NamedNode("https://example.org/planted"), ox.NamedNode("https://example.org/p"), ox.Literal("x")))
+    writable.flush()
+    del writable
+
+
+@pytest.mark.parametrize("damage", [_swapped, _swapped_with_its_mark, _written_in_place],
+                         ids=["swapped", "swapped-with-its-mark", "written-in-place"])
 @pytest.mark.parametrize("inputs, full", [(("first.txt", "new.txt"), "full/g"), (("first.txt",), "first/g")],
                          ids=["grown", "same"])
-def test_a_store_swapped_for_another_graphs_is_written_in_full_not_patched(corpus, monkeypatch, inputs, full):
-    """The last build's store replaced by another graph's: patching it would give a store that holds neither
-    graph, and keeping it beside the same files one that holds the other, so the rebuild, of a grown corpus
-    or of the same, fills a new one, says why, and the store holds what a full build's does."""
+def test_a_store_swapped_or_written_to_is_written_in_full_not_patched(corpus, monkeypatch, inputs, full, damage):
+    """The last build's store replaced by another graph's (with its own mark, or the last build's copied in),
+    or a triple added to it in place: patching it would carry what no file says forward, and keeping it beside
+    the same files would answer from it, so the rebuild, of a grown corpus or of the same, fills a new one, says
+    why, and the store holds what a full build's does."""
     monkeypatch.chdir(corpus)
-    stem = Path("swapped", *inputs, "g")
+    stem = Path(damage.__name__.strip("_"), *inputs, "g")
     _build("first.txt", "-o", stem)
     _build("new.txt", "-o", "other/h")
-    store = (corpus / stem.with_name("g.oxigraph")).resolve()
-    shutil.rmtree(store)
-    shutil.copytree((corpus / "other/h.oxigraph").resolve(), store)
+    damage((corpus / stem.with_name("g.oxigraph")).resolve(), (corpus / "other/h.oxigraph").resolve())
     again = CliRunner().invoke(main, ["build", *inputs, "-o", str(stem)])
     assert again.exit_code == 0, again.output
     assert set(open_graph(corpus / stem)) == set(open_graph(corpus / full))

@@ -206,22 +206,24 @@ def test_the_tables_a_build_writes_answer_as_its_store_does(sample, store):
 
 
 def test_a_damaged_tables_file_is_named_and_the_store_answers_instead(sample_build, tmp_path, capsys):
-    """A tables file that is not what kg wrote (an index past its table, or not a zip at all) is
-    refused in one line naming it, and the answers come from the store, unchanged."""
+    """A tables file whose arrays do not fit together (an index past its table), recorded in the manifest as if
+    the build wrote it, or that is no zip at all: refused in one line naming it, and the answers come from
+    the store, unchanged."""
     import shutil
 
     import numpy as np
 
+    from kg.kept import Kept, sign_store, write_manifest
     from kg.query.related import RelatedIndex, RelatedTables, related_tables
-    from kg.store import open_graph, related_file
+    from kg.store import RELATED_SUFFIX, TABLES_SUFFIX, VECTORS_SUFFIX, beside, open_graph, store_dir
 
     sample = sample_build[0]
     copy = tmp_path / "graph"
     shutil.copytree(sample.parent, copy, symlinks=False, ignore=shutil.ignore_patterns(".kg-cache", ".sample.*"))
     stem = copy / sample.name
-    file = related_file(stem)
+    file = beside(stem, RELATED_SUFFIX)
     expected = RelatedIndex(open_graph(stem)).answer("GRPO").as_json()
-    tables = RelatedTables.load(file)
+    tables = RelatedTables.load(Kept.of(file))
     with np.load(file) as data:
         arrays = dict(data)
     arrays["uses.indices"][0] = len(tables.entities) + 7  # an entity past the end
@@ -230,8 +232,11 @@ def test_a_damaged_tables_file_is_named_and_the_store_answers_instead(sample_bui
     for damaged in (None, b"PK\x03\x04 not a zip"):
         if damaged is not None:
             file.write_bytes(damaged)
+        sign_store(store_dir(stem), write_manifest(stem, [RELATED_SUFFIX, TABLES_SUFFIX, VECTORS_SUFFIX]))
         assert related_tables(stem) is None
         message = capsys.readouterr().err
         assert message.count("\n") == 1 and str(file) in message and "Reading the store instead" in message
         assert RelatedIndex(open_graph(stem), related_tables(stem)).answer("GRPO").as_json() == expected
         capsys.readouterr()
+
+

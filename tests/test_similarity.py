@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from kg.model import Entity, Mention, Paper, PaperExtraction
+from kg.kept import Kept
 from kg.similarity import Vectors, entity_vectors, graph_vectors, load
 
 
@@ -45,7 +46,7 @@ def test_an_entitys_sentences_move_its_vector_towards_their_topic(encoder):
 
 def test_vectors_survive_saving_within_a_hundredth(tmp_path, encoder):
     original = Vectors(["method/a", "task/b"], encoder.encode(["dropout", "image captioning"]))
-    loaded = Vectors.load(original.save(tmp_path / "g.vectors.npz"))
+    loaded = Vectors.load(Kept.of(original.save(tmp_path / "g.vectors.npz")))
     assert loaded.nodes == original.nodes
     assert np.abs(loaded.matrix @ loaded.matrix.T - original.matrix @ original.matrix.T).max() < 0.01
 

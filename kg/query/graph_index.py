@@ -11,21 +11,15 @@ Node ids are the ids :mod:`kg.vocab` mints (``method/group-relative-policy-optim
 """
 from __future__ import annotations
 
-import json
-import sys
-import threading
-import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pyoxigraph as ox
 
 from .. import vocab
-from ..errors import KGError
 from ..link.graph import KnowledgeGraph
 from . import kg_terms, view, view_with, with_values
 from ..similarity import Vectors
-from ..store import PREFIXES, panels_file, read_beside
+from ..store import PREFIXES
 from ..strings import fold, js_order
 from .views import Tables
 
@@ -42,7 +36,7 @@ class GraphIndex:
     by_label: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, label) -> node id
     vectors: Vectors | None = None  # the entities' vectors (kg.similarity), for search by meaning
     panels: dict = field(default_factory=dict)  # node id -> its panel, the last few read (kg.serve.pages)
-    kept: KeptPanels | None = None  # the panels the build kept (the most linked entities')
+    tables: Tables | None = None  # the whole graph's tables the build kept, every panel's source
 
     def find(self, raw: str) -> str | None:
         """The node a URL path names: its id (as minted, or percent-decoded once), else, for
@@ -200,94 +194,16 @@ def scope_of(store: ox.Store, node: str, iri: str) -> Scope:
     return Scope(paper_terms, [ox.NamedNode(e) for e in sorted(entities)], focus, read)
 
 
-def node_view(store: ox.Store, node: str, iri: str, kept: KeptPanels | None = None) -> dict | None:
-    """The panel of ``node`` (its IRI ``iri``): the one ``kg build`` kept (``kept``), else
-    :meth:`kg.query.views.Tables.view` over only what the panel reads (:func:`scope_of`),
-    milliseconds where the whole graph's tables take seconds. The same view as those tables give,
-    which a test holds for every node of a graph."""
+def node_view(store: ox.Store, node: str, iri: str, tables: Tables | None = None) -> dict | None:
+    """The panel of ``node`` (its IRI ``iri``): the view of the whole graph's tables the build kept
+    (``tables``: :func:`kg.query.views.kept_tables`), else the view of the tables of only what the panel
+    reads of the store (:func:`scope_of`), the same view, which a test holds for every node of a graph."""
     from .tables import graph_tables
 
-    found = kept.get(node) if kept is not None else None
+    found = tables.view(node) if tables is not None else None
     if found is not None:
         return found
     return Tables(graph_tables(load_index(store, texts=True, scope=scope_of(store, node, iri)).graph)).view(node)
-
-
-#: Papers from which ``kg build`` keeps an entity's panel: reading a panel from the store takes time
-#: in proportion to its papers (0.3 s for 100 papers of a 20,000-paper graph, 9.8 s for 3,400).
-KEEP_PANELS_FROM = 100
-_KEPT_PANEL_BYTES = 64 << 20  # a kept panel larger than this is not read (a hostile file's, inflated)
-_ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the same bytes for the same panels, whatever the day
-
-
-class KeptPanels:
-    """The panels of a graph's most linked entities, those of :data:`KEEP_PANELS_FROM` papers or more,
-    made by ``kg build`` from the whole graph's tables (:func:`kg.query.tables.graph_tables`, the
-    ones its offline page reads) and kept beside the graph (``NAME.panels.zip``, one JSON member
-    per node), so that the first page of a hub takes as long as any other's.
-
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> G = KnowledgeGraph()
-    >>> G.add_node("method/grpo", kind="Method", label="GRPO", aliases=[], papers=1)
-    >>> G.add_node("paper/p1", kind="Paper", label="On GRPO", abstract="We propose GRPO.", venue="ICLR")
-    >>> _ = G.add_edge("paper/p1", "method/grpo", key="proposes", role="proposes")
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     kept = KeptPanels(KeptPanels.write(G, Path(folder) / "g.panels.zip", min_papers=1))
-    ...     kept.get("method/grpo")["papers"][0]["title"], kept.get("paper/p1")
-    ('On GRPO', None)
-    """
-
-    def __init__(self, path: Path):
-        self.path = path
-        self._lock = threading.Lock()
-        try:
-            self._zip = zipfile.ZipFile(path)
-            self._members = {info.filename: info for info in self._zip.infolist()}
-        except (OSError, zipfile.BadZipFile) as error:
-            raise KGError(f"{path}: not the panels kg build keeps ({error}); rebuild the graph.") from None
-
-    def get(self, node: str) -> dict | None:
-        """The kept panel of ``node``; None if none was kept, or (said in one line on standard
-        error) the file does not hold one that reads as a panel."""
-        info = self._members.get(node)
-        if info is None:
-            return None
-        try:
-            if info.file_size > _KEPT_PANEL_BYTES:
-                raise ValueError(f"{info.file_size:,} bytes")
-            with self._lock:
-                found = json.loads(self._zip.read(info))
-            if not isinstance(found, dict) or found.get("id") != node:
-                raise ValueError("another node's, or no panel")
-            return found
-        except (OSError, ValueError, zipfile.BadZipFile, RuntimeError, NotImplementedError) as error:
-            print(f"{self.path}: the panel of {node} is not one kg build kept ({error}); reading the store instead.",
-                  file=sys.stderr)
-            return None
-
-    @staticmethod
-    def write(G: KnowledgeGraph, path: Path, *, min_papers: int | None = None) -> Path:
-        """Write the panels of the entities of ``G`` (a built graph) named by ``min_papers`` papers or
-        more (:data:`KEEP_PANELS_FROM`)."""
-        from .tables import graph_tables
-
-        min_papers = KEEP_PANELS_FROM if min_papers is None else min_papers
-        heavy = sorted(node for node, data in G.nodes(data=True)
-                       if data.get("kind") != "Paper" and data.get("papers", 0) >= min_papers)
-        tables = Tables(graph_tables(G)) if heavy else None
-        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
-            for node in heavy:
-                member = zipfile.ZipInfo(node, date_time=_ZIP_TIME)
-                member.compress_type = zipfile.ZIP_DEFLATED
-                archive.writestr(member, json.dumps(tables.view(node), ensure_ascii=False, separators=(",", ":")))
-        return path
-
-
-def kept_panels(graph) -> KeptPanels | None:
-    """The panels ``kg build`` kept beside the graph at ``graph`` (:data:`kg.store.PANELS_SUFFIX`), or
-    None where the store answers instead (:func:`kg.store.read_beside`)."""
-    return read_beside(panels_file(graph), KeptPanels)
 
 
 def _load_texts(store: ox.Store, G: KnowledgeGraph, scope: Scope | None = None) -> None:

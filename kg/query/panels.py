@@ -11,8 +11,9 @@ from ..store import PREFIXES, open_graph
 from ..strings import fold, counted
 from ..vocab import node_of_iri, paper_node
 from . import view
-from .graph_index import kept_panels, node_view
+from .graph_index import node_view
 from .lookup import check_kind, find_entity, kinds_named
+from .views import kept_tables
 
 
 @dataclass
@@ -47,7 +48,7 @@ def compare(graph, task: str) -> Comparison:
     """The comparison of the task named ``task`` (a label or alias) in the graph at ``graph``."""
     store = open_graph(graph)
     iri = find_entity(store, task, type="Task")
-    return Comparison(node_view(store, node_of_iri(iri), iri, kept_panels(graph)))
+    return Comparison(node_view(store, node_of_iri(iri), iri, kept_tables(graph)))
 
 
 @dataclass
@@ -78,7 +79,7 @@ def similar(graph, paper: str) -> SimilarPapers:
     The paper is looked up first, so that a name no paper has is answered before the tables are read."""
     store = open_graph(graph)
     node, iri = paper_node_named(store, paper)
-    view = node_view(store, node, iri, kept_panels(graph))
+    view = node_view(store, node, iri, kept_tables(graph))
     return SimilarPapers(node, view["title"], view["similar"])
 
 

@@ -52,7 +52,8 @@ from ..keys import is_category, resolution_key
 from .lookup import find_entity
 from . import kg_terms, view, view_with, with_values
 from ..similarity import Vectors
-from ..store import read_beside, related_file, run_query
+from ..kept import Kept, read_kept
+from ..store import RELATED_SUFFIX, run_query
 
 VARIANT_WEIGHT = 3.0
 SIBLING_WEIGHT = 1.5
@@ -167,15 +168,16 @@ class RelatedTables:
     variant and broader links between them (pairs of entity rows).
 
     Read from a store (:meth:`read`: every role edge, 2 s at 20,000 papers), or from the file
-    ``kg build`` writes of it beside the graph (:meth:`load`: milliseconds), so that ``kg related``
-    and ``kg serve`` read no more than they answer from. The file is checked as it loads: a file
-    kg wrote earlier is as hostile as any input.
+    ``kg build`` keeps of it beside the graph (:meth:`load`: milliseconds), so that ``kg related``
+    and ``kg serve`` read no more than they answer from. The file is read as :mod:`kg.kept` reads a
+    kept file, and its arrays are checked to fit together: a file kg wrote earlier is as hostile as
+    any input.
 
     >>> import pyoxigraph as ox, tempfile
     >>> from pathlib import Path
     >>> tables = RelatedTables.read(ox.Store())
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     loaded = RelatedTables.load(tables.save(Path(folder) / "g.related.npz"))
+    ...     loaded = RelatedTables.load(Kept.of(tables.save(Path(folder) / "g.related.npz")))
     >>> loaded.entities, loaded.papers
     ([], 0)
     """
@@ -228,12 +230,11 @@ class RelatedTables:
         return path
 
     @classmethod
-    def load(cls, path: Path) -> RelatedTables:
-        """The tables written to ``path`` by :meth:`save`; ``KGError`` naming the file if it is not such
-        a file, or its arrays do not fit together (an index outside its table, lists of other lengths)."""
+    def load(cls, kept: Kept) -> RelatedTables:
+        """The tables :meth:`save` wrote to the kept file; ``KGError`` naming it if it is not such a
+        file, or its arrays do not fit together (an index outside its table, lists of other lengths)."""
         try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in data.files}
+            arrays = kept.arrays()
             names = json.loads(arrays["names"].tobytes().decode("utf-8"))
             entities, labels, types = names["entities"], names["labels"], names["types"]
             n, papers = len(entities), int(arrays["papers"][0])
@@ -253,14 +254,14 @@ class RelatedTables:
             if not all(a.dtype == np.int64 and a.ndim == 2 and a.shape[1] == 2 and ((0 <= a) & (a < n)).all() for a in links):
                 raise ValueError("its links point outside its entities")
         except (OSError, ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError, zipfile.BadZipFile) as error:
-            raise KGError(f"{path}: not a table of related methods kg wrote ({error}); rebuild the graph.") from None
+            raise KGError(f"{kept.path}: not a table of related methods kg wrote ({error}); rebuild the graph.") from None
         return cls(entities, labels, types, arrays["salience"], papers, roles, *links)
 
 
 def related_tables(graph: str | Path) -> RelatedTables | None:
     """The tables ``kg build`` wrote beside the graph at ``graph`` (:data:`kg.store.RELATED_SUFFIX`), or
-    None where the store answers instead (:func:`kg.store.read_beside`)."""
-    return read_beside(related_file(graph), RelatedTables.load)
+    None where the store answers instead (:func:`kg.kept.read_kept`)."""
+    return read_kept(graph, RELATED_SUFFIX, RelatedTables.load)
 
 
 class RelatedIndex:

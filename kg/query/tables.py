@@ -1,8 +1,9 @@
 """The graph as compact tables: the one source of every panel, search and neighbourhood.
 
 :func:`graph_tables` writes them. The offline page embeds them and reads them in
-``viz/explorer/tables.js`` (``readTables``); ``kg serve`` builds those of its whole graph and
-reads them with :class:`kg.query.views.Tables`, so that a panel is the same offline and served. The
+``viz/explorer/tables.js`` (``readTables``); ``kg build`` keeps those of its whole graph beside it
+(:func:`write_tables`), which ``kg serve`` and the commands read with :class:`kg.query.views.Tables`,
+so that a panel is the same offline and served. The
 explorer (:mod:`kg.viz.render`) holds as much of a large graph as its page has room for: the
 tables are measured as the page writes them (:func:`escaped_json`).
 """
@@ -101,6 +102,13 @@ def graph_tables(G: nx.MultiDiGraph, *, nodes=None, first=(), budget: int | None
         tables, texts = core(low)
     _add_texts(tables, texts, None if budget is None else budget - json_size(tables))
     return tables
+
+
+def write_tables(G: nx.MultiDiGraph, path) -> None:
+    """Write the whole graph's tables (:func:`graph_tables`) to ``path`` as JSON: the file ``kg build``
+    keeps beside a graph (``NAME.tables.json``) for every panel ``kg serve`` and the commands show."""
+    with open(path, "w", encoding="utf-8") as file:
+        json.dump(graph_tables(G), file, ensure_ascii=False, separators=(",", ":"))
 
 
 def _core_tables(G: nx.MultiDiGraph, entities: list, papers: list, *, whole: bool) -> tuple[dict, list]:

@@ -3,9 +3,9 @@ on what a view, a search and a neighbourhood list.
 
 The tables :func:`kg.query.tables.graph_tables` writes are the one source of every panel. The
 offline page reads the tables it embeds (``readTables`` in ``viz/explorer/tables.js``, the views
-in ``viz/explorer/views.js``); ``kg serve`` builds the same tables of its whole graph
-(:func:`kg.query.graph_index.load_index` with ``texts``) and reads them with :class:`Tables`, for its pages,
-their JSON twins and the served explorer's panel. The two readers are written alike, function for
+in ``viz/explorer/views.js``); ``kg serve`` and the commands read those the build kept of the whole
+graph (:func:`kept_tables`) with :class:`Tables`, for its pages, their JSON twins and the served
+explorer's panel. The two readers are written alike, function for
 function, and ``tests/test_view_parity.py`` renders every node of two graphs both ways and
 compares the views whole.
 
@@ -14,6 +14,10 @@ The limits are defined here once; the page is handed them in its ``meta``
 """
 from __future__ import annotations
 
+import json
+
+from ..kept import Kept, read_kept
+from ..store import TABLES_SUFFIX
 from ..strings import js_order
 from ..vocab import ACTOR_TYPES, entity_node
 
@@ -98,6 +102,14 @@ class Tables:
                     self.results_of[end].append(row)
         self.lower, self.higher = set(t["lower_is_better"]), set(t["higher_is_better"])
         self._chars: dict[int, list[str]] = {}
+
+    @classmethod
+    def read(cls, kept: Kept) -> Tables:
+        """The tables of the kept file (:func:`kept_tables`)."""
+        found = json.loads(kept.read())
+        if not isinstance(found, dict):
+            raise ValueError("no tables")
+        return cls(found)
 
     def view(self, node: str) -> dict | None:
         """The panel's data for ``node`` (an entity's or a paper's), or None if the tables lack it."""
@@ -344,3 +356,9 @@ class Tables:
                           "entities": entities, "meaning": meaning,
                           "shared": [{"id": ids[e], "label": t["label"][e]} for e in shared[:SHARED_LIMIT]]})
         return found
+
+
+def kept_tables(graph) -> Tables | None:
+    """The tables ``kg build`` kept of the whole graph at ``graph`` (``NAME.tables.json``), or None where
+    the store answers instead (:func:`kg.kept.read_kept`)."""
+    return read_kept(graph, TABLES_SUFFIX, Tables.read)

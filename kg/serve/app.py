@@ -29,7 +29,8 @@ from ..similarity import graph_vectors
 from ..viz import render
 from ..store import PREFIXES, STORE_SUFFIX, fill_store, graph_file, graph_stem, store_dir
 from ..vocab import NODE_KINDS
-from ..query.graph_index import GraphIndex, kept_panels, load_index
+from ..query.graph_index import GraphIndex, load_index
+from ..query.views import kept_tables
 from .search import neighbourhood, ranks, search
 from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph_engine
 from .protocol import read_query
@@ -178,7 +179,7 @@ class App:
         with self._index_lock:
             if self._index is None:
                 self._index = load_index(self.store, graph_vectors(self.graph))
-                self._index.kept = kept_panels(self.graph)
+                self._index.tables = kept_tables(self.graph)
             return self._index
 
     def warm_up(self) -> None:

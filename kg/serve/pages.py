@@ -37,14 +37,14 @@ def example_queries(store: ox.Store | None = None) -> list[dict]:
 
 
 def panel(store: ox.Store, index: GraphIndex, node: str) -> dict:
-    """The panel of ``node`` (:func:`kg.query.graph_index.node_view`, from the panels the build kept
-    where it kept one), the last :data:`KEPT_PANELS` kept with ``index``."""
+    """The panel of ``node`` (:func:`kg.query.graph_index.node_view`, from the tables the build kept
+    where it kept them), the last :data:`KEPT_PANELS` kept with ``index``."""
     with _reading:
         found = index.panels.pop(node, None)
         if found is not None:
             index.panels[node] = found  # the most recent last
             return found
-    found = node_view(store, node, index.iri[node], index.kept)
+    found = node_view(store, node, index.iri[node], index.tables)
     with _reading:
         index.panels[node] = found
         while len(index.panels) > KEPT_PANELS:

@@ -1,0 +1,247 @@
+"""The files ``kg build`` keeps beside a graph for its answers (the graph's tables, the related-methods
+arrays, the entities' vectors) are read only as the build wrote them: every panel of the kept tables is
+the view the store gives; a kept file swapped in from another graph, edited, without its manifest, or
+whose headers lie is named in one line, never read past what the build recorded, and the answer comes
+from the store, unchanged."""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+import struct
+import tracemalloc
+import zipfile
+
+import numpy as np
+import pytest
+
+from kg import serve
+from kg.kept import Kept, sign_store, write_manifest
+from kg.query import graph_index
+from kg.query.graph_index import load_index, node_view
+from kg.query.panels import compare
+from kg.query.related import RelatedIndex, related_tables
+from kg.query.views import kept_tables
+from kg.similarity import graph_vectors
+from kg.store import RELATED_SUFFIX, TABLES_SUFFIX, VECTORS_SUFFIX, open_graph, store_dir
+from support import FIXTURES, build
+
+KEPT = (TABLES_SUFFIX, RELATED_SUFFIX, VECTORS_SUFFIX)
+
+
+@pytest.fixture(scope="module")
+def graphs(tmp_path_factory):
+    """The sample and the hostile corpus, each built once."""
+    return {name: build(FIXTURES / f"{name}.txt", tmp_path_factory.mktemp(name)) for name in ("sample", "hostile")}
+
+
+def _copy(stem, folder):
+    """The graph at ``stem`` copied into ``folder`` as plain files; its path there."""
+    shutil.copytree(stem.parent, folder, ignore=shutil.ignore_patterns(".kg-cache", f".{stem.name}.*"))
+    return folder / stem.name
+
+
+def _file(stem, suffix):
+    return stem.with_name(stem.name + suffix)
+
+
+def _answers(stem) -> dict:
+    """What each kept file is read for, asked of the graph at ``stem``."""
+    store = open_graph(stem)
+    index = load_index(store)
+    node = next(n for n, d in index.graph.nodes(data=True) if d["kind"] == "Method")
+    return {"panel": node_view(store, node, index.iri[node], kept_tables(stem)),
+            "related": RelatedIndex(store, related_tables(stem)).answer("GRPO").as_json(),
+            "vectors": graph_vectors(stem) is not None}
+
+
+def _rerecord(stem) -> None:
+    """Record the kept files as they now are, as an attacker who rewrote the manifest and the store's mark would."""
+    sign_store(store_dir(stem), write_manifest(stem, KEPT))
+
+
+@pytest.mark.parametrize("name", ["sample", "hostile"])
+def test_every_panel_of_the_kept_tables_is_the_view_the_store_gives(graphs, name):
+    stem = graphs[name]
+    store, tables = open_graph(stem), kept_tables(stem)
+    index = load_index(store)
+    assert tables is not None and sorted(tables.ids) == sorted(index.graph)
+    for node in index.graph:
+        assert tables.view(node) == node_view(store, node, index.iri[node]), node
+
+
+def test_the_server_and_kg_compare_answer_from_the_kept_tables(graphs, monkeypatch):
+    stem = graphs["sample"]
+    store = open_graph(stem)
+    task = next(node for node, data in load_index(store).graph.nodes(data=True) if data["kind"] == "Task")
+    expected = kept_tables(stem).view(task)
+    monkeypatch.setattr(graph_index, "scope_of", lambda *args: pytest.fail("the store was read for a panel"))
+    assert compare(stem, expected["label"]).view == expected
+    app = serve.make_app(stem, timeout=10)
+    try:
+        status, _, body = serve.get(app, f"/entity/{task}.json?related=0")
+        assert status == 200 and json.loads(body)["papers"] == expected["papers"]
+    finally:
+        app.close()
+
+
+def _without_kept_files(stem, folder) -> dict:
+    """The answers of the graph at ``stem`` read from its store alone (its vectors aside)."""
+    bare = _copy(stem, folder)
+    for suffix in KEPT:
+        _file(bare, suffix).unlink()
+    return {**_answers(bare), "vectors": False}
+
+
+def _swapped(stem, other, suffix):
+    shutil.copyfile(_file(other, suffix), _file(stem, suffix))
+
+
+def _swapped_with_its_manifest(stem, other, suffix):
+    _swapped(stem, other, suffix)
+    shutil.copyfile(_file(other, ".manifest.json"), _file(stem, ".manifest.json"))
+
+
+def _one_byte_changed(stem, other, suffix):
+    file = _file(stem, suffix)
+    data = bytearray(file.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    file.write_bytes(bytes(data))
+
+
+def _manifest_gone(stem, other, suffix):
+    _file(stem, ".manifest.json").unlink()
+
+
+@pytest.mark.parametrize("damage, said", [
+    (_swapped, "bytes where the build wrote"),
+    (_swapped_with_its_manifest, "is not the one built with it"),
+    (_one_byte_changed, "changed since the build wrote it"),
+    (_manifest_gone, "no manifest records it"),
+], ids=["swapped", "swapped-with-its-manifest", "edited", "no-manifest"])
+@pytest.mark.parametrize("suffix", KEPT)
+def test_a_kept_file_not_as_the_build_wrote_it_is_named_in_one_line_and_the_store_answers(
+        graphs, tmp_path, capsys, suffix, damage, said):
+    stem = _copy(graphs["sample"], tmp_path / "graph")
+    expected = _answers(stem)
+    bare = _without_kept_files(graphs["sample"], tmp_path / "bare")
+    capsys.readouterr()
+    damage(stem, graphs["hostile"], suffix)
+    answers = _answers(stem)
+    message = capsys.readouterr().err
+    lines = message.splitlines()
+    file = _file(stem, suffix)
+    if damage in (_manifest_gone, _swapped_with_its_manifest):  # every kept file is refused, each in its line
+        assert len(lines) == len(KEPT) and answers == bare
+    else:
+        assert len(lines) == 1 and str(file) in message
+        part = {TABLES_SUFFIX: "panel", RELATED_SUFFIX: "related", VECTORS_SUFFIX: "vectors"}[suffix]
+        assert answers == {**expected, part: bare[part]}
+    assert said in message
+    assert all(line.endswith(("Reading the store instead.", "Answering without the entities' vectors."))
+               for line in lines)
+
+
+def _npz(**arrays) -> bytes:
+    out = io.BytesIO()
+    np.savez(out, **arrays)
+    return out.getvalue()
+
+
+def _lying_header(data: bytes, member: str, shape: tuple) -> bytes:
+    """The npz ``data`` with the header of ``member`` claiming ``shape``, its length kept."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = {info.filename: archive.read(info) for info in archive.infolist()}
+    array = members[member]
+    header_end = array.index(b"\n") + 1
+    header = array[10:header_end].decode("latin1")
+    start, end = header.index("'shape': (") + len("'shape': ("), header.index(")", header.index("'shape'"))
+    claimed = header[:start] + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + header[end:]
+    claimed = claimed.rstrip("\n").rstrip(" ")
+    claimed = claimed + " " * (len(header) - 1 - len(claimed)) + "\n"
+    assert len(claimed) == len(header)
+    members[member] = array[:10] + claimed.encode("latin1") + array[header_end:]
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return out.getvalue()
+
+
+def test_an_array_header_claiming_more_than_its_member_holds_is_refused_before_allocating(graphs, tmp_path, capsys):
+    """A related-methods file whose array header claims 10^12 elements, its manifest and mark rewritten to
+    match: refused in one line, nothing of that size allocated, and the server and kg related answer."""
+    stem = _copy(graphs["sample"], tmp_path / "graph")
+    expected = _answers(stem)["related"]
+    file = _file(stem, RELATED_SUFFIX)
+    file.write_bytes(_lying_header(file.read_bytes(), "uses.indices.npy", (10**12,)))
+    _rerecord(stem)
+    capsys.readouterr()
+    tracemalloc.start()
+    try:
+        assert related_tables(stem) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    message = capsys.readouterr().err
+    assert peak < 16 << 20
+    assert message.count("\n") == 1 and str(file) in message and "1,000,000,000,000 elements" in message
+    assert RelatedIndex(open_graph(stem), related_tables(stem)).answer("GRPO").as_json() == expected
+    app = serve.make_app(stem, timeout=10)
+    try:
+        status, _, body = serve.get(app, "/entity/method/grpo.json")
+        assert status == 200 and json.loads(body)["label"] == "GRPO"
+    finally:
+        app.close()
+
+
+def _understated(data: bytes, member: str, size: int) -> bytes:
+    """The zip ``data`` with ``member``'s uncompressed size, in its local and central headers, set to ``size``."""
+    data = bytearray(data)
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as archive:
+        info = archive.getinfo(member)
+    struct.pack_into("<I", data, info.header_offset + 22, size)  # the local header's uncompressed size
+    central = bytes(data).index(b"PK\x01\x02")
+    while bytes(data)[central + 46:central + 46 + len(member)] != member.encode():
+        central = bytes(data).index(b"PK\x01\x02", central + 4)
+    struct.pack_into("<I", data, central + 24, size)  # the central directory's
+    return bytes(data)
+
+
+def test_a_zip_member_holding_more_than_its_header_says_is_read_no_further(tmp_path):
+    """An npz member whose headers say 300 bytes and which inflates to 64 MB is read no further than
+    the size recorded: refused, with a few kilobytes read."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("matrix.npy", b"\x93NUMPY" + b"\0" * (64 << 20))
+    file = tmp_path / "g.vectors.npz"
+    file.write_bytes(_understated(out.getvalue(), "matrix.npy", 300))
+    kept = Kept.of(file)
+    assert kept.members == {"matrix.npy": 300}
+    tracemalloc.start()
+    try:
+        with pytest.raises((ValueError, zipfile.BadZipFile)):
+            kept.arrays()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20
+
+
+def test_a_member_the_build_did_not_record_is_refused(tmp_path):
+    file = tmp_path / "g.related.npz"
+    file.write_bytes(_npz(papers=np.arange(3)))
+    recorded = Kept.of(file)
+    file.write_bytes(_npz(papers=np.arange(3), planted=np.zeros(1000)))
+    with pytest.raises(ValueError, match="member 'papers.npy' is none the build wrote|'planted.npy' is none"):
+        Kept(file, file.stat().st_size, recorded.members).arrays()
+
+
+def test_the_manifest_is_the_same_for_the_same_files_and_the_store_carries_its_mark(graphs, tmp_path):
+    stem = graphs["sample"]
+    manifest = _file(stem, ".manifest.json").read_bytes()
+    again = build(FIXTURES / "sample.txt", tmp_path)
+    assert _file(again, ".manifest.json").read_bytes() == manifest
+    assert (store_dir(stem) / "kg-build-mark").read_text() == hashlib.sha256(manifest).hexdigest()
+    assert sorted(json.loads(manifest)["files"]) == sorted(KEPT)
