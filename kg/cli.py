@@ -2,86 +2,17 @@
 from __future__ import annotations
 
 import functools
-import itertools
-import json
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import click
 
 from .errors import KGError
 from .ingest import FORMATS
-from .strings import counted, printable, printable_json
+from .strings import counted
+from .terminal import Group, Progress, TakesNames, print_answer, say
 from .vocab import DEFAULT_BASE, ENTITY_TYPES
-
-
-class _Group(click.Group):
-    """Turns kg's own errors into one clear line and exit status 1, instead of a traceback."""
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except KGError as error:  # its message may quote the data (a name, a record): escaped like the rest
-            click.secho(f"Error: {printable(str(error))}", fg="red", err=True)
-            sys.exit(1)
-
-
-def _say(text: str, *, escaped_format: bool = False, nl: bool = True) -> None:
-    """Print ``text``, which holds what the data says (titles, labels, sentences, table cells), with
-    its control characters shown as ``\\x..`` (:func:`kg.strings.printable`): a title may carry
-    terminal escapes (a disguised link, a colour change), and they must not reach the terminal.
-    Every command prints its answer through here. Text in a format that escapes C0 controls its own
-    way (``escaped_format``: JSON, N-Triples), where ``\\x..`` would break it, gets DEL and the C1
-    controls escaped its way (:func:`kg.strings.printable_json`).
-    """
-    click.echo(printable_json(text) if escaped_format else printable(text), nl=nl)
-
-
-class _TakesNames(click.Command):
-    """A command whose arguments are paper ids or entity names, which may start with "-" (OpenReview
-    ids do: -zBN5sBzdvr). A word that starts with "-" but is none of the command's options is read as
-    an argument instead of refused as an unknown option; one that is an option's own name (-h, -g)
-    is given after "--", which ends the options (click's rule, kept).
-    """
-
-    def parse_args(self, ctx, args):
-        return super().parse_args(ctx, _arguments_last(args, self._values_taken(ctx)))
-
-    def _values_taken(self, ctx) -> dict[str, int]:
-        """Each option name of this command, and how many values follow it (0 for a flag)."""
-        taken = {}
-        for param in self.get_params(ctx):
-            if isinstance(param, click.Option):
-                count = 0 if param.is_flag or param.count else param.nargs
-                taken.update(dict.fromkeys([*param.opts, *param.secondary_opts], count))
-        return taken
-
-
-def _arguments_last(args: list[str], taken: dict[str, int]) -> list[str]:
-    """``args`` as options with their values, then "--", then the arguments: every word that is not an
-    option's name (``--name=value`` included) or its value, in order, and every word after a "--".
-
-    >>> _arguments_last(["-zBN5", "-g", "graphs/x", "--format=json"], {"-g": 1, "--format": 1, "-h": 0})
-    ['-g', 'graphs/x', '--format=json', '--', '-zBN5']
-    >>> _arguments_last(["-g", "g", "--", "-h"], {"-g": 1, "-h": 0}), _arguments_last(["-g"], {"-g": 1})
-    (['-g', 'g', '--', '-h'], ['-g'])
-    """
-    options, arguments = [], []
-    words = iter(args)
-    for word in words:
-        if word == "--":
-            arguments.extend(words)
-            break
-        name = word.partition("=")[0] if word.startswith("--") else word
-        if name not in taken:
-            arguments.append(word)
-            continue
-        options.append(word)
-        if "=" not in word:  # its values follow it (a missing one is left for click to report)
-            options.extend(itertools.islice(words, taken[name]))
-    return options + (["--", *arguments] if arguments else [])
 
 
 #: Where 'kg build' writes graphs by default, and where the other commands look for one.
@@ -120,23 +51,7 @@ def format_option(*choices: str):
                         help="How to print the answer: " + "; ".join(f"{c}, {meanings[c]}" for c in choices) + ".")
 
 
-def _print(answer, fmt: str, *, mark=None, **text) -> None:
-    """``answer`` as JSON (its ``as_json``) or as text (its ``as_text``, given ``text``), escaped
-    (:func:`_say`). ``mark`` styles the mentions an answer marks (bold on a terminal): its own escape
-    codes are put in after the escaping, at tokens no data holds (drawn afresh for each answer)."""
-    if fmt == "json":
-        _say(json.dumps(answer.as_json(), indent=2, ensure_ascii=False), escaped_format=True)
-        return
-    if mark is None:
-        _say(answer.as_text(**text))
-        return
-    opening, closing = f"[{uuid.uuid4().hex}", f"{uuid.uuid4().hex}]"
-    escaped = printable(answer.as_text(mark=lambda mention: opening + mention + closing, **text))
-    styled = mark("\0").split("\0")  # the codes before and after a styled text
-    click.echo(escaped.replace(opening, styled[0]).replace(closing, styled[1]))
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="kg")
 def main():
     """Turn research-paper abstracts into a knowledge graph of tasks, methods,
@@ -228,33 +143,11 @@ def build(inputs, output, input_format, base, strict, report, jobs, no_cache, fo
         except ValueError as error:
             raise click.BadParameter(f"{pattern} {assignment}: {error}", param_hint="--set") from None
 
-    bar = None
-
-    def progress(done, total):  # on a terminal, a bar with a time estimate; piped, the stage's line only
-        nonlocal bar
-        if quiet or total < 50 or not sys.stderr.isatty():
-            return
-        if bar is None:
-            bar = click.progressbar(length=total, label="Extracting", file=sys.stderr, show_pos=True)
-            bar.__enter__()
-        bar.update(done - bar.pos)
-
-    def stage(line):  # one line per stage as it ends, on a terminal and piped alike
-        nonlocal bar
-        if bar is not None:
-            bar.__exit__(None, None, None)
-            bar = None
-        if not quiet:
-            click.echo(line, err=True)
-
-    try:
+    with Progress("Extracting", quiet=quiet) as progress:
         result = run_build(inputs, output, base=base, format=input_format, strict=strict, report=report,
-                           processes=jobs, cache=None if no_cache else "default", progress=progress,
-                           formats=formats, cluster=cluster, settings=parsed, on_stage=stage)
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
-    _say("\n".join([result.summary(), *ingest_summary(result.repaired, result.skipped)]))
+                           processes=jobs, cache=None if no_cache else "default", progress=progress.update,
+                           formats=formats, cluster=cluster, settings=parsed, on_stage=progress.stage)
+    say("\n".join([result.summary(), *ingest_summary(result.repaired, result.skipped)]))
 
 
 @main.command()
@@ -296,7 +189,7 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
             found = ex.values_in(store()) if ex.params else {}
             params = " ".join(f"--bind {k}=VALUE (a {ex.param_types.get(k, 'name')}"
                               + (f", e.g. {found[k]}" if found[k] else "") + ")" for k in ex.params)
-            _say(f"{name}\n    {ex.description}\n" + (f"    parameters: {params}\n" if params else ""))
+            say(f"{name}\n    {ex.description}\n" + (f"    parameters: {params}\n" if params else ""))
         return
     values = {}
     for binding in bindings:
@@ -326,7 +219,7 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
     result = query_within(graph, text, values, timeout=timeout)
     answer = format_results(result, fmt)
     # A CONSTRUCT's answer is N-Triples whatever --format says: escaped its own way, as JSON is.
-    _say(answer, escaped_format=fmt == "json" or isinstance(result, (pyoxigraph.QueryTriples, list)))
+    say(answer, escaped_format=fmt == "json" or isinstance(result, (pyoxigraph.QueryTriples, list)))
 
 
 @main.command()
@@ -349,18 +242,18 @@ def stats(graph):
 
     store = open_graph(graph)
     classes = kg_terms(("Paper", *vocab.ENTITY_TYPES, "Statement", "Result"))
-    _say(format_results(run_query(store, view_with("stats-types", **{"class": classes})), counts=True))
+    say(format_results(run_query(store, view_with("stats-types", **{"class": classes})), counts=True))
     links = [ox.NamedNode(str(vocab.link_iri(name))) for name in vocab.LINKS]  # broader is SKOS's
     for heading, terms in (("Roles (paper -> entity):", kg_terms(vocab.ROLES)),
                            ("Links (entity -> entity: relations and broader):", links)):
-        _say(f"\n{heading}")
-        _say(format_results(run_query(store, view_with("stats-edges", p=terms)), counts=True))
-    _say("\nEntities most papers mention:")
-    _say(format_results(run_query(store, view_with("stats-top-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)})),
+        say(f"\n{heading}")
+        say(format_results(run_query(store, view_with("stats-edges", p=terms)), counts=True))
+    say("\nEntities most papers mention:")
+    say(format_results(run_query(store, view_with("stats-top-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)})),
                         counts=True))
 
 
-@main.command(cls=_TakesNames)
+@main.command(cls=TakesNames)
 @click.argument("name")
 @graph_option
 @click.option("-k", "--top", "--k", "k", default=10, show_default=True, type=click.IntRange(min=1),
@@ -405,7 +298,7 @@ def related(name, graph, k, entity_type, fmt):
 
     index = RelatedIndex(open_graph(graph), related_tables(graph))
     answer = index.answer(name, k=k, type=entity_type, vectors=graph_vectors(graph))
-    _print(answer, fmt)
+    print_answer(answer, fmt)
 
 
 @main.command()
@@ -477,7 +370,7 @@ def serve(graph, host, allow_hosts, port, timeout, max_results, worker_memory, s
         # What the data says reaches the terminal escaped, as every command's answer does; JSON stays JSON.
         text = body.decode("utf-8", errors="replace")
         json_body = "json" in headers.get("Content-Type", "")
-        _say(text, escaped_format=json_body, nl=not text.endswith("\n"))
+        say(text, escaped_format=json_body, nl=not text.endswith("\n"))
         if not 200 <= status < 300:
             click.secho(f"Error: {get_path} answered {status}", fg="red", err=True)
             sys.exit(1)
@@ -729,7 +622,7 @@ def fetch_openreview_command(venue, output, invitation, api, page_size, retries)
     click.echo(f"{counted(total, 'note')} in {output}")
 
 
-@main.command(cls=_TakesNames)
+@main.command(cls=TakesNames)
 @click.argument("name")
 @click.argument("other", required=False)
 @graph_option
@@ -754,7 +647,7 @@ def explain(name, other, graph, fmt):
     from .store import open_graph
 
     bold = lambda text: click.style(text, bold=True, underline=True)  # noqa: E731
-    _print(explanation(open_graph(graph), name, other), fmt, mark=bold if sys.stdout.isatty() else None)
+    print_answer(explanation(open_graph(graph), name, other), fmt, mark=bold if sys.stdout.isatty() else None)
 
 
 @main.command()
@@ -825,7 +718,7 @@ def publish(graph, engine, url, name, base, isql, user, password, load_dir):
     click.echo(f"Query it: kg serve -g {graph} --sparql {target.query_url}")
 
 
-@main.command(cls=_TakesNames)
+@main.command(cls=TakesNames)
 @click.argument("paper")
 @graph_option
 @format_option("table", "json")
@@ -849,11 +742,11 @@ def similar(paper, graph, fmt):
     """
     from .query.panels import similar as similar_papers
 
-    _print(similar_papers(graph, paper), fmt)
+    print_answer(similar_papers(graph, paper), fmt)
 
 
 
-@main.command(cls=_TakesNames)
+@main.command(cls=TakesNames)
 @click.argument("task")
 @graph_option
 @format_option("table", "json")
@@ -874,7 +767,7 @@ def compare(task, graph, fmt):
     """
     from .query.panels import compare as comparison
 
-    _print(comparison(graph, task), fmt)
+    print_answer(comparison(graph, task), fmt)
 
 
 @main.command()
@@ -906,10 +799,10 @@ def trends(graph, by, types, earlier, later, top, fmt):
     from .query.trends import trends as run_trends
 
     found = run_trends(open_graph(graph), by=by, types=list(types), earlier=earlier, later=later, top=top)
-    _print(found, fmt, types=list(types))
+    print_answer(found, fmt, types=list(types))
 
 
-@main.command(cls=_TakesNames)
+@main.command(cls=TakesNames)
 @click.argument("dataset")
 @graph_option
 @click.option("--metric", help="The metric to rank by (a canonical name: error, accuracy, perplexity, BLEU ...). "
@@ -943,7 +836,7 @@ def leaderboard(dataset, graph, metric, fmt):
     from .query.leaderboard import leaderboard as run_leaderboard
     from .store import open_graph
 
-    _print(run_leaderboard(open_graph(graph), dataset, metric), fmt)
+    print_answer(run_leaderboard(open_graph(graph), dataset, metric), fmt)
 
 
 if __name__ == "__main__":

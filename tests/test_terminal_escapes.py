@@ -85,7 +85,7 @@ def test_an_error_quoting_a_name_escapes_it(tmp_path):
 
 
 def test_the_explain_marks_on_a_terminal_are_styled_while_the_data_is_escaped():
-    from kg.cli import _print
+    from kg.terminal import print_answer
 
     class Answer:  # an answer whose marked mention itself carries an escape
         def as_text(self, mark):
@@ -93,7 +93,7 @@ def test_the_explain_marks_on_a_terminal_are_styled_while_the_data_is_escaped():
 
     runner = CliRunner()
     with runner.isolation(color=True) as (out, _, _):  # as on a terminal: click keeps the styles
-        _print(Answer(), "table", mark=lambda text: f"\x1b[1m{text}\x1b[0m")
+        print_answer(Answer(), "table", mark=lambda text: f"\x1b[1m{text}\x1b[0m")
     printed = out.getvalue().decode()
     assert printed == "We propose \x1b[1mGR\\x1b[2JPO\x1b[0m\\x07.\n"
 
