@@ -28,6 +28,7 @@ from .cache import ExtractionCache, LastBuilds, Recorded
 from .extract.cluster import connect, on_cluster
 from .link.concepts import annotate, build_hierarchy
 from .extract import ExtractionFailure, extract_all, extractor_name, in_processes
+from .extract.proposals import settle as settle_proposals
 from .extract.pipeline import load_pipeline
 from .link.graph import KnowledgeGraph, build_graph
 from .ingest import FileSetting, read_papers
@@ -239,6 +240,8 @@ def build(
             raise KGError("\n".join([f"None of the {counted(len(papers), 'abstract')} could be extracted:"] + skipped_lines(skipped)))
         hits = store.hits if store is not None else 0
         said(f"Extracted {counted(len(extractions), 'paper')} ({hits:,} from the cache, {len(extractions) - hits:,} parsed)")
+        for extraction in extractions:  # each paper's own names, learned (after the cache: cached papers too)
+            settle_proposals(extraction)
         # Resolution, then its last step: the names it found looked up in every abstract.
         taxonomy = pwc.load()
         names = corpus_names(extractions)  # what resolution and its last step both read
