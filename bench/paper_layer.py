@@ -38,17 +38,17 @@ def labelled(path: Path, sources: list[str]) -> list[dict]:
     """Each record of the paper layer whose text is in ``sources``, with its normalised ``text``."""
     from kg.ingest import read_papers
 
-    texts = {}
+    papers = {}
     for paper in read_papers(sources, on_skip=lambda error: None):
-        texts.setdefault(paper.id, paper.abstract)
+        papers.setdefault(paper.id, paper)
     records = []
     with open(path, encoding="utf-8") as lines:
         for line in lines:
             record = json.loads(line)
-            text = texts.get(record["id"])
-            if text is None or text_sha1(text) != record["sha1"]:
+            paper = papers.get(record["id"])
+            if paper is None or text_sha1(paper.abstract) != record["sha1"]:
                 continue
-            records.append({**record, "text": normalised(text)})
+            records.append({**record, "text": normalised(paper.abstract), "title": paper.title})
     return records
 
 
@@ -56,7 +56,7 @@ def extract(records: list[dict]):
     from kg.extract import extract_papers
     from kg.model import Paper
 
-    return list(extract_papers([Paper(r["id"], r["text"]) for r in records]))
+    return list(extract_papers([Paper(r["id"], r["text"], title=r["title"]) for r in records]))
 
 
 def overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -173,6 +173,8 @@ def main(argv=None) -> None:
     if args.load:
         with open(args.load, "rb") as file:
             extractions = pickle.load(file)  # noqa: S301 - a file this script wrote
+        for record, extraction in zip(records, extractions):
+            extraction.paper.title = record["title"]  # kept by extractions this script saved before titles
     else:
         extractions = extract(records)
         if args.save:
