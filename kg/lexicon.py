@@ -45,7 +45,7 @@ number set range level type kind family class form scale size amount degree rate
 
 #: Last words that say what kind of thing a name is: "Penn Treebank dataset" is Penn Treebank,
 #: "batch normalization layer" batch normalization, "classification task" classification
-#: (``kg.resolve.head_variants``, where the shorter name has the same type). Not "process": a
+#: (``kg.resolve.entities.head_variants``, where the shorter name has the same type). Not "process": a
 #: Gaussian process is no Gaussian.
 KIND_WORDS = frozenset("""
 dataset benchmark corpus layer mechanism module paradigm model architecture method algorithm
@@ -56,7 +56,7 @@ application system pipeline strategy component
 #: Last words that describe what a name is, not which: "the dropout algorithm" is dropout,
 #: "the EM algorithm" is EM. ("model" and "network" are not here: a language model is not a language;
 #: nor "task" and "problem": an optimization problem is no optimization algorithm. A task written with
-#: its kind word joins the task where the types agree: :func:`kg.resolve.head_variants`.)
+#: its kind word joins the task where the types agree: :func:`kg.resolve.entities.head_variants`.)
 NAME_DESCRIPTORS = frozenset("""
 algorithm method technique approach framework scheme strategy procedure
 """.split())

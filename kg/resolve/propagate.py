@@ -5,7 +5,7 @@ flow matching", where "flow" is read as a verb). Once the corpus has named a
 thing, its distinctive surface forms (acronyms, names with capitals or digits,
 phrases of several words) are looked up in every abstract, and each occurrence
 that no mention covers yet becomes a mention of the entity it names (through
-the paper's own acronyms, as :func:`kg.resolve.cluster_key` says). The
+the paper's own acronyms, as :func:`kg.resolve.entities.cluster_key` says). The
 paper's role for it is read from the words just before it ("relative to X",
 "than X" -> comparesWith) or else from its type.
 
@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from ..keys import is_acronym_like
 from ..model import Entity, Mention, PaperExtraction
-from . import cluster_key, corpus_names
+from .entities import cluster_key, corpus_names
 from ..vocab import ACTOR_TYPES, DEFAULT_ROLE
 
 EXTRACTOR = "gazetteer-1"
