@@ -369,7 +369,7 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
         staged_store = staging / f"{stem.name}{STORE_SUFFIX}"
         related = write_store(staged_store, fill, start_from=store_path if patch else None)
         related.save(staging / f"{stem.name}{RELATED_SUFFIX}")
-        write_tables(graph, staging / f"{stem.name}{TABLES_SUFFIX}")
+        write_tables(graph, staging / f"{stem.name}{TABLES_SUFFIX}", base=base)
         kept = [RELATED_SUFFIX, TABLES_SUFFIX]
         if vectors is not None:
             vectors.save(staging / f"{stem.name}{VECTORS_SUFFIX}")

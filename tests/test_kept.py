@@ -19,7 +19,7 @@ import pytest
 from kg import serve
 from kg.kept import Kept, sign_store, write_manifest
 from kg.query import graph_index
-from kg.query.graph_index import load_index, node_view
+from kg.query.graph_index import index_from_tables, load_index, node_view
 from kg.query.panels import compare
 from kg.query.related import RelatedIndex, related_tables
 from kg.query.views import kept_tables
@@ -71,12 +71,24 @@ def test_every_panel_of_the_kept_tables_is_the_view_the_store_gives(graphs, name
         assert tables.view(node) == node_view(store, node, index.iri[node]), node
 
 
+@pytest.mark.parametrize("name", ["sample", "hostile"])
+def test_the_index_made_from_the_kept_tables_is_the_one_the_store_gives(graphs, name):
+    """Search, neighbourhoods, the served page and the exports read this index: node for node, edge for
+    edge, in the same order and with the same attributes, names and IRIs."""
+    stem = graphs[name]
+    from_store, from_tables = load_index(open_graph(stem)), index_from_tables(kept_tables(stem))
+    assert list(from_tables.graph.nodes(data=True)) == list(from_store.graph.nodes(data=True))
+    assert list(from_tables.graph.edges(keys=True, data=True)) == list(from_store.graph.edges(keys=True, data=True))
+    assert (from_tables.iri, from_tables.names, from_tables.by_label) == (from_store.iri, from_store.names, from_store.by_label)
+
+
 def test_the_server_and_kg_compare_answer_from_the_kept_tables(graphs, monkeypatch):
     stem = graphs["sample"]
     store = open_graph(stem)
     task = next(node for node, data in load_index(store).graph.nodes(data=True) if data["kind"] == "Task")
     expected = kept_tables(stem).view(task)
     monkeypatch.setattr(graph_index, "scope_of", lambda *args: pytest.fail("the store was read for a panel"))
+    monkeypatch.setattr(graph_index, "_select", lambda *args, **kinds: pytest.fail("the store was read for the index"))
     assert compare(stem, expected["label"]).view == expected
     app = serve.make_app(stem, timeout=10)
     try:

@@ -2,8 +2,9 @@
 the CSV files Neo4j imports.
 
 Nodes are the graph's papers and entities, edges its paper -> entity roles, its entity ->
-entity relations and its concept hierarchy (``broader``), read from the store as ``kg serve``
-reads them (:func:`kg.query.graph_index.load_index`): a tool shows what the explorer shows. Every
+entity relations and its concept hierarchy (``broader``), read as ``kg serve`` reads them (from the
+tables the build kept, :func:`kg.query.graph_index.index_from_tables`, else from the store): a tool
+shows what the explorer shows. Every
 attribute is a typed column: ``kind``, ``label``, ``aliases`` (joined by `` | ``), ``papers``,
 ``reach`` and ``salience`` for entities; ``kind``, ``label``, ``title``, ``venue``, ``year``,
 ``decision`` and ``url`` for papers; ``role`` and ``support`` (papers stating it; 1 for a paper's own role) for edges.
@@ -25,9 +26,11 @@ _FIELDS = ("kind", "label", "aliases", "papers", "reach", "salience", "title", "
 def tool_graph(graph: str | Path) -> nx.MultiDiGraph:
     """The graph at ``graph`` (``graphs/NAME``) with the attributes of the module's doc, each a
     str, int or float, so GraphML and GEXF can type its column."""
-    from .graph_index import load_index
+    from .graph_index import index_from_tables, load_index
+    from .views import kept_tables
 
-    source = load_index(open_graph(graph)).graph
+    tables = kept_tables(graph)
+    source = (index_from_tables(tables) if tables is not None else load_index(open_graph(graph))).graph
     G = nx.MultiDiGraph()
     for node, data in source.nodes(data=True):
         attributes = {}

@@ -104,11 +104,22 @@ def graph_tables(G: nx.MultiDiGraph, *, nodes=None, first=(), budget: int | None
     return tables
 
 
-def write_tables(G: nx.MultiDiGraph, path) -> None:
+def write_tables(G: nx.MultiDiGraph, path, *, base: str) -> None:
     """Write the whole graph's tables (:func:`graph_tables`) to ``path`` as JSON: the file ``kg build``
-    keeps beside a graph (``NAME.tables.json``) for every panel ``kg serve`` and the commands show."""
+    keeps beside a graph (``NAME.tables.json``) for every panel ``kg serve`` and the commands show, and
+    for the index they look nodes up in (:func:`kg.query.graph_index.index_from_tables`). Beside the
+    page's columns it holds what the index reads and the page does not: the base IRI, each entity's
+    salience as the store holds it, each paper's title."""
+    from .views import Tables
+
+    tables = graph_tables(G)
+    ids, first = Tables(tables).ids, tables["first_paper"]  # the nodes in the tables' order
+    nodes, papers = ids[:first], ids[first:]
+    tables["base"] = base
+    tables["salience"] = [float(f"{float(G.nodes[n].get('salience') or 0.0):.6f}") for n in nodes]
+    tables["paper_title"] = [str(G.nodes[n].get("title") or "") for n in papers]
     with open(path, "w", encoding="utf-8") as file:
-        json.dump(graph_tables(G), file, ensure_ascii=False, separators=(",", ":"))
+        json.dump(tables, file, ensure_ascii=False, separators=(",", ":"))
 
 
 def _core_tables(G: nx.MultiDiGraph, entities: list, papers: list, *, whole: bool) -> tuple[dict, list]:

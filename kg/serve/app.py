@@ -29,7 +29,7 @@ from ..similarity import graph_vectors
 from ..viz import render
 from ..store import PREFIXES, STORE_SUFFIX, fill_store, graph_file, graph_stem, store_dir
 from ..vocab import NODE_KINDS
-from ..query.graph_index import GraphIndex, load_index
+from ..query.graph_index import GraphIndex, index_from_tables, load_index
 from ..query.views import kept_tables
 from .search import neighbourhood, ranks, search
 from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph_engine
@@ -178,8 +178,9 @@ class App:
     def index(self) -> GraphIndex:
         with self._index_lock:
             if self._index is None:
-                self._index = load_index(self.store, graph_vectors(self.graph))
-                self._index.tables = kept_tables(self.graph)
+                tables, vectors = kept_tables(self.graph), graph_vectors(self.graph)
+                self._index = (index_from_tables(tables, vectors) if tables is not None
+                               else load_index(self.store, vectors))
             return self._index
 
     def warm_up(self) -> None:
