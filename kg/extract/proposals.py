@@ -4,12 +4,12 @@ The rules of :mod:`.roles` read "we propose X" and its kin; the readers named, f
 (``bench/annotated/papers.jsonl``, its held-out thirds aside), what each paper itself puts forward.
 A logistic model over what the extraction already holds (each mention's role by the rules, its
 type, the rule that found it, its shape, the words around it in its sentence, where in the
-abstract it stands, how often the paper names it, whether its title names it) scores each name a paper gives: a name scored
+abstract it stands, how often the paper names it, how its title names it) scores each name a paper gives: a name scored
 at or above the model's threshold is the paper's own (``proposes``, ``introduces`` for a dataset),
 and a name the rules proposed that scores below its lower threshold is one the paper ``uses``.
 Held out (``python bench/paper_layer.py``), the F1 of the names proposed rises on NeurIPS 2023
-(0.713 with the rules alone -> 0.740), ICLR 2017/18 (0.676 -> 0.712) and CoRL 2024 (0.767 -> 0.802),
-recall by 0.04-0.08 and precision within its noise (-0.02 to +0.03).
+(0.713 with the rules alone -> 0.748), ICLR 2017/18 (0.676 -> 0.727) and CoRL 2024 (0.767 -> 0.813):
+recall by 0.06-0.08, precision no lower than the rules' on any of the three.
 
 The weights ship in ``proposals.json`` beside this module (``python bench/paper_layer.py ...
 --train`` writes them); :func:`settle` runs on numpy alone, after extraction, so that cached
@@ -59,7 +59,8 @@ def _words(text: str) -> list[str]:
 def features(extraction: PaperExtraction) -> np.ndarray:
     """One row per mention of ``extraction``: what :data:`WEIGHTS` scores (see :func:`feature_names`)."""
     text = extraction.paper.abstract
-    title = set(_words(extraction.paper.title or ""))
+    title_text = (extraction.paper.title or "").lower()
+    title = set(_words(title_text))
     sentences = extraction.sentences or [(0, len(text))]
     counts = Counter(m.text.lower() for m in extraction.mentions)
     first_sentence = {}
@@ -85,7 +86,10 @@ def features(extraction: PaperExtraction) -> np.ndarray:
                 m.sentence / max(len(sentences) - 1, 1), float(m.sentence == 0),
                 float(m.sentence == len(sentences) - 1), min(counts[name.lower()], 5) / 5,
                 float(first_sentence[name.lower()] == m.sentence),
-                float(bool(title) and set(_words(name)) <= title)]
+                float(bool(title) and set(_words(name)) <= title),
+                len(set(_words(name)) & title) / max(len(set(_words(name))), 1),
+                float(bool(title) and title_text.startswith(name.lower()) and title_text[len(name):len(name) + 1] in (":", " ", "")),
+                float(bool(m.acronym_of) and bool(title) and set(_words(m.acronym_of)) <= title)]
         rows.append(row)
     return np.array(rows, dtype=np.float64).reshape(-1, len(feature_names()))
 
@@ -96,7 +100,8 @@ def feature_names() -> tuple[str, ...]:
             *(f"rule={rule}" for rule in RULES), *(f"before:{k}" for k in BEFORE), *(f"after:{k}" for k in AFTER),
             "sentence has we", "sentence proposes", "confidence", "role confidence", "acronym", "all caps",
             "inner capital", "digit", "generic class", "words", "position", "first sentence", "last sentence",
-            "times named", "first naming", "in the title")
+            "times named", "first naming", "in the title", "share of its words in the title", "opens the title",
+            "its long form in the title")
 
 
 @functools.cache
