@@ -8,7 +8,8 @@ the same text (each abstract's whitespace runs made one space, where the labels'
   of which a mention overlaps an own contribution;
 - **recall**: own contributions overlapped by a mention of a name kg proposes.
 
-Each corpus's held-out third (``held_out``) was never trained or tuned on. Two rows per part: kg's
+Each corpus's held-out third (``held_out``) was never trained or tuned on. Both rows take the
+mentions as the build does, those the learned judge drops gone (:mod:`kg.extract.judge`); then kg's
 rules alone, and kg as it builds, the rules' roles settled by the learned scorer
 (:mod:`kg.extract.proposals`). With ``--train`` the scorer is first fitted on the tuned parts
 (logistic regression; its two thresholds chosen by 5-fold cross-validation on the tuned parts alone,
@@ -97,6 +98,18 @@ def kg_proposals(extractions) -> list[dict[str, list[tuple[int, int]]]]:
     return out
 
 
+def judged(extractions):
+    """The extractions as the build takes them on: the mentions the judge drops gone (:mod:`kg.extract.judge`)."""
+    import copy
+
+    from kg.extract.judge import prune
+
+    out = copy.deepcopy(extractions)
+    for x in out:
+        prune(x)
+    return out
+
+
 def settled(extractions, weights):
     """The extractions with their roles settled by the learned scorer, the originals untouched."""
     import copy
@@ -182,6 +195,7 @@ def main(argv=None) -> None:
                 pickle.dump(extractions, file)
     from kg.extract import proposals
 
+    extractions = judged(extractions)  # as the build does, before it settles proposals
     if args.train:
         tuned = [i for i, r in enumerate(records) if not r["held_out"]]
         weights = fit([records[i] for i in tuned], [extractions[i] for i in tuned])

@@ -28,6 +28,7 @@ from .cache import ExtractionCache, LastBuilds, Recorded
 from .extract.cluster import connect, on_cluster
 from .link.concepts import annotate, build_hierarchy
 from .extract import ExtractionFailure, extract_all, extractor_name, in_processes
+from .extract.judge import prune as prune_mentions
 from .extract.proposals import settle as settle_proposals
 from .extract.pipeline import load_pipeline
 from .link.graph import KnowledgeGraph, build_graph
@@ -240,7 +241,8 @@ def build(
             raise KGError("\n".join([f"None of the {counted(len(papers), 'abstract')} could be extracted:"] + skipped_lines(skipped)))
         hits = store.hits if store is not None else 0
         said(f"Extracted {counted(len(extractions), 'paper')} ({hits:,} from the cache, {len(extractions) - hits:,} parsed)")
-        for extraction in extractions:  # each paper's own names, learned (after the cache: cached papers too)
+        for extraction in extractions:  # learned, after the cache (cached papers too): the mentions a reader
+            prune_mentions(extraction)  # would label, then each paper's own names among them
             settle_proposals(extraction)
         # Resolution, then its last step: the names it found looked up in every abstract.
         taxonomy = pwc.load()

@@ -1,6 +1,8 @@
-"""The learned proposals: a name scored at or above the threshold is proposed at its best-scored
-mention (its other mentions keep their roles), a name the rules proposed but scored below the lower
-threshold is used, and the shipped weights are the scorer's."""
+"""What the build learns of each paper after extraction. The proposals: a name scored at or above the
+threshold is proposed at its best-scored mention (its other mentions keep their roles), a name the
+rules proposed but scored below the lower threshold is used. The mention judge: a mention scored below
+its threshold is dropped unless a result names it or the rules propose it, and what points at mentions
+is renumbered. The shipped weights of both are for the features this kg computes."""
 from __future__ import annotations
 
 import numpy as np
@@ -56,3 +58,40 @@ def test_the_shipped_weights_score_the_features_this_kg_computes():
     assert shipped is not None and len(shipped["coef"]) == len(feature_names())
     assert 0 < shipped["keep"] <= shipped["propose"] < 1
     assert features(_extraction()).shape == (4, len(feature_names()))
+
+
+# ---------------------------------------------------------------- the mention judge
+
+
+def _judged(by_feature: dict[str, float]) -> PaperExtraction:
+    from kg.extract.judge import prune
+    from kg.model import Link, Result
+
+    extraction = _extraction()
+    extraction.links = [Link(0, "usedFor", 2, 1, 0.9), Link(2, "usedFor", 1, 1, 0.9)]
+    extraction.synonyms = [(0, 1, 0.9), (1, 2, 0.8)]
+    extraction.results = [Result(0, 1, 1.0, "%", 1, None, 2, None, None, "score", 0.9)]
+    weights = _weights(by_feature)
+    prune(extraction, {**weights, "keep": 0.5})
+    return extraction
+
+
+def test_the_judge_drops_low_scored_mentions_and_renumbers_what_points_at_the_rest():
+    extraction = _judged({"bias": -4.0})  # every mention scores low
+    # BarSet stays (a result names it), and GNN layers (the rules propose it: the proposals scorer judges it).
+    assert [m.text for m in extraction.mentions] == ["BarSet", "GNN layers"]
+    assert extraction.results[0].dataset == 0 and extraction.links == [] and extraction.synonyms == []
+
+
+def test_the_judge_keeps_what_it_scores_high():
+    extraction = _judged({"bias": -4.0, "first naming": 8.0})  # the first FooNet and BarSet score high
+    assert [m.text for m in extraction.mentions] == ["FooNet", "BarSet", "GNN layers"]
+    assert [(link.head, link.tail) for link in extraction.links] == [(0, 1)]
+    assert extraction.results[0].dataset == 1 and extraction.synonyms == []
+
+
+def test_the_shipped_judge_scores_the_features_this_kg_computes():
+    from kg.extract.judge import model as judge_model
+
+    shipped = judge_model()
+    assert shipped is not None and len(shipped["coef"]) == len(feature_names()) and 0 < shipped["keep"] < 1

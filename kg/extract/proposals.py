@@ -8,8 +8,8 @@ abstract it stands, how often the paper names it, how its title names it) scores
 at or above the model's threshold is the paper's own (``proposes``, ``introduces`` for a dataset),
 and a name the rules proposed that scores below its lower threshold is one the paper ``uses``.
 Held out (``python bench/paper_layer.py``), the F1 of the names proposed rises on NeurIPS 2023
-(0.713 with the rules alone -> 0.748), ICLR 2017/18 (0.676 -> 0.727) and CoRL 2024 (0.767 -> 0.813):
-recall by 0.06-0.08, precision no lower than the rules' on any of the three.
+(0.713 with the rules alone -> 0.747), ICLR 2017/18 (0.676 -> 0.735) and CoRL 2024 (0.767 -> 0.806):
+recall by 0.05-0.08, precision -0.01 to +0.05.
 
 The weights ship in ``proposals.json`` beside this module (``python bench/paper_layer.py ...
 --train`` writes them); :func:`settle` runs on numpy alone, after extraction, so that cached
