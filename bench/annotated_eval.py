@@ -61,7 +61,11 @@ def kg_predictions(docs, without=frozenset()):
     from kg.extract import extract_papers
     from kg.model import Paper
 
-    extractions = extract_papers([Paper(doc.doc_key, doc.text) for doc in docs], without=without)
+    from kg.extract.judge import prune
+
+    extractions = list(extract_papers([Paper(doc.doc_key, doc.text) for doc in docs], without=without))
+    for extraction in extractions:  # the mentions the build drops (kg.extract.judge)
+        prune(extraction)
     return [[(m.start, m.end, m.label, m.rule) for m in x.mentions] for x in extractions]
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..errors import KGError
 from ..extract import classes, extract_papers, predict_entities, predict_relations, predict_text
+from ..extract.judge import prune
 from ..extract.pipeline import BASELINE_NER
 from ..extract.relation_model import to_kg_relation
 from ..model import Paper
@@ -139,6 +140,7 @@ def kg_scier(text: str) -> tuple[list, list]:
     its links (SciER's Synonym-Of from ``PaperExtraction.synonyms``). SciER does not annotate classes
     of methods ("diffusion models"): that layer (:data:`kg.extract.classes.RULES`) is left out."""
     [extraction] = extract_papers([Paper("scier", text)], without=classes.RULES)
+    prune(extraction)  # the mentions the build drops (kg.extract.judge)
     mentions = extraction.mentions
     types = [_scier_type(m.label) for m in mentions]
     found = []
