@@ -69,7 +69,7 @@ def fit(annotated, extractions, seed: int = 13) -> dict:
     """The judge's weights, fitted on the tuned documents given, and the threshold of best F1 over 5 folds."""
     from sklearn.linear_model import LogisticRegression
 
-    from kg.extract.proposals import feature_names, features
+    from kg.extract.features import feature_names, features
 
     X = [features(x) for x in extractions]
     y = [np.array([int((m.start, m.end, kg_type(m.label)) in gold(a)) for m in x.mentions], dtype=int)

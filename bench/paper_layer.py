@@ -133,7 +133,7 @@ def fit(records: list[dict], extractions, seed: int = 13) -> dict:
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
-    from kg.extract.proposals import feature_names, features
+    from kg.extract.features import feature_names, features
 
     X = [features(x) for x in extractions]
     y = [np.array(mention_labels(r, x)) for r, x in zip(records, extractions)]

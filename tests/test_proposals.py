@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kg.extract.proposals import feature_names, features, model, settle
+from kg.extract.features import feature_names, features
+from kg.extract.proposals import model, settle
 from kg.model import Mention, Paper, PaperExtraction
 
 TEXT = "We call our method FooNet. FooNet is evaluated on BarSet. We also propose GNN layers."

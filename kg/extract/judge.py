@@ -3,7 +3,7 @@
 kg's extractor takes the span model's entities and adds what its rules find (acronyms, names
 written like names, classes of methods, metrics from a lexicon); against the readers' labels the
 rules add little recall and cost precision. A logistic model over each mention's features (those
-:func:`kg.extract.proposals.features` computes: its role, type, finding rule, shape, the words around
+:func:`kg.extract.features.features` computes: its role, type, finding rule, shape, the words around
 it, its place in the abstract, its title) trained on the readers' spans of their tuned abstracts
 (``bench/annotated/readers.jsonl``, both layers; a mention is right when its span and type are a
 reader's) scores each mention, and the build drops those scored below the threshold, except the
@@ -17,47 +17,36 @@ judged too. Held out, entity F1 of kg's mentions over both layers rises on NeurI
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 
 import numpy as np
 
 from ..model import PaperExtraction
-from .proposals import feature_names, features
-
-PROPOSING = ("proposes", "introduces")
+from .features import load_weights, probabilities
 
 WEIGHTS = Path(__file__).with_name("judge.json")
+PROPOSING = ("proposes", "introduces")  # the roles whose mentions the proposals scorer judges instead
 
 
 @functools.cache
 def model(path: Path = WEIGHTS) -> dict | None:
     """The shipped weights and threshold, or None where none ship (every mention is kept)."""
-    try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    if tuple(found["features"]) != feature_names():
-        raise ValueError(f"{path}: its features are not this kg's; retrain it")
-    return found
+    return load_weights(path)
 
 
 def scores(extraction: PaperExtraction, weights: dict) -> np.ndarray:
     """Each mention's probability of being a span and type a reader labels."""
-    if not extraction.mentions:
-        return np.zeros(0)
-    z = features(extraction) @ np.asarray(weights["coef"], dtype=np.float64)
-    return 1 / (1 + np.exp(-z))
+    return probabilities(extraction, weights)
 
 
 def prune(extraction: PaperExtraction, weights: dict | None = None) -> int:
-    """Drop the mentions of ``extraction`` scored below ``keep`` that no result names, renumbering what
-    points at mentions (results, links, synonyms); return how many were dropped."""
+    """Drop the mentions of ``extraction`` scored below ``keep`` that no result names and the rules do not
+    propose, renumbering what points at mentions (results, links, synonyms); return how many were dropped."""
     weights = weights if weights is not None else model()
     if weights is None or not extraction.mentions:
         return 0
     named = {i for r in extraction.results for i in (r.metric, r.dataset, r.subject) if i is not None}
-    named |= {i for i, m in enumerate(extraction.mentions) if m.role in PROPOSING}  # for the proposals scorer to judge
+    named |= {i for i, m in enumerate(extraction.mentions) if m.role in PROPOSING}
     kept = [i for i, p in enumerate(scores(extraction, weights)) if p >= weights["keep"] or i in named]
     if len(kept) == len(extraction.mentions):
         return 0

@@ -2,9 +2,9 @@
 
 The rules of :mod:`.roles` read "we propose X" and its kin; the readers named, for 1,586 abstracts
 (``bench/annotated/papers.jsonl``, its held-out thirds aside), what each paper itself puts forward.
-A logistic model over what the extraction already holds (each mention's role by the rules, its
-type, the rule that found it, its shape, the words around it in its sentence, where in the
-abstract it stands, how often the paper names it, how its title names it) scores each name a paper gives: a name scored
+A logistic model over what the extraction already holds (:mod:`.features`: each mention's role by
+the rules, its type, the rule that found it, its shape, the words around it, its place and count in
+the abstract, how its title names it) scores each name a paper gives: a name scored
 at or above the model's threshold is the paper's own (``proposes``, ``introduces`` for a dataset),
 and a name the rules proposed that scores below its lower threshold is one the paper ``uses``.
 Held out (``python bench/paper_layer.py``), the F1 of the names proposed rises on NeurIPS 2023
@@ -18,110 +18,26 @@ extractions are settled too.
 from __future__ import annotations
 
 import functools
-import json
-import re
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
-from ..keys import is_category
 from ..model import PaperExtraction
-from ..vocab import DEFAULT_ROLE, ENTITY_TYPES, NEW_ROLE, ROLES
+from ..vocab import DEFAULT_ROLE, NEW_ROLE
+from .features import load_weights, probabilities
 
 WEIGHTS = Path(__file__).with_name("proposals.json")
-RULES = ("ner", "abbreviation-long", "abbreviation-short", "class", "class-model", "name-shape", "method-lexicon",
-         "metric-lexicon", "name", "proposed-name")
-#: Words before a name, in its sentence, that say whose it is.
-BEFORE = {
-    "we": {"we"}, "our": {"our", "ours"},
-    "propose": {"propose", "proposes", "proposed", "proposing", "introduce", "introduces", "introduced", "introducing",
-                "present", "presents", "presented", "presenting", "develop", "develops", "developed", "design",
-                "designed", "devise", "build", "construct", "release", "contribute", "create", "curate", "collect"},
-    "call": {"call", "called", "dub", "dubbed", "name", "named", "term", "termed", "coined", "namely"},
-    "this": {"this", "here", "paper", "work", "novel", "new"},
-    "other": {"existing", "previous", "prior", "baseline", "baselines", "standard", "conventional", "popular",
-              "state-of-the-art", "sota", "traditional", "recent", "compared", "than", "outperforms",
-              "outperform", "over", "against", "like", "such", "including", "e.g.", "e.g"},
-    "use": {"using", "use", "uses", "used", "with", "via", "leveraging", "leverage", "based", "on", "employ",
-            "adopt", "apply", "applied", "from", "of", "to", "for", "in"},
-}
-AFTER = {"paren": {"("}, "which": {"which", "that", "who"}, "outperform": {"outperforms", "outperform",
-                                                                         "achieves", "achieve", "improves"},
-         "is": {"is", "are", "consists", "uses", "leverages", "combines", "learns", "enables"}}
-_WORD = re.compile(r"[\w.+-]+|\S")
-
-
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
-
-
-def features(extraction: PaperExtraction) -> np.ndarray:
-    """One row per mention of ``extraction``: what :data:`WEIGHTS` scores (see :func:`feature_names`)."""
-    text = extraction.paper.abstract
-    title_text = (extraction.paper.title or "").lower()
-    title = set(_words(title_text))
-    sentences = extraction.sentences or [(0, len(text))]
-    counts = Counter(m.text.lower() for m in extraction.mentions)
-    first_sentence = {}
-    for m in extraction.mentions:
-        first_sentence.setdefault(m.text.lower(), m.sentence)
-    rows = []
-    for m in extraction.mentions:
-        s_start, s_end = sentences[min(m.sentence, len(sentences) - 1)]
-        before, after = _words(text[s_start:m.start])[-6:], _words(text[m.end:s_end])[:3]
-        sentence_words = set(_words(text[s_start:s_end]))
-        name = m.text
-        row = [1.0]
-        row += [float(m.role == r) for r in ROLES]
-        row += [float(m.label == label) for label in ENTITY_TYPES]
-        row += [float(m.rule == rule) for rule in RULES]
-        row += [float(bool(BEFORE[k] & set(before))) for k in BEFORE]
-        row += [float(bool(AFTER[k] & set(after))) for k in AFTER]
-        row += [float("we" in sentence_words), float(bool(BEFORE["propose"] & sentence_words)),
-                float(m.confidence), float(m.role_confidence),
-                float(bool(m.acronym_of)), float(name.isupper() and len(name) > 1),
-                float(any(c.isupper() for c in name[1:])), float(any(c.isdigit() for c in name)),
-                float(is_category(name)), min(len(name.split()), 6) / 6,
-                m.sentence / max(len(sentences) - 1, 1), float(m.sentence == 0),
-                float(m.sentence == len(sentences) - 1), min(counts[name.lower()], 5) / 5,
-                float(first_sentence[name.lower()] == m.sentence),
-                float(bool(title) and set(_words(name)) <= title),
-                len(set(_words(name)) & title) / max(len(set(_words(name))), 1),
-                float(bool(title) and title_text.startswith(name.lower()) and title_text[len(name):len(name) + 1] in (":", " ", "")),
-                float(bool(m.acronym_of) and bool(title) and set(_words(m.acronym_of)) <= title)]
-        rows.append(row)
-    return np.array(rows, dtype=np.float64).reshape(-1, len(feature_names()))
-
-
-@functools.cache
-def feature_names() -> tuple[str, ...]:
-    return ("bias", *(f"role={r}" for r in ROLES), *(f"type={label}" for label in ENTITY_TYPES),
-            *(f"rule={rule}" for rule in RULES), *(f"before:{k}" for k in BEFORE), *(f"after:{k}" for k in AFTER),
-            "sentence has we", "sentence proposes", "confidence", "role confidence", "acronym", "all caps",
-            "inner capital", "digit", "generic class", "words", "position", "first sentence", "last sentence",
-            "times named", "first naming", "in the title", "share of its words in the title", "opens the title",
-            "its long form in the title")
 
 
 @functools.cache
 def model(path: Path = WEIGHTS) -> dict | None:
     """The shipped weights and thresholds, or None where none ship (the rules' roles stand)."""
-    try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    if tuple(found["features"]) != feature_names():
-        raise ValueError(f"{path}: its features are not this kg's; retrain it")
-    return found
+    return load_weights(path)
 
 
 def scores(extraction: PaperExtraction, weights: dict) -> np.ndarray:
     """Each mention's probability of naming the paper's own contribution."""
-    if not extraction.mentions:
-        return np.zeros(0)
-    z = features(extraction) @ np.asarray(weights["coef"], dtype=np.float64)
-    return 1 / (1 + np.exp(-z))
+    return probabilities(extraction, weights)
 
 
 def settle(extraction: PaperExtraction, weights: dict | None = None) -> None:
