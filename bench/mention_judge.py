@@ -67,21 +67,11 @@ def pruned(extractions, weights):
 
 def fit(annotated, extractions, seed: int = 13) -> dict:
     """The judge's weights, fitted on the tuned documents given, and the threshold of best F1 over 5 folds."""
-    from sklearn.linear_model import LogisticRegression
+    from kg.extract.features import feature_names
+    from paper_layer import logistic_folds  # this script's folder is on the path when it runs
 
-    from kg.extract.features import feature_names, features
-
-    X = [features(x) for x in extractions]
-    y = [np.array([int((m.start, m.end, kg_type(m.label)) in gold(a)) for m in x.mentions], dtype=int)
-         for a, x in zip(annotated, extractions)]
-
-    def train(rows):
-        model = LogisticRegression(C=1.0, max_iter=3000, fit_intercept=False)
-        model.fit(np.vstack([X[i] for i in rows]), np.concatenate([y[i] for i in rows]))
-        return model.coef_[0]
-
-    order = np.random.default_rng(seed).permutation(len(annotated))
-    folds = [order[k::5] for k in range(5)]
+    labels = [[int((m.start, m.end, kg_type(m.label)) in gold(a)) for m in x.mentions] for a, x in zip(annotated, extractions)]
+    train, order, folds = logistic_folds(extractions, labels, seed)
     thresholds = np.arange(0.05, 0.60, 0.05)
     totals = {t: np.zeros(3) for t in thresholds}
     for fold in folds:

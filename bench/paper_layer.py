@@ -127,24 +127,35 @@ def mention_labels(record: dict, extraction) -> list[int]:
     return [int(any(overlaps((m.start, m.end), o) for o in own)) for m in extraction.mentions]
 
 
+def logistic_folds(extractions, labels: list[list[int]], seed: int = 13):
+    """What a learned layer over :mod:`kg.extract.features` is fitted with: ``train(rows)``, the coefficients
+    of a logistic regression on those documents' mentions (``labels``: 0 or 1 per mention), and the
+    documents in a seeded order with its 5 folds, to choose thresholds on."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from kg.extract.features import features
+
+    X = [features(x) for x in extractions]
+    y = [np.array(row, dtype=int) for row in labels]
+
+    def train(rows):
+        model = LogisticRegression(C=1.0, max_iter=3000, fit_intercept=False)
+        model.fit(np.vstack([X[i] for i in rows]), np.concatenate([y[i] for i in rows]))
+        return model.coef_[0]
+
+    order = np.random.default_rng(seed).permutation(len(extractions))
+    return train, order, [order[k::5] for k in range(5)]
+
+
 def fit(records: list[dict], extractions, seed: int = 13) -> dict:
     """The scorer's weights, fitted on ``records`` (the tuned parts), and its thresholds: ``propose``
     the one of best F1 of proposals over 5 folds, ``keep`` the lowest that costs no precision there."""
     import numpy as np
-    from sklearn.linear_model import LogisticRegression
 
-    from kg.extract.features import feature_names, features
+    from kg.extract.features import feature_names
 
-    X = [features(x) for x in extractions]
-    y = [np.array(mention_labels(r, x)) for r, x in zip(records, extractions)]
-
-    def train(rows):
-        model = LogisticRegression(C=1.0, max_iter=2000, fit_intercept=False)
-        model.fit(np.vstack([X[i] for i in rows]), np.concatenate([y[i] for i in rows]))
-        return model.coef_[0]
-
-    order = np.random.default_rng(seed).permutation(len(records))
-    folds = [order[k::5] for k in range(5)]
+    train, order, folds = logistic_folds(extractions, [mention_labels(r, x) for r, x in zip(records, extractions)], seed)
     candidates = [(t, k) for t in np.arange(0.10, 0.80, 0.05) for k in np.arange(0.05, t + 0.01, 0.05)]
     totals = {c: np.zeros(4) for c in candidates}
     for fold in folds:

@@ -19,8 +19,6 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import numpy as np
-
 from ..model import PaperExtraction
 from .features import load_weights, probabilities
 
@@ -34,11 +32,6 @@ def model(path: Path = WEIGHTS) -> dict | None:
     return load_weights(path)
 
 
-def scores(extraction: PaperExtraction, weights: dict) -> np.ndarray:
-    """Each mention's probability of being a span and type a reader labels."""
-    return probabilities(extraction, weights)
-
-
 def prune(extraction: PaperExtraction, weights: dict | None = None) -> int:
     """Drop the mentions of ``extraction`` scored below ``keep`` that no result names and the rules do not
     propose, renumbering what points at mentions (results, links, synonyms); return how many were dropped."""
@@ -47,7 +40,7 @@ def prune(extraction: PaperExtraction, weights: dict | None = None) -> int:
         return 0
     named = {i for r in extraction.results for i in (r.metric, r.dataset, r.subject) if i is not None}
     named |= {i for i, m in enumerate(extraction.mentions) if m.role in PROPOSING}
-    kept = [i for i, p in enumerate(scores(extraction, weights)) if p >= weights["keep"] or i in named]
+    kept = [i for i, p in enumerate(probabilities(extraction, weights)) if p >= weights["keep"] or i in named]
     if len(kept) == len(extraction.mentions):
         return 0
     new = {old: n for n, old in enumerate(kept)}

@@ -20,8 +20,6 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import numpy as np
-
 from ..model import PaperExtraction
 from ..vocab import DEFAULT_ROLE, NEW_ROLE
 from .features import load_weights, probabilities
@@ -35,11 +33,6 @@ def model(path: Path = WEIGHTS) -> dict | None:
     return load_weights(path)
 
 
-def scores(extraction: PaperExtraction, weights: dict) -> np.ndarray:
-    """Each mention's probability of naming the paper's own contribution."""
-    return probabilities(extraction, weights)
-
-
 def settle(extraction: PaperExtraction, weights: dict | None = None) -> None:
     """Settle which names ``extraction`` proposes by the learned scores. A name is all its mentions
     (the same text, in any case), scored by its best: one scored at or above ``propose`` that the
@@ -50,7 +43,7 @@ def settle(extraction: PaperExtraction, weights: dict | None = None) -> None:
     if weights is None or not extraction.mentions:
         return
     groups: dict[str, list[tuple[float, object]]] = {}
-    for m, p in zip(extraction.mentions, scores(extraction, weights)):
+    for m, p in zip(extraction.mentions, probabilities(extraction, weights)):
         if m.label in NEW_ROLE:
             groups.setdefault(m.text.lower(), []).append((float(p), m))
     for group in groups.values():

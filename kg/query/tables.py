@@ -110,13 +110,14 @@ def write_tables(G: nx.MultiDiGraph, path, *, base: str) -> None:
     for the index they look nodes up in (:func:`kg.query.graph_index.index_from_tables`). Beside the
     page's columns it holds what the index reads and the page does not: the base IRI, each entity's
     salience as the store holds it, each paper's title."""
+    from ..write.triples import decimal_literal
     from .views import Tables
 
     tables = graph_tables(G)
     ids, first = Tables(tables).ids, tables["first_paper"]  # the nodes in the tables' order
     nodes, papers = ids[:first], ids[first:]
     tables["base"] = base
-    tables["salience"] = [float(f"{float(G.nodes[n].get('salience') or 0.0):.6f}") for n in nodes]
+    tables["salience"] = [float(decimal_literal(float(G.nodes[n].get("salience") or 0.0))[0]) for n in nodes]
     tables["paper_title"] = [str(G.nodes[n].get("title") or "") for n in papers]
     with open(path, "w", encoding="utf-8") as file:
         json.dump(tables, file, ensure_ascii=False, separators=(",", ":"))
