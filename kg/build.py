@@ -30,6 +30,7 @@ from .link.concepts import annotate, build_hierarchy
 from .extract import ExtractionFailure, extract_all, extractor_name, in_processes
 from .extract.judge import prune as prune_mentions
 from .extract.proposals import settle as settle_proposals
+from .extract.settings import settle_settings
 from .extract.pipeline import load_pipeline
 from .link.graph import KnowledgeGraph, build_graph
 from .ingest import FileSetting, read_papers
@@ -244,6 +245,7 @@ def build(
         for extraction in extractions:  # learned, after the cache (cached papers too): the mentions a reader
             prune_mentions(extraction)  # would label, then each paper's own names among them
             settle_proposals(extraction)
+            settle_settings(extraction)  # what makes a score incomparable: read from its words, cached papers too
         # Resolution, then its last step: the names it found looked up in every abstract.
         taxonomy = pwc.load()
         names = corpus_names(extractions)  # what resolution and its last step both read

@@ -807,8 +807,10 @@ def trends(graph, by, types, earlier, later, top, fmt):
 @graph_option
 @click.option("--metric", help="The metric to rank by (a canonical name: error, accuracy, perplexity, BLEU ...). "
                                "Default: the one with the most scores on DATASET.")
+@click.option("--setting", help="The setting to rank (zero-shot, few labels, adversarial, quantized, corrupted, "
+                                "linear probe, or standard). Default: standard, where the metric has such scores.")
 @format_option("table", "json")
-def leaderboard(dataset, graph, metric, fmt):
+def leaderboard(dataset, graph, metric, setting, fmt):
     """The results papers report on DATASET (a label or alias), best first, under one metric.
 
     The names of one metric rank together ("test error rate", "top-1 error"
@@ -817,7 +819,8 @@ def leaderboard(dataset, graph, metric, fmt):
     known (error, perplexity, FID: lower is better; accuracy, success rate,
     F1: higher) the best comes first; otherwise the papers' order is kept.
     What is left out is counted by reason: scores under other metrics (rank
-    them with --metric), gains ("by 12%": differences, not scores) and values
+    them with --metric), scores in another setting (zero-shot, under attack,
+    with few labels: rank them with --setting), gains ("by 12%": differences, not scores) and values
     whose sentence names no metric (kg query and the explorer still show
     them; --format json lists them all). Each line gives the value, the method
     or model that reached it, the paper, and the sentence it was read from
@@ -836,7 +839,7 @@ def leaderboard(dataset, graph, metric, fmt):
     from .query.leaderboard import leaderboard as run_leaderboard
     from .store import open_graph
 
-    print_answer(run_leaderboard(open_graph(graph), dataset, metric), fmt)
+    print_answer(run_leaderboard(open_graph(graph), dataset, metric, setting), fmt)
 
 
 if __name__ == "__main__":

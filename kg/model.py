@@ -100,6 +100,8 @@ class Result:
     and ``subject`` are indices into the paper's mentions (None when the
     sentence does not say). ``previous`` is X in "from X to Y". ``kind`` is
     "score" for a reached value, "gain" for an improvement ("by 12%").
+    ``setting`` names what makes the score incomparable with a standard one
+    ("zero-shot", "adversarial": :mod:`kg.extract.settings`), "" for none.
     """
 
     start: int
@@ -113,6 +115,7 @@ class Result:
     previous: float | None
     kind: str
     confidence: float
+    setting: str = ""
 
 
 @dataclass

@@ -82,6 +82,7 @@ class KG(DefinedNamespace):
     previousValue: URIRef
     unit: URIRef
     resultKind: URIRef
+    setting: URIRef
     onDataset: URIRef
     ofMetric: URIRef
     achievedBy: URIRef

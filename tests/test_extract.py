@@ -290,3 +290,10 @@ def test_an_acronym_of_a_prefixed_long_form_stands_for_the_whole_word_not_the_sh
 def test_a_phrase_that_only_says_what_kind_of_contribution_is_no_proposal(text, proposed):
     [ex] = extract_papers([Paper("p", text)])
     assert {m.text for m in ex.mentions if m.role == "proposes"} == proposed
+
+
+def test_a_value_before_a_gain_noun_is_a_gain_not_a_score():
+    text = ("The proposed GLA achieves 1.5 pp accuracy gains on ImageNet and 2.4 pp gains on long-tailed classification. "
+            "GLA reaches 80.1% accuracy on ImageNet.")
+    (x,) = extract_papers([Paper("p", text)])
+    assert {text[r.start:r.end]: r.kind for r in x.results} == {"1.5 pp": "gain", "2.4 pp": "gain", "80.1%": "score"}

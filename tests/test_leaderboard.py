@@ -44,3 +44,21 @@ def test_the_value_a_result_improved_on_is_ranked_as_a_score_of_its_own():
     ranked = board("MNIST", [improved, entry(93.8, "accuracy", paper="q")])
     assert [(e.value, e.subject, e.before, e.shown()) for e in ranked.ranked] == [
         (94.3, "AcmeNet", False, "93.2% -> 94.3%"), (93.8, "", False, "93.8%"), (93.2, "", True, "93.2% (before)")]
+
+
+def test_scores_of_another_setting_are_counted_not_ranked_and_ranked_when_asked_for():
+    zero_shot = [Entry(77.9, "%", None, "score", "accuracy", "B", "p", "p", "", 0, 1, 0.8, False, setting="zero-shot")]
+    entries = [entry(81.0, "accuracy", lower=False), entry(79.5, "accuracy", lower=False)] + zero_shot
+    standard = board("ImageNet", entries)
+    assert ([e.value for e in standard.ranked], standard.other_settings) == ([81.0, 79.5], {"zero-shot": 1})
+    asked = board("ImageNet", entries, setting="Zero-shot")
+    assert ([e.value for e in asked.ranked], asked.setting, asked.other_settings) == ([77.9], "zero-shot", {"": 2})
+    assert "2 scores of accuracy in other settings: standard 2" in asked.as_text()
+    with pytest.raises(KGError, match=r"in the setting 'adversarial'; its settings: standard \(2\), zero-shot \(1\)"):
+        board("ImageNet", entries, setting="adversarial")
+
+
+def test_a_metric_with_only_scores_of_one_setting_ranks_them():
+    only = [Entry(v, "%", None, "score", "accuracy", "B", "p", "p", "", 0, 1, 0.8, False, setting="zero-shot")
+            for v in (60.0, 70.0)]
+    assert [e.value for e in board("ImageNet", only).ranked] == [70.0, 60.0]

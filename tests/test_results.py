@@ -500,3 +500,20 @@ def test_values_written_with_a_bar_between_them_are_a_list():
                  "Cityscapes dataset.")
     assert [(value, dataset) for value, _, _, dataset, _, _ in found] == [("77.03%", "Cityscapes"),
                                                                           ("76.38%", "Cityscapes")]
+
+
+def test_a_zero_shot_score_is_ranked_apart_from_standard_ones_and_exported_with_its_setting(tmp_path):
+    corpus = tmp_path / "settings.txt"
+    corpus.write_text("Setting Workshop 2025 Papers\n\nWe propose FooNet. FooNet reaches a top-1 accuracy of 81.0% on "
+                      "ImageNet.\n\nWe propose BarNet. BarNet reaches a zero-shot top-1 accuracy of 77.9% on ImageNet.\n\n"
+                      "We propose BazNet. BazNet reaches a top-1 accuracy of 79.5% on ImageNet.\n", encoding="utf-8")
+    graph = str(build(corpus, tmp_path))
+    standard = json.loads(CliRunner().invoke(main, ["leaderboard", "ImageNet", "-g", graph, "--format", "json"]).output)
+    assert [(r["subject"], r["value"]) for r in standard["results"]] == [("FooNet", 81.0), ("BazNet", 79.5)]
+    assert (standard["setting"], standard["other_settings"]) == ("", {"zero-shot": 1})
+    zero_shot = CliRunner().invoke(main, ["leaderboard", "ImageNet", "-g", graph, "--setting", "zero-shot"])
+    assert zero_shot.exit_code == 0, zero_shot.output
+    assert "Results on ImageNet, by accuracy, zero-shot:" in zero_shot.output and "77.9%  BarNet" in zero_shot.output
+    assert "FooNet" not in zero_shot.output
+    rows = run_query(open_graph(graph), "SELECT ?value ?setting WHERE { ?r kg:setting ?setting ; kg:value ?value }")
+    assert [(float(r["value"].value), r["setting"].value) for r in rows] == [(77.9, "zero-shot")]

@@ -32,7 +32,7 @@ from .relation_model import load_relation_model, span_model_links, span_model_sy
 from .results import Found, find_results
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "54"
+RULES_VERSION = "55"
 
 #: Steps that retype mentions once they are chosen, which ``without`` may leave out by name, as it does a rule.
 STEPS = ("method-noun", "one-type-per-name")

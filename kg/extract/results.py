@@ -53,7 +53,8 @@ from .links import main_proposal
 _UNITS = {"%": "%", "percent": "%", "points": "points", "point": "points", "pp": "points", "x": "x", "×": "x"}
 #: Nouns of a change: "an improvement of 1.3 BLEU", "a gain of up to 0.7".
 _CHANGE_NOUNS = {"improvement", "improvements", "gain", "gains", "increase", "increases", "reduction", "reductions",
-                 "boost", "boosts", "speedup", "speed-up", "drop", "decrease", "margin", "loss", "degradation", "cost"}
+                 "boost", "boosts", "speedup", "speed-up", "drop", "decrease", "margin", "margins", "loss", "degradation",
+                 "cost"}
 #: Words that make the noun phrase a value opens a change: "21% relative reduction", "3% improved F1".
 _GAIN_WORDS = _CHANGE_NOUNS - {"cost"} | {"reduce", "reduces", "reduced", "improve", "improves", "improved",
                                           "improving", "relative", "absolute"}
@@ -203,13 +204,18 @@ def _phrase(value: Span, names: _Mentions) -> tuple[int | None, bool, bool]:
     words = list(doc[value.end : head.i + 1]) if head.i >= value.end else []
     following = names.at(doc[value.end], {"Metric"}) if value.end < len(doc) else None
     if following is not None:  # "12.9% WER": a metric right after the value, however the parse attaches it
-        words = list(doc[value.end : max(names.mentions[following].span.end, head.i + 1)])
+        end = names.mentions[following].span.end
+        if end < len(doc) and doc[end].lower_ in _CHANGE_NOUNS:  # "1.5 pp accuracy gains": the noun after it too
+            end += 1
+        words = list(doc[value.end : max(end, head.i + 1)])
     elif value.end + 1 < len(doc) and doc[value.end].lower_ == "of":
         # "by 0.3% of top-1 accuracy"
         following = next((names.at(t, {"Metric"}) for t in doc[value.end + 1 : value.end + 4]
                           if names.at(t, {"Metric"}) is not None), None)
         if following is not None:
             return following, True, False
+    if not words and value.end < len(doc) and doc[value.end].lower_ in _CHANGE_NOUNS:
+        words = [doc[value.end]]  # "2.4 pp gains on ...", however the parse hangs the noun
     gain = any(w.lower_ in _GAIN_WORDS or w.lower_ in _COMPARATIVES for w in words)
     metric = next((names.at(w, {"Metric"}) for w in words if names.at(w, {"Metric"}) is not None), None)
     if metric is None and words:

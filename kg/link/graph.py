@@ -39,6 +39,7 @@ from typing import TypedDict
 import networkx as nx
 
 from .definitions import find_definitions
+from ..extract.settings import tasks_in, without_tasks
 from ..model import Entity, PaperExtraction, Relation
 from ..text import plain_label
 from ..vocab import ACTOR_TYPES, entity_node, paper_node, role_towards
@@ -53,6 +54,7 @@ class ReportedResult(TypedDict):
     unit: str
     previous: float | None  # the value before, in "from X to Y"
     kind: str  # "score" or "gain"
+    setting: str  # what sets the score apart ("zero-shot"; :mod:`kg.extract.settings`), "" for none
     metric: str | None  # entity nodes, or None where the sentence does not say
     dataset: str | None
     subject: str | None
@@ -188,8 +190,21 @@ def build_graph(extractions: Iterable[PaperExtraction], entities: Iterable[Entit
             G.add_edge(source, target, key=relation.relation, role=relation.relation,
                        confidence=relation.confidence, evidence=[evidence], papers=1)
 
-    G.results = [result for ex in extractions for result in _results(ex, mention_entity)]
+    G.results = tasks_apart([result for ex in extractions for result in _results(ex, mention_entity)])
     return G
+
+
+def tasks_apart(results: list[dict]) -> list[dict]:
+    """``results`` with the task of each setting kept only where the scores of its dataset and metric were
+    reached in two tasks or more (COCO's AP of detection, of segmentation, of pose estimation): elsewhere
+    the task is the dataset's own ("73.6% on ImageNet for image classification") and sets nothing apart."""
+    named: dict[tuple, set[str]] = {}
+    for r in results:
+        named.setdefault((r["dataset"], r["metric"]), set()).update(tasks_in(r["setting"]))
+    for r in results:
+        if len(named[(r["dataset"], r["metric"])]) < 2:
+            r["setting"] = without_tasks(r["setting"])
+    return results
 
 
 def _results(extraction: PaperExtraction, mention_entity: dict[tuple[str, int], Entity]) -> list[ReportedResult]:
@@ -208,7 +223,7 @@ def _results(extraction: PaperExtraction, mention_entity: dict[tuple[str, int], 
             continue
         start, end = extraction.sentences[result.sentence]
         found.append({"paper": paper_node(paper.id), "paper_id": paper.id, "value": result.value, "unit": result.unit,
-                      "previous": result.previous, "kind": result.kind, "start": result.start, "end": result.end,
+                      "previous": result.previous, "kind": result.kind, "setting": result.setting, "start": result.start, "end": result.end,
                       "text": paper.abstract[result.start:result.end], "sentence": paper.abstract[start:end],
                       "sentence_index": result.sentence,
                       "confidence": result.confidence,

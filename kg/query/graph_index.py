@@ -291,7 +291,7 @@ def _load_texts(store: ox.Store, G: KnowledgeGraph, scope: Scope | None = None) 
         ends = {part: vocab.node_of_iri(row[part].value) if row[part] else None for part in ("metric", "dataset", "subject")}
         results.append({"paper": paper, "value": float(row["value"].value), "unit": value(row["unit"]),
                         "previous": float(row["previous"].value) if row["previous"] else None,
-                        "kind": row["kind"].value, "start": start, "end": end,
+                        "kind": row["kind"].value, "setting": value(row["setting"]) or "", "start": start, "end": end,
                         "text": G.nodes[paper]["abstract"][start:end], "sentence": row["sentence"].value, **ends})
 
 

@@ -7,9 +7,11 @@ metric at a time (the names of one metric are one entity: "test error rate"
 and "top-1 error" are error, see ``kg.lexicon.METRIC_VARIANTS``), by default
 the one with the most scores; within it, where the direction is known
 ("error" lower, "accuracy" higher), the best comes first, otherwise the order
-is the papers'. What it leaves out it counts, by reason: scores under other
-metrics, gains ("improves by 12%": differences, not comparable values), and
-values of no named metric.
+is the papers'. A board holds one setting: the scores reached the standard
+way, or those of one setting apart ("zero-shot", "adversarial", "few labels":
+:mod:`kg.extract.settings`), never both. What it leaves out it counts, by
+reason: scores under other metrics or settings, gains ("improves by 12%":
+differences, not comparable values), and values of no named metric.
 
 A result whose metric the sentence does not name is left off: a leaderboard
 promises that its rows can be compared, and "2.89%" of no known metric may be
@@ -18,7 +20,7 @@ graph (``kg:Result`` without ``kg:ofMetric``) for queries and the explorer.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import pyoxigraph as ox
 
@@ -47,6 +49,7 @@ class Entry:
     end: int
     confidence: float
     lower_is_better: bool | None
+    setting: str = ""  # "" for a score reached the standard way, else what sets it apart ("zero-shot")
     before: bool = False  # the value a result improved on ("from 93.2% to 94.3%": 93.2%), itself a score
     #: Where ``subject`` comes from: "sentence" (the sentence names it), "proposal" (the sentence names
     #: none and its paper proposes this one method or model), or "" (none: ``unnamed_because`` says why).
@@ -90,15 +93,19 @@ class Board:
     other_metrics: dict[str, int]  # metric -> how many scores under it; each is a leaderboard of its own
     gains: list[Entry]  # differences ("by 0.3%"), not scores
     unnamed: list[Entry]  # values whose sentence names no metric
+    setting: str = ""  # the setting of every ranked score ("" for the standard one)
+    other_settings: dict[str, int] = field(default_factory=dict)  # setting -> scores of the metric under it
 
     def as_json(self) -> dict:
-        return {"dataset": self.dataset, "metric": self.metric, "lower_is_better": self.lower_is_better,
-                "results": [e.__dict__ for e in self.ranked], "other_metrics": self.other_metrics,
+        return {"dataset": self.dataset, "metric": self.metric, "setting": self.setting,
+                "lower_is_better": self.lower_is_better, "results": [e.__dict__ for e in self.ranked],
+                "other_metrics": self.other_metrics, "other_settings": self.other_settings,
                 "gains": [e.__dict__ for e in self.gains], "unranked": [e.__dict__ for e in self.unnamed]}
 
     def as_text(self) -> str:
         """What ``kg leaderboard`` prints: the ranked scores, each with its sentence, then what was left out."""
-        lines = [f"Results on {self.dataset}" + (f", by {self.metric}" if self.metric else "") + ":"]
+        lines = [f"Results on {self.dataset}" + (f", by {self.metric}" if self.metric else "")
+                 + (f", {self.setting}" if self.setting else "") + ":"]
         if not self.ranked:
             lines.append("  (no paper in this graph reports a result on it with a named metric)")
         else:
@@ -112,6 +119,10 @@ class Board:
         if self.other_metrics:
             left.append(f"{counted(sum(self.other_metrics.values()), 'score')} under other metrics: "
                         + ", ".join(f"{m} {n:,}" for m, n in self.other_metrics.items()) + " (rank them with --metric)")
+        if self.other_settings:
+            left.append(f"{counted(sum(self.other_settings.values()), 'score')} of {self.metric} in other settings: "
+                        + ", ".join(f"{s or 'standard'} {n:,}" for s, n in self.other_settings.items())
+                        + " (rank them with --setting)")
         if self.gains:
             left.append(f"{counted(len(self.gains), 'gain')}: differences, not scores")
         if self.unnamed:
@@ -121,9 +132,9 @@ class Board:
         return "\n".join(lines)
 
 
-def leaderboard(store: ox.Store, dataset: str, metric: str | None = None) -> Board:
+def leaderboard(store: ox.Store, dataset: str, metric: str | None = None, setting: str | None = None) -> Board:
     """The leaderboard of the dataset named ``dataset`` (a label or alias) under ``metric``, by
-    default the metric with the most scores on it.
+    default the metric with the most scores on it, in ``setting`` (see :func:`board`).
 
     Raises ``KGError`` when no dataset has that name (with close names to try), or when no score
     on it is of ``metric`` (naming those there are).
@@ -150,8 +161,9 @@ def leaderboard(store: ox.Store, dataset: str, metric: str | None = None) -> Boa
             metric=named, subject=subject, subject_from=source, unnamed_because=because,
             paper=row["paper"].value, paper_label=row["paperLabel"].value, sentence=row["sentence"].value,
             start=int(row["start"].value), end=int(row["end"].value), confidence=float(row["confidence"].value),
-            lower_is_better=lower_is_better(named) if named else None))
-    return board(labels[iri], entries, metric)
+            lower_is_better=lower_is_better(named) if named else None,
+            setting=row["setting"].value if row["setting"] else ""))
+    return board(labels[iri], entries, metric, setting)
 
 
 def _proposals(store: ox.Store, papers: set[str]) -> dict[str, list[str]]:
@@ -166,10 +178,12 @@ def _proposals(store: ox.Store, papers: set[str]) -> dict[str, list[str]]:
     return {paper: sorted(labels) for paper, labels in found.items()}
 
 
-def board(dataset: str, entries: list[Entry], metric: str | None = None) -> Board:
-    """Rank ``entries`` under one metric: ``metric``, or the one with the most scores (ties: by name).
-    Within it the best comes first where the direction is known, else the papers' order is kept. The
-    value a score improved on ("from 93.2% to 94.3%") is ranked too, as a score of its own.
+def board(dataset: str, entries: list[Entry], metric: str | None = None, setting: str | None = None) -> Board:
+    """Rank ``entries`` under one metric: ``metric``, or the one with the most scores (ties: by name), and in
+    one setting: ``setting`` ("standard" or "" for scores reached the standard way), by default the standard
+    one where the metric has such scores, else the setting with the most. Within it the best comes first
+    where the direction is known, else the papers' order is kept. The value a score improved on ("from
+    93.2% to 94.3%") is ranked too, as a score of its own.
 
     >>> e = lambda v, m, kind="score": Entry(v, "%", None, kind, m, "", "p", "p", "", 0, 1, 0.8, m == "error")
     >>> b = board("CIFAR-10", [e(3.0, "error"), e(80.2, "accuracy"), e(2.0, "error"), e(0.1, ""), e(1.0, "error", "gain")])
@@ -190,9 +204,22 @@ def board(dataset: str, entries: list[Entry], metric: str | None = None) -> Boar
             there = ", ".join(f"{m} ({n})" for m, n in sorted(counts.items(), key=lambda x: -x[1])) or "none"
             raise KGError(f"No result on {dataset} is of the metric {metric!r}; its metrics: {there}")
     direction = lower_is_better(chosen) if chosen else None
-    ranked = [e for e in scores if e.metric == chosen]
+    of_metric = [e for e in scores if e.metric == chosen]
+    settings: dict[str, int] = {}
+    for entry in of_metric:
+        settings[entry.setting] = settings.get(entry.setting, 0) + 1
+    if setting is None:
+        kept = "" if "" in settings or not settings else min(settings, key=lambda s: (-settings[s], s))
+    else:
+        wanted = "" if setting.casefold() in ("", "standard") else setting.casefold()
+        kept = next((s for s in settings if s.casefold() == wanted), None)
+        if kept is None:
+            there = ", ".join(f"{s or 'standard'} ({n})" for s, n in sorted(settings.items(), key=lambda x: -x[1]))
+            raise KGError(f"No {chosen} score on {dataset} is in the setting {setting!r}; its settings: {there or 'none'}")
+    ranked = [e for e in of_metric if e.setting == kept]
     if direction is not None:
         ranked.sort(key=lambda e: e.value if direction else -e.value)
     return Board(dataset, chosen, direction, ranked,
                  {m: n for m, n in sorted(counts.items(), key=lambda x: (-x[1], x[0].casefold())) if m != chosen},
-                 [e for e in in_order if e.kind != "score" and e.metric], [e for e in in_order if not e.metric])
+                 [e for e in in_order if e.kind != "score" and e.metric], [e for e in in_order if not e.metric],
+                 kept, {s: n for s, n in sorted(settings.items(), key=lambda x: (-x[1], x[0])) if s != kept})

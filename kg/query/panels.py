@@ -37,6 +37,7 @@ class Comparison:
                          f"\n    metrics:  {names(row['metrics'])}")
             for r in row["results"]:
                 words = [r["text"] + (" gain" if r["kind"] == "gain" else ""), r["metric"],
+                         r["setting"] and f"({r['setting']})",
                          r["dataset"] and f"on {r['dataset']}", r["subject"] and f"by {r['subject']}"]
                 lines.append("    result:   " + " ".join(w for w in words if w))
         for key, title in (("datasets", "Datasets"), ("methods", "Methods proposed for it")):

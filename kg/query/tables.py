@@ -227,7 +227,8 @@ def _result_rows(G: nx.MultiDiGraph, index: dict, spans: dict) -> list[list]:
             spans[result["paper"]].append((result.get("sentence"), result.get("start"), result.get("end")))
             # The value as written, markup removed ("3.14\\%" reads 3.14%).
             rows.append([index[result["paper"]], clean(str(result.get("text", ""))).text, result.get("kind", "score"), *ends,
-                         result.get("start", 0), result.get("value"), result.get("unit") or "", result.get("previous")])
+                         result.get("start", 0), result.get("value"), result.get("unit") or "", result.get("previous"),
+                         result.get("setting") or ""])
     return sorted(rows, key=lambda row: (row[0], row[6]))  # by paper and offset: the store keeps no other order
 
 

@@ -38,7 +38,7 @@ PAGE_KINDS = {"benchmark": "Dataset", "task": "Task", "metric": "Metric"}
 RELATION_FIELDS = ("subject", "object", "relation", "support", "paper", "start", "length")
 #: The fields of one row of the tables' ``results``: node indices (-1: none), the value as written
 #: and as a number.
-RESULT_FIELDS = ("paper", "text", "kind", "metric", "dataset", "subject", "start", "value", "unit", "previous")
+RESULT_FIELDS = ("paper", "text", "kind", "metric", "dataset", "subject", "start", "value", "unit", "previous", "setting")
 #: The fields of one similar paper in the tables' ``paper_similar`` (flat, this many numbers each).
 SIMILAR_FIELDS = ("paper", "score", "words", "entities", "meaning")
 SHARED_LIMIT = 5  # of the entities two similar papers share, the rarest this many are given as the reason
@@ -203,10 +203,10 @@ class Tables:
         relations.sort(key=lambda r: (-r["papers"], js_order(r["relation"]), js_order(r["subject_label"]), js_order(r["object_label"])))
         results = []
         for row in self.results_of[i]:
-            paper, written, kind, metric, dataset, subject, start, value, unit, previous = t["results"][row]
+            paper, written, kind, metric, dataset, subject, start, value, unit, previous, setting = t["results"][row]
             found = self._evidence_at(paper - first, start, 1)
             results.append({"paper": ids[paper], "value": value, "unit": unit, "previous": previous, "kind": kind,
-                            "text": written, "metric": self._name(metric), "dataset": self._name(dataset),
+                            "setting": setting, "text": written, "metric": self._name(metric), "dataset": self._name(dataset),
                             "subject": self._name(subject), "sentence": found["sentence"] if found else ""})
         results.sort(key=lambda r: (js_order(r["dataset"]), js_order(r["metric"]), -r["value"]))
         view = {"id": ids[i], "type": self._kind(i), "label": t["label"][i], "aliases": t["aliases"][i] or [],
@@ -267,27 +267,29 @@ class Tables:
                 for e, papers in ranked[:LIST_LIMIT]]
 
     def _leaderboard(self, i: int) -> list[dict]:
-        """The scores reported on dataset ``i`` (each with its sentence), by metric (most scores first), best first where
-        the metric's direction is known, else in the papers' order: the first :data:`LEADERBOARD_LIMIT` each."""
+        """The scores reported on dataset ``i`` (each with its sentence), by metric and setting (most scores first; a
+        zero-shot or adversarial score is ranked apart), best first where the metric's direction is known, else in the
+        papers' order: the first :data:`LEADERBOARD_LIMIT` each."""
         t, ids, boards = self.t, self.ids, {}
         for row in self.results_of[i]:
-            paper, written, kind, metric, dataset, subject, start, value, unit, previous = t["results"][row]
+            paper, written, kind, metric, dataset, subject, start, value, unit, previous, setting = t["results"][row]
             if dataset == i and kind == "score" and metric >= 0:
                 found = self._evidence_at(paper - self.first, start, 1)
-                boards.setdefault(metric, []).append({
+                boards.setdefault((metric, setting), []).append({
                     "value": value, "unit": unit, "previous": previous, "text": written, "subject": self._name(subject),
                     "paper": ids[paper], "title": t["label"][paper], "sentence": found["sentence"] if found else "",
                     "order": [paper, start]})
         listed = []
-        for metric, entries in boards.items():
+        for (metric, setting), entries in boards.items():
             better = "lower" if metric in self.lower else "higher" if metric in self.higher else ""
             sign = {"lower": 1, "higher": -1}.get(better, 0)
             entries.sort(key=lambda e: (sign * e["value"], e["order"][0], e["order"][1]))
             for entry in entries:
                 del entry["order"]
-            listed.append({"metric": t["label"][metric], "metric_id": ids[metric], "better": better,
+            listed.append({"metric": t["label"][metric], "metric_id": ids[metric], "setting": setting, "better": better,
                            "results": entries[:LEADERBOARD_LIMIT], "not_listed": max(0, len(entries) - LEADERBOARD_LIMIT)})
-        listed.sort(key=lambda board: (-(len(board["results"]) + board["not_listed"]), js_order(board["metric"])))
+        listed.sort(key=lambda board: (-(len(board["results"]) + board["not_listed"]), js_order(board["metric"]),
+                                       js_order(board["setting"])))
         return listed
 
     def _comparison(self, papers: list[int]) -> list[dict]:
@@ -308,9 +310,9 @@ class Tables:
                     cells[column].append(entry)
             results = []
             for r in self.results_in[row]:
-                _, written, kind, metric, dataset, subject, start, *_ = t["results"][r]
+                _, written, kind, metric, dataset, subject, start, *_, setting = t["results"][r]
                 found = self._evidence_at(row, start, 1)
-                results.append({"text": written, "kind": kind, "metric": self._name(metric),
+                results.append({"text": written, "kind": kind, "setting": setting, "metric": self._name(metric),
                                 "dataset": self._name(dataset), "subject": self._name(subject),
                                 "sentence": found["sentence"] if found else ""})
             rows.append({"paper": ids[p], "title": t["label"][p], "year": t["paper_year"][row] or "", **cells,

@@ -59,8 +59,8 @@ _ROLES = {role: str(vocab.role_iri(role)) for role in vocab.ROLES}
 _RELATIONS = {link: str(vocab.link_iri(link)) for link in vocab.LINKS}
 _DEFINITION, _DEFINITION_SOURCE = str(SKOS.definition), str(KG.definitionSource)
 _REACH, _SALIENCE, _AREA, _EXACT_MATCH = str(KG.paperCountWithNarrower), str(KG.salience), str(KG.researchArea), str(SKOS.exactMatch)
-_RESULT, _REPORTS, _VALUE, _PREVIOUS, _UNIT, _KIND = map(str, (
-    KG.Result, KG.reports, KG.value, KG.previousValue, KG.unit, KG.resultKind))
+_RESULT, _REPORTS, _VALUE, _PREVIOUS, _UNIT, _KIND, _SETTING = map(str, (
+    KG.Result, KG.reports, KG.value, KG.previousValue, KG.unit, KG.resultKind, KG.setting))
 _ON_DATASET, _OF_METRIC, _ACHIEVED_BY = str(KG.onDataset), str(KG.ofMetric), str(KG.achievedBy)
 _INTEGER, _DECIMAL, _GYEAR, _NON_NEGATIVE = map(str, (XSD.integer, XSD.decimal, XSD.gYear, XSD.nonNegativeInteger))
 
@@ -262,6 +262,8 @@ def _result_blocks(results: list[dict], paper: str, iris: dict[str, str], base: 
             pairs.append((_UNIT, _plain(result["unit"])))
         if result["previous"] is not None:
             pairs.append((_PREVIOUS, decimal_literal(result["previous"])))
+        if result.get("setting"):
+            pairs.append((_SETTING, _plain(result["setting"])))
         for prop, part in ((_ON_DATASET, "dataset"), (_OF_METRIC, "metric"), (_ACHIEVED_BY, "subject")):
             if result[part] is not None:
                 pairs.append((prop, iris[result[part]]))

@@ -43,7 +43,7 @@ function entityButtons(entries) {
 
 function resultText(r) {
   return r.text + (r.kind === "gain" ? " gain" : "")
-    + [r.metric, r.dataset && "on " + r.dataset, r.subject && "by " + r.subject].filter(Boolean).map((w) => " " + w).join("");
+    + [r.metric, r.setting && "(" + r.setting + ")", r.dataset && "on " + r.dataset, r.subject && "by " + r.subject].filter(Boolean).map((w) => " " + w).join("");
 }
 
 function scoreCell(text, sentence) {

@@ -149,7 +149,7 @@ function yearChart(years) {
 function leaderboardBox(board) {
   const box = el("div", null, "kg-board");
   const head = el("h4");
-  head.append(bdi(board.metric), el("span", board.better ? " · " + board.better + " is better" : " · papers' order", "kg-muted"));
+  head.append(bdi(board.metric + (board.setting ? " (" + board.setting + ")" : "")), el("span", board.better ? " · " + board.better + " is better" : " · papers' order", "kg-muted"));
   const list = el("ol", null, "kg-leaderboard");
   for (const entry of board.results) {
     const row = el("li");

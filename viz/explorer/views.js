@@ -33,9 +33,9 @@ function entityView(tables, i) {
   }).sort((a, b) => b.papers - a.papers || compareText(a.relation, b.relation)
     || compareText(a.subject_label, b.subject_label) || compareText(a.object_label, b.object_label));
   const results = resultsOf[i].map((row) => {
-    const [paper, written, kind, metric, dataset, subject, start, value, unit, previous] = t.results[row];
+    const [paper, written, kind, metric, dataset, subject, start, value, unit, previous, setting] = t.results[row];
     const found = evidenceAt(paper - first, start, 1);
-    return { paper: ids[paper], value: value, unit: unit, previous: previous, kind: kind, text: written,
+    return { paper: ids[paper], value: value, unit: unit, previous: previous, kind: kind, setting: setting, text: written,
              metric: nameOf(metric), dataset: nameOf(dataset), subject: nameOf(subject),
              sentence: found ? found.sentence : "" };
   }).sort((a, b) => compareText(a.dataset, b.dataset) || compareText(a.metric, b.metric) || b.value - a.value);
@@ -113,32 +113,33 @@ function counted(tables, found) {
     .map(([e, papers]) => ({ id: ids[e], label: t.label[e], type: kindOf(e), papers: papers.size }));
 }
 
-/** The scores on dataset `i` (each with its sentence) by metric, best first where the direction is known
- * (kg.query.views.Tables._leaderboard). */
+/** The scores on dataset `i` (each with its sentence) by metric and setting, best first where the direction is
+ * known (kg.query.views.Tables._leaderboard). */
 function leaderboardOf(tables, i) {
   const { t, ids, resultsOf, nameOf, lower, higher } = tables;
   const boards = new Map();
   for (const row of resultsOf[i]) {
-    const [paper, written, kind, metric, dataset, subject, start, value, unit, previous] = t.results[row];
+    const [paper, written, kind, metric, dataset, subject, start, value, unit, previous, setting] = t.results[row];
     if (dataset !== i || kind !== "score" || metric < 0) continue;
-    if (!boards.has(metric)) boards.set(metric, []);
+    const key = metric + "\u0000" + setting; // a zero-shot or adversarial score is ranked apart
+    if (!boards.has(key)) boards.set(key, { metric: metric, setting: setting, entries: [] });
     const found = tables.evidenceAt(paper - tables.first, start, 1);
-    boards.get(metric).push({ value: value, unit: unit, previous: previous, text: written, subject: nameOf(subject),
+    boards.get(key).entries.push({ value: value, unit: unit, previous: previous, text: written, subject: nameOf(subject),
                               paper: ids[paper], title: t.label[paper], sentence: found ? found.sentence : "",
                               order: [paper, start] });
   }
   const listed = [];
-  for (const [metric, entries] of boards) {
+  for (const { metric, setting, entries } of boards.values()) {
     const better = lower.has(metric) ? "lower" : higher.has(metric) ? "higher" : "";
     const sign = better === "lower" ? 1 : better === "higher" ? -1 : 0;
     entries.sort((a, b) => sign * a.value - sign * b.value || a.order[0] - b.order[0] || a.order[1] - b.order[1]);
     for (const entry of entries) delete entry.order;
-    listed.push({ metric: t.label[metric], metric_id: ids[metric], better: better,
+    listed.push({ metric: t.label[metric], metric_id: ids[metric], setting: setting, better: better,
                   results: entries.slice(0, meta.leaderboard_limit),
                   not_listed: Math.max(0, entries.length - meta.leaderboard_limit) });
   }
   return listed.sort((a, b) => (b.results.length + b.not_listed) - (a.results.length + a.not_listed)
-    || compareText(a.metric, b.metric));
+    || compareText(a.metric, b.metric) || compareText(a.setting, b.setting));
 }
 
 /** A task's papers as a table, each result with its sentence (kg.query.views.Tables._comparison). */
@@ -155,9 +156,9 @@ function comparisonOf(tables, papers) {
       if (column && !cells[column].some((entry) => entry.id === ids[e])) cells[column].push({ id: ids[e], label: t.label[e] });
     }
     const results = resultsIn[row].map((r) => {
-      const [, written, kind, metric, dataset, subject, start] = t.results[r];
+      const [, written, kind, metric, dataset, subject, start, , , , setting] = t.results[r];
       const found = tables.evidenceAt(row, start, 1);
-      return { text: written, kind: kind, metric: nameOf(metric), dataset: nameOf(dataset), subject: nameOf(subject),
+      return { text: written, kind: kind, setting: setting, metric: nameOf(metric), dataset: nameOf(dataset), subject: nameOf(subject),
                sentence: found ? found.sentence : "" };
     });
     return Object.assign({ paper: ids[p], title: t.label[p], year: t.paper_year[row] || "" }, cells, { results: results });
