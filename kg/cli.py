@@ -814,8 +814,8 @@ def leaderboard(dataset, graph, metric, setting, fmt):
     """The results papers report on DATASET (a label or alias), best first, under one metric.
 
     The names of one metric rank together ("test error rate", "top-1 error"
-    and "classification error" are error), and so does the value a result
-    improved on ("from 93.2% to 94.3%": 93.2%, marked "before"). Where the metric's direction is
+    and "classification error" are error); only the papers' own scores are
+    ranked ("from 93.2% to 94.3%" ranks 94.3%, with 93.2% beside it). Where the metric's direction is
     known (error, perplexity, FID: lower is better; accuracy, success rate,
     F1: higher) the best comes first; otherwise the papers' order is kept.
     What is left out is counted by reason: scores under other metrics (rank

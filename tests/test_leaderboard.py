@@ -39,11 +39,11 @@ def test_asking_for_a_metric_no_score_has_names_those_there_are():
         board("CIFAR-10", [entry(3.0, "error")], metric="BLEU")
 
 
-def test_the_value_a_result_improved_on_is_ranked_as_a_score_of_its_own():
+def test_the_value_a_result_improved_on_is_shown_beside_it_not_ranked_as_someone_elses_score():
     improved = Entry(94.3, "%", 93.2, "score", "accuracy", "AcmeNet", "p", "p", "", 0, 1, 0.8, False)
     ranked = board("MNIST", [improved, entry(93.8, "accuracy", paper="q")])
-    assert [(e.value, e.subject, e.before, e.shown()) for e in ranked.ranked] == [
-        (94.3, "AcmeNet", False, "93.2% -> 94.3%"), (93.8, "", False, "93.8%"), (93.2, "", True, "93.2% (before)")]
+    assert [(e.value, e.subject, e.shown()) for e in ranked.ranked] == [
+        (94.3, "AcmeNet", "93.2% -> 94.3%"), (93.8, "", "93.8%")]
 
 
 def test_scores_of_another_setting_are_counted_not_ranked_and_ranked_when_asked_for():

@@ -20,7 +20,7 @@ graph (``kg:Result`` without ``kg:ofMetric``) for queries and the explorer.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
@@ -50,7 +50,6 @@ class Entry:
     confidence: float
     lower_is_better: bool | None
     setting: str = ""  # "" for a score reached the standard way, else what sets it apart ("zero-shot")
-    before: bool = False  # the value a result improved on ("from 93.2% to 94.3%": 93.2%), itself a score
     #: Where ``subject`` comes from: "sentence" (the sentence names it), "proposal" (the sentence names
     #: none and its paper proposes this one method or model), or "" (none: ``unnamed_because`` says why).
     subject_from: str = ""
@@ -59,27 +58,17 @@ class Entry:
     def reached_by(self) -> str:
         """Who reached the value, as a reader is told: the method or model, marked when it is the
         paper's proposal rather than a name in the sentence, or why none can be named."""
-        if self.before:
-            return "(what the paper improved on)"
         if self.subject_from == "proposal":
             return f"{self.subject} (its paper's proposal; the sentence names none)"
         return self.subject or f"(not named: {self.unnamed_because or 'the sentence names no method'})"
 
     def shown(self) -> str:
-        """The value as a reader writes it: "80.2%", "57.5% -> 64.0%", "+12%", "1.37", "57.5% (before)"."""
+        """The value as a reader writes it: "80.2%", "57.5% -> 64.0%", "+12%", "1.37"."""
         unit = {"": "", "%": "%", "points": " points", "x": "x"}.get(self.unit, f" {self.unit}")
         value = f"{self.value:g}{unit}"
-        if self.before:
-            return f"{value} (before)"
         if self.previous is not None:
             return f"{self.previous:g}{unit} -> {value}"
         return f"+{value}" if self.kind == "gain" and self.unit != "x" else value
-
-    def value_before(self) -> "Entry | None":
-        """The value this result improved on as an entry of its own, reached by no one named."""
-        if self.previous is None or self.kind != "score":
-            return None
-        return replace(self, value=self.previous, previous=None, subject="", subject_from="", before=True)
 
 
 @dataclass
@@ -182,8 +171,8 @@ def board(dataset: str, entries: list[Entry], metric: str | None = None, setting
     """Rank ``entries`` under one metric: ``metric``, or the one with the most scores (ties: by name), and in
     one setting: ``setting`` ("standard" or "" for scores reached the standard way), by default the standard
     one where the metric has such scores, else the setting with the most. Within it the best comes first
-    where the direction is known, else the papers' order is kept. The value a score improved on ("from
-    93.2% to 94.3%") is ranked too, as a score of its own.
+    where the direction is known, else the papers' order is kept. Only the papers' own scores are ranked:
+    the value one improved on ("from 93.2% to 94.3%": 93.2%) is shown beside it, not ranked.
 
     >>> e = lambda v, m, kind="score": Entry(v, "%", None, kind, m, "", "p", "p", "", 0, 1, 0.8, m == "error")
     >>> b = board("CIFAR-10", [e(3.0, "error"), e(80.2, "accuracy"), e(2.0, "error"), e(0.1, ""), e(1.0, "error", "gain")])
@@ -191,8 +180,7 @@ def board(dataset: str, entries: list[Entry], metric: str | None = None, setting
     ('error', [2.0, 3.0], {'accuracy': 1}, 1, 1)
     """
     in_order = sorted(entries, key=lambda e: (e.paper_label, e.start))
-    # "from 93.2% to 94.3%": both are scores on the dataset, the first of what the paper improved on.
-    scores = [x for e in in_order if e.kind == "score" and e.metric for x in (e, e.value_before()) if x is not None]
+    scores = [e for e in in_order if e.kind == "score" and e.metric]
     counts: dict[str, int] = {}
     for entry in scores:
         counts[entry.metric] = counts.get(entry.metric, 0) + 1
