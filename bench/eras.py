@@ -134,13 +134,16 @@ def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally:
         if result.get("kind") == "score" and value is not None and _itself(result["dataset"], result.get("variant")):
             gold[result["dataset"]][result["paper"], round(value, 4)] = result
     for dataset, expected in sorted(gold.items()):
+        boards = []  # every metric's, in every setting (a zero-shot score is on its own board)
         try:
             first = leaderboard(store, dataset)
-            boards = [first] + [leaderboard(store, dataset, metric) for metric in first.other_metrics]
+            for metric in [first.metric] + list(first.other_metrics):
+                board = leaderboard(store, dataset, metric)
+                boards += [board] + [leaderboard(store, dataset, metric, s or "standard") for s in board.other_settings]
         except Exception:  # noqa: BLE001 - a dataset the graph lacks: every judged score is missed
-            boards = []
+            pass
         entries = {}
-        for entry in (e for b in boards for e in b.ranked if not e.before):
+        for entry in (e for b in boards for e in b.ranked):
             paper = ids.get(entry.paper)
             if read is None or paper in read:
                 entries[paper, round(entry.value, 4)] = entry
