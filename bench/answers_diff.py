@@ -3,18 +3,15 @@ against NEW's byte for byte, to show that a refactor or a faster read path chang
 
     python bench/answers_diff.py OLD_COMMIT NEW_COMMIT GRAPH [GRAPH ...] [--work DIR] [--sweep N] [--seed S]
 
-Each commit is checked out as a detached git worktree of this repository (in DIR, by default a
-temporary folder removed at the end) and answers in a subprocess of this interpreter with its
-worktree on PYTHONPATH, through click's CliRunner (stdout not a tty, as when piped). What is asked
-of each graph is gathered from it with NEW's code: the 15 most mentioned entities of each type and
-an alias each of the first five, 10 random papers by id and 5 by title, every dataset with results,
-and misses (a name no entity has, a misspelled one, an unknown paper); they go to stats, query
---list and the shipped --example queries, related, explain (one and two names), compare,
-leaderboard (and --metric accuracy), similar and trends, each as a table and as --format json.
-Then kg export in each format it offers, and a sweep of compare and similar --format json over N
-random tasks and N random papers. Prints per graph the cases compared, identical, different and
-exiting non-zero, then each difference with the first lines of its unified diff. Exit status 1
-when any answer differs.
+Each commit is a detached git worktree of this repository (in DIR, by default a temporary folder)
+answering in its own subprocess through click's CliRunner (stdout not a tty, as when piped). The
+queries, gathered from each graph with NEW's code: the 15 most mentioned entities of each type,
+aliases, 10 random papers by id and 5 by title, every dataset with results, deliberate misses; asked of
+stats, query (--list, --example), related, explain, compare, leaderboard, similar and trends, as a
+table and as --format json. Then kg export in each of its formats, and compare and similar --format
+json over N random tasks and N random papers. Prints per graph the cases compared, identical,
+different and exiting non-zero, then each difference with the start of its unified diff; exit
+status 1 when any answer differs.
 """
 from __future__ import annotations
 
@@ -53,7 +50,8 @@ def gather(job: dict) -> dict:
         store = open_graph(graph)
 
         def rows(sparql: str) -> list:
-            return [[term.value for term in row] for row in store.query(sparql, prefixes=PREFIXES)]
+            return [[None if term is None else term.value for term in row]
+                    for row in store.query(sparql, prefixes=PREFIXES)]
 
         top, aliases = {}, {}
         for entity_type in TYPES:
@@ -62,7 +60,8 @@ def gather(job: dict) -> dict:
                           f"GROUP BY ?e ?label ?papers ORDER BY DESC(?papers) ?label LIMIT {TOP_PER_TYPE}")
             top[entity_type] = [label for label, _ in ranked]
             aliases[entity_type] = [alias for _, alias in ranked[:ALIASES_OF_TOP] if alias is not None]
-        papers = sorted(rows("SELECT ?id ?title WHERE { ?p a kg:Paper ; dcterms:identifier ?id ; dcterms:title ?title }"))
+        papers = sorted(rows("SELECT ?id ?title WHERE { ?p a kg:Paper ; dcterms:identifier ?id ; "
+                             "dcterms:title ?title }"))
         tasks = sorted({label for label, in rows("SELECT ?label WHERE { ?e a kg:Task ; skos:prefLabel ?label }")})
         # one generator per graph, so a graph's picks do not depend on the graphs before it
         rng = random.Random(job["seed"])
@@ -81,7 +80,7 @@ def gather(job: dict) -> dict:
 
 
 def answer(job: dict) -> dict:
-    """Every case's stdout, stderr, exit code and uncaught exception; and the exports, on disk."""
+    """Every case's stdout, stderr, exit code and uncaught exception, and the files each export wrote."""
     import kg
     from click.testing import CliRunner
     from kg.cli import main
@@ -93,35 +92,41 @@ def answer(job: dict) -> dict:
     def run(args: list[str]) -> dict:
         result = runner.invoke(main, args, prog_name="kg")
         crash = result.exception if not isinstance(result.exception, (SystemExit, type(None))) else None
-        # surrogateescape keeps undecodable bytes, so comparing the texts compares the bytes
-        return {"stdout": result.stdout_bytes.decode("utf-8", "surrogateescape"),
-                "stderr": (result.stderr_bytes or b"").decode("utf-8", "surrogateescape"),
+        return {"stdout": text(result.stdout_bytes), "stderr": text(result.stderr_bytes or b""),
                 "exit": str(result.exit_code),
                 # the type and message only: a traceback names the worktree's paths, which always differ
                 "exception": f"{type(crash).__name__}: {crash}" if crash else ""}
 
-    answers = {graph: {kind: [run(args) for args in cases] for kind, cases in kinds.items()}
-               for graph, kinds in job["cases"].items()}
-    for graph, folders in job["exports"].items():
-        answers[graph]["exports"] = []
-        for export_format, folder in folders.items():
-            Path(folder).mkdir(parents=True)
-            os.chdir(folder)  # a relative -o, so the "Wrote PATH" line is the same for both versions
-            answers[graph]["exports"].append(run(["export", "-g", graph, "--to", export_format,
-                                                  "-o", f"{Path(graph).name}.{export_format}"]))
-    return answers
+    def export(args: list[str], folder: Path) -> dict:
+        folder.mkdir(parents=True)
+        os.chdir(folder)  # -o is relative, so the "Wrote PATH" line is the same for both versions
+        answer = run(args)
+        files = sorted(path for path in folder.rglob("*") if path.is_file())
+        return {**answer, **{f"file {path.relative_to(folder)}": text(path.read_bytes()) for path in files}}
+
+    shutil.rmtree(job["exports"], ignore_errors=True)
+    return {graph: {kind: [export(args, Path(job["exports"], str(number), args[-1])) if args[0] == "export"
+                           else run(args) for args in cases] for kind, cases in kinds.items()}
+            for number, (graph, kinds) in enumerate(job["cases"].items())}
+
+
+def text(output: bytes) -> str:
+    # surrogateescape keeps undecodable bytes, so comparing the texts compares the bytes
+    return output.decode("utf-8", "surrogateescape")
 
 
 # ---- run here: the worktrees, the cases, the comparison ----
 
-def read_cases(graph: str, queries: dict) -> list[list[str]]:
-    """Every read command asked of ``graph``, as kg's argument lists, each as a table and as json."""
-    cases = [["stats", "-g", graph], ["query", "--list", "-g", graph]]
-    cases += [["query", "--example", "top-datasets", "--format", fmt, "-g", graph] for fmt in ("csv",)]
+def cases_of(graph: str, queries: dict) -> dict[str, list[list[str]]]:
+    """What is asked of ``graph``, as kg's argument lists: the read commands (each as a table and as
+    json), the sweep and the exports."""
+    cases = [["stats", "-g", graph], ["query", "--list", "-g", graph],
+             ["query", "--example", "top-datasets", "--format", "csv", "-g", graph]]
 
     def both(*args: str) -> None:
         cases.extend([[*args, "-g", graph], [*args, "-g", graph, "--format", "json"]])
 
+    both("query", "--example", "top-datasets")
     top = queries["top"]
     for entity_type in TYPES:
         for name in top[entity_type]:
@@ -142,9 +147,6 @@ def read_cases(graph: str, queries: dict) -> list[list[str]]:
             both("explain", alias)
             if entity_type == "Task":
                 both("compare", alias)
-    both("query", "--example", "top-datasets")
-    if top["Method"]:
-        both("compare", top["Method"][0])  # a method where a task is expected
     for dataset in queries["result_datasets"]:
         if dataset not in top["Dataset"]:
             both("leaderboard", dataset)
@@ -158,18 +160,20 @@ def read_cases(graph: str, queries: dict) -> list[list[str]]:
     if len(queries["venues"]) >= 2:
         both("trends", "--by", "venue", "--from", queries["venues"][0], "--to", queries["venues"][-1],
              "--type", "Method")
+    # misses: a method where a task is expected, a name no entity has, a misspelled one, an unknown paper
+    for method in top["Method"][:1]:
+        both("compare", method)
     misspelled = [top["Method"][0][:-1] + "x" + top["Method"][0][-1]] if top["Method"] else []
     for miss in ["zzqx no such thing", *misspelled]:
         for command in ("related", "explain", "compare", "leaderboard"):
             both(command, miss)
     both("similar", "zzNoSuchPaper")
-    return cases
-
-
-def sweep_cases(graph: str, queries: dict) -> list[list[str]]:
     # "--" before the name: a task or a paper id may start with "-"
-    return ([["compare", "-g", graph, "--format", "json", "--", task] for task in queries["sweep_tasks"]]
-            + [["similar", "-g", graph, "--format", "json", "--", paper] for paper in queries["sweep_papers"]])
+    sweep = [["compare", "-g", graph, "--format", "json", "--", task] for task in queries["sweep_tasks"]]
+    sweep += [["similar", "-g", graph, "--format", "json", "--", paper] for paper in queries["sweep_papers"]]
+    exports = [["export", "-g", graph, "--to", export_format, "-o", f"{Path(graph).name}.{export_format}"]
+               for export_format in queries["export_formats"]]
+    return {"read commands": cases, "sweep": sweep, "exports": exports}
 
 
 def git(repo: Path, *args: str, check: bool = True) -> str:
@@ -196,38 +200,24 @@ def in_versions(worktrees: dict[str, Path], mode: str, jobs: dict[str, dict], wo
     return {version: json.loads(result_file.read_text()) for version, (result_file, _) in running.items()}
 
 
-def with_files(answer: dict, folder: Path) -> dict:
-    """An export's answer with the text of each file it wrote."""
-    files = sorted(path for path in folder.rglob("*") if path.is_file())
-    return {**answer, **{f"file {path.relative_to(folder)}": path.read_bytes().decode("utf-8", "surrogateescape")
-                         for path in files}}
-
-
-def first_diff_lines(old: dict, new: dict) -> tuple[list[str], list[str]]:
-    """The parts (stdout, a file ...) that differ, and the start of the first one's unified diff."""
-    differing = [part for part in dict.fromkeys([*old, *new]) if old.get(part) != new.get(part)]
-    part = differing[0]
-    lines = difflib.unified_diff(old.get(part, "<missing>").splitlines(), new.get(part, "<missing>").splitlines(),
-                                 f"old {part}", f"new {part}", n=1, lineterm="")
-    return differing, [line[:160] for line in lines][:DIFF_LINES]
-
-
 def report(graph: str, old: dict, new: dict, cases: dict[str, list[list[str]]]) -> int:
     """Print ``graph``'s table and its differences; return how many answers differ."""
     print(f"\n{Path(graph).name:<16}{'cases':>8}{'identical':>11}{'different':>11}{'exit≠0':>8}")
-    shown = []
+    differing = []
     for kind, kind_cases in cases.items():
         pairs = list(zip(old[kind], new[kind]))
         failing = sum(a["exit"] != "0" or b["exit"] != "0" for a, b in pairs)
-        differing = [(args, a, b) for args, (a, b) in zip(kind_cases, pairs) if a != b]
-        print(f"  {kind:<14}{len(pairs):>8}{len(pairs) - len(differing):>11}{len(differing):>11}{failing:>8}")
-        shown += differing
-    for args, a, b in shown:
-        parts, lines = first_diff_lines(a, b)
-        command = [arg for arg in args if arg not in ("-g", graph)]
-        print(f"\n  differs: kg {shlex.join(command)}   in {', '.join(parts)}")
-        print("\n".join("    " + line for line in lines))
-    return len(shown)
+        different = [(args, a, b) for args, (a, b) in zip(kind_cases, pairs) if a != b]
+        print(f"  {kind:<14}{len(pairs):>8}{len(pairs) - len(different):>11}{len(different):>11}{failing:>8}")
+        differing += different
+    for args, a, b in differing:
+        parts = [part for part in dict.fromkeys([*a, *b]) if a.get(part) != b.get(part)]  # stdout, a file ...
+        lines = difflib.unified_diff(a.get(parts[0], "").splitlines(), b.get(parts[0], "").splitlines(),
+                                     f"old {parts[0]}", f"new {parts[0]}", n=1, lineterm="")
+        command = shlex.join(arg for arg in args if arg not in ("-g", graph))
+        print(f"\n  differs: kg {command}   in {', '.join(parts)}")
+        print("\n".join("    " + line[:160] for line in list(lines)[:DIFF_LINES]))
+    return len(differing)
 
 
 def compare(old_commit: str, new_commit: str, graphs: list[str], work: Path, *, sweep: int, seed: int) -> int:
@@ -241,30 +231,15 @@ def compare(old_commit: str, new_commit: str, graphs: list[str], work: Path, *, 
             if path.exists():
                 raise SystemExit(f"{path} exists and is not a worktree of {repo}; choose another --work")
             git(repo, "worktree", "add", "--detach", str(path), commits[version])
-        print(f"old {commits['old'][:10]}, new {commits['new'][:10]}; gathering the queries with new's code",
-              flush=True)
-        queries = in_versions(worktrees, "gather", {"new": {"graphs": graphs, "sweep": sweep, "seed": seed}},
-                              work)["new"]
-        cases = {graph: {"read commands": read_cases(graph, queries[graph]),
-                         "sweep": sweep_cases(graph, queries[graph])} for graph in graphs}
-        export_folders = {version: {graph: {fmt: str(work / "exports" / version / f"{number}.{Path(graph).name}" / fmt)
-                                            for fmt in queries[graph]["export_formats"]}
-                                    for number, graph in enumerate(graphs)} for version in commits}
-        shutil.rmtree(work / "exports", ignore_errors=True)
-        print(f"answering {sum(len(c) for kinds in cases.values() for c in kinds.values())} cases "
-              f"with each version", flush=True)
-        answers = in_versions(worktrees, "answer", {version: {"cases": cases, "exports": export_folders[version]}
-                                                    for version in commits}, work)
-        differences = 0
-        for graph in graphs:
-            formats = queries[graph]["export_formats"]
-            old, new = answers["old"][graph], answers["new"][graph]
-            for version in commits:
-                answers[version][graph]["exports"] = [
-                    with_files(answer, Path(export_folders[version][graph][fmt]))
-                    for answer, fmt in zip(answers[version][graph]["exports"], formats)]
-            export_cases = [["export", "-g", graph, "--to", fmt] for fmt in formats]
-            differences += report(graph, old, new, {**cases[graph], "exports": export_cases})
+        print(f"old {commits['old'][:10]}, new {commits['new'][:10]}: gathering the queries", flush=True)
+        job = {"graphs": graphs, "sweep": sweep, "seed": seed}
+        queries = in_versions(worktrees, "gather", {"new": job}, work)["new"]
+        cases = {graph: cases_of(graph, asked) for graph, asked in queries.items()}
+        print(f"answering {sum(len(c) for kinds in cases.values() for c in kinds.values())} cases", flush=True)
+        jobs = {version: {"cases": cases, "exports": str(work / "exports" / version)} for version in commits}
+        answers = in_versions(worktrees, "answer", jobs, work)
+        differences = sum(report(graph, answers["old"][graph], answers["new"][graph], cases[graph])
+                          for graph in graphs)
         print(f"\n{differences} answers differ" if differences else "\nevery answer identical")
         return differences
     finally:
@@ -283,20 +258,18 @@ def main() -> None:
     parser.add_argument("old", metavar="OLD_COMMIT", help="The commit answering as before.")
     parser.add_argument("new", metavar="NEW_COMMIT", help="The commit to check; its code gathers the queries.")
     parser.add_argument("graphs", metavar="GRAPH", nargs="+", help="A graph built by kg build (its -o path).")
-    parser.add_argument("--work", metavar="DIR", help="Where the worktrees and answers go (kept). "
-                                                      "Default: a temporary folder, removed at the end.")
+    parser.add_argument("--work", metavar="DIR", help="Where the worktrees DIR/old and DIR/new (remade, then "
+                        "removed) and the answers (kept) go. Default: a temporary folder, removed at the end.")
     parser.add_argument("--sweep", metavar="N", type=int, default=100,
                         help="Random tasks for compare and random papers for similar. Default: 100.")
-    parser.add_argument("--seed", metavar="S", type=int, default=20231204, help="Of the random picks. Default: 20231204.")
+    parser.add_argument("--seed", metavar="S", type=int, default=20231204,
+                        help="Of the random picks. Default: 20231204.")
     args = parser.parse_args()
-    work = Path(args.work).resolve() if args.work else Path(tempfile.mkdtemp(prefix="answers_diff."))
-    work.mkdir(parents=True, exist_ok=True)
-    try:
+    with tempfile.TemporaryDirectory(prefix="answers_diff.") as temporary:
+        work = Path(args.work or temporary).resolve()
+        work.mkdir(parents=True, exist_ok=True)
         differences = compare(args.old, args.new, [os.path.abspath(graph) for graph in args.graphs], work,
                               sweep=args.sweep, seed=args.seed)
-    finally:
-        if not args.work:
-            shutil.rmtree(work, ignore_errors=True)
     sys.exit(1 if differences else 0)
 
 

@@ -5,9 +5,12 @@ flow matching", where "flow" is read as a verb). Once the corpus has named a
 thing, its distinctive surface forms (acronyms, names with capitals or digits,
 phrases of several words) are looked up in every abstract, and each occurrence
 that no mention covers yet becomes a mention of the entity it names (through
-the paper's own acronyms, as :func:`kg.resolve.entities.cluster_key` says). The
-paper's role for it is read from the words just before it ("relative to X",
-"than X" -> comparesWith) or else from its type.
+the paper's own acronyms, as :func:`kg.resolve.entities.cluster_key` says), where
+the mention judge (:mod:`kg.extract.judge`) keeps it as it keeps an extracted
+one: one uncertain reading ("vocabulary size optimized for GPU throughput", GPU
+a Dataset) is not put into every abstract that names the word. The paper's role
+for it is read from the words just before it ("relative to X", "than X" ->
+comparesWith) or else from its type.
 
 It is the last step of resolution. It reads each abstract as the extraction
 tokenized it (``PaperExtraction.tokens``): the text is neither cleaned nor
@@ -19,6 +22,8 @@ from __future__ import annotations
 import functools
 from dataclasses import replace
 
+from ..extract.features import probabilities
+from ..extract.judge import model as judge_weights
 from ..keys import is_acronym_like
 from ..model import Entity, Mention, PaperExtraction
 from .entities import cluster_key, corpus_names
@@ -103,7 +108,7 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity], *,
                 if as_written in patterns or lowered in patterns:
                     found.append((i, j))
         covered = [(m.start, m.end) for m in ex.mentions]
-        mentions = list(ex.mentions)
+        mentions, gained = list(ex.mentions), []
         for i, j in _longest_first(found):
             start, end = spans[2 * i], spans[2 * (j - 1) + 1]
             if any(s < end and start < e for s, e in covered):
@@ -118,10 +123,26 @@ def propagate(extractions: list[PaperExtraction], entities: list[Entity], *,
             role = "comparesWith" if label in ACTOR_TYPES and before & _COMPARE_CUES else DEFAULT_ROLE[label]
             mentions.append(Mention(start, end, text, label, max(sentence, 0), CONFIDENCE, EXTRACTOR,
                                     role=role, role_confidence=CONFIDENCE))
-            added.setdefault(entity.key, []).append((ex.paper.id, len(mentions) - 1))
+            gained.append(entity.key)
             covered.append((start, end))
-        results.append(replace(ex, mentions=mentions))
+        grown = replace(ex, mentions=mentions)
+        if gained:  # a name found is kept where the judge of every extracted mention keeps it
+            first = len(ex.mentions)
+            keep = _kept_by_judge(grown)
+            kept = [n for n in range(first, len(mentions)) if keep[n]]
+            grown.mentions = mentions[:first] + [mentions[n] for n in kept]
+            for position, n in enumerate(kept, first):
+                added.setdefault(gained[n - first], []).append((ex.paper.id, position))
+        results.append(grown)
     return results, [replace(e, mentions=e.mentions + added[e.key]) if e.key in added else e for e in entities]
+
+
+def _kept_by_judge(extraction: PaperExtraction) -> list[bool]:
+    """For each mention of ``extraction``, whether the mention judge (:mod:`kg.extract.judge`) keeps it."""
+    weights = judge_weights()
+    if weights is None:
+        return [True] * len(extraction.mentions)
+    return [bool(p >= weights["keep"]) for p in probabilities(extraction, weights)]
 
 
 def _pattern(words: list[str], *, exact: bool) -> tuple[str, ...]:
