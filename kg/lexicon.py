@@ -227,12 +227,13 @@ METRICS_AFTER_NUMBER = {"AP", "AP50", "AP75", "APbox", "APmask", "AR", "PQ", "mA
 #: Words of a metric's name that say which way is better ("test error rate": lower).
 LOWER_IS_BETTER = frozenset("""
 error errors loss perplexity fid wer cer ter mse mae rmse latency distance lpips bpc bpd regret cost time
-violation violations divergence kid ece nll mpjpe ade fde epe chamfer absrel forgetting
+violation violations divergence kid ece nll mpjpe ade fde epe chamfer absrel forgetting flops nfe nfes ate bits
 """.split())
 HIGHER_IS_BETTER = frozenset("""
 accuracy success f1 precision recall bleu rouge rouge-l meteor cider auc auroc auprc map iou miou psnr ssim
 score win pass@1 pass@k match correlation reward return clipscore hit hits ndcg mrr coverage
-ap ap50 ap75 apbox apmask map50 nds pq mota hota idf1 spl em dice mcc kappa pearson spearman elo
+ap ap50 ap75 apbox apmask map50 nds pq mota hota idf1 spl em dice mcc kappa pearson spearman elo ar ma las uas
+fidelity robustness fps
 """.split())
 
 #: Two-word idioms whose second word the learned NER takes for a mention ("on average").
@@ -250,7 +251,7 @@ def lower_is_better(metric: str) -> bool | None:
     >>> lower_is_better("test error rate"), lower_is_better("success rates"), lower_is_better("novelty")
     (True, False, None)
     """
-    words = set(metric.lower().replace("-", " ").split())
+    words = set(metric.lower().replace("-", " ").replace("^", " ").replace("_", " ").split())  # "AP^m_all" is an AP
     if words & LOWER_IS_BETTER:
         return True
     if words & HIGHER_IS_BETTER:
