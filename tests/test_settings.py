@@ -50,3 +50,26 @@ def test_a_task_the_value_is_reached_in_sets_it_apart_and_a_task_in_a_name_does_
         x.mentions.append(Mention(start, start + len(task), task, "Task", 0, 0.9, "rules/1"))
     settle_settings(x)
     assert [r.setting for r in x.results] == ["object detection", "instance segmentation", ""]
+
+
+def test_the_explorer_shows_a_zero_shot_score_on_a_board_of_its_own(browser, tmp_path):
+    from support import build
+
+    corpus = tmp_path / "settings.txt"
+    corpus.write_text("Setting Workshop 2025 Papers\n\nWe propose FooNet. FooNet reaches a top-1 accuracy of 81.0% on "
+                      "ImageNet.\n\nWe propose BarNet. BarNet reaches a zero-shot top-1 accuracy of 77.9% on ImageNet.\n",
+                      encoding="utf-8")
+    stem = build(corpus, tmp_path)
+    page = browser.new_page()
+    try:
+        page.goto(f"{stem.with_suffix('.html').as_uri()}#focus=dataset/imagenet")
+        page.wait_for_selector(".kg-board")
+        boards = page.eval_on_selector_all(".kg-board", "boards => boards.map((b) => b.innerText)")
+        assert [b.splitlines()[0] for b in boards] == ["accuracy · higher is better",
+                                                       "accuracy (zero-shot) · higher is better"]
+        assert "FooNet" in boards[0] and "BarNet" not in boards[0] and "77.9%" in boards[1]
+        results = page.eval_on_selector_all(".kg-results li", "items => items.map((i) => i.innerText)")
+        assert any("77.9%" in r and "(zero-shot)" in r for r in results)
+        assert any("81.0%" in r and "zero-shot" not in r for r in results)
+    finally:
+        page.close()

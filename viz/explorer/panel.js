@@ -309,6 +309,7 @@ function resultList(results) {
     item.append(corpus("span", result.text + (result.kind === "gain" ? " gain" : ""), "kg-role"));
     const about = el("span");
     if (result.metric) about.append(bdi(result.metric), " ");
+    if (result.setting) about.append("(", bdi(result.setting), ") ");
     if (result.dataset) about.append("on ", bdi(result.dataset), " ");
     if (result.subject) about.append("by ", bdi(result.subject));
     item.append(about);
