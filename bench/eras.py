@@ -138,7 +138,7 @@ def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally:
         try:
             first = leaderboard(store, dataset)
             for metric in [first.metric] + list(first.other_metrics):
-                board = leaderboard(store, dataset, metric)
+                board = first if metric == first.metric else leaderboard(store, dataset, metric)
                 boards += [board] + [leaderboard(store, dataset, metric, s or "standard") for s in board.other_settings]
         except Exception:  # noqa: BLE001 - a dataset the graph lacks: every judged score is missed
             pass

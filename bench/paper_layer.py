@@ -60,6 +60,21 @@ def extract(records: list[dict]):
     return list(extract_papers([Paper(r["id"], r["text"], title=r["title"]) for r in records]))
 
 
+def extractions_of(records: list[dict], load: str | None = None, save: str | None = None):
+    """The extractions of ``records``: read back from ``load`` (a file ``save`` wrote), or made and kept in ``save``."""
+    if load:
+        with open(load, "rb") as file:
+            extractions = pickle.load(file)  # noqa: S301 - a file a bench script wrote
+        for record, extraction in zip(records, extractions):
+            extraction.paper.title = record["title"]  # kept by extractions saved before titles
+        return extractions
+    extractions = extract(records)
+    if save:
+        with open(save, "wb") as file:
+            pickle.dump(extractions, file)
+    return extractions
+
+
 def overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
@@ -194,16 +209,7 @@ def main(argv=None) -> None:
     parser.add_argument("--train", action="store_true", help="fit the scorer on the tuned parts and ship it")
     args = parser.parse_args(argv)
     records = labelled(Path(args.labels), args.abstracts)
-    if args.load:
-        with open(args.load, "rb") as file:
-            extractions = pickle.load(file)  # noqa: S301 - a file this script wrote
-        for record, extraction in zip(records, extractions):
-            extraction.paper.title = record["title"]  # kept by extractions this script saved before titles
-    else:
-        extractions = extract(records)
-        if args.save:
-            with open(args.save, "wb") as file:
-                pickle.dump(extractions, file)
+    extractions = extractions_of(records, args.load, args.save)
     from kg.extract import proposals
 
     extractions = judged(extractions)  # as the build does, before it settles proposals

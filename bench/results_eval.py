@@ -25,7 +25,6 @@ Each corpus's held-out third was never trained or tuned on. ``--save FILE`` keep
 from __future__ import annotations
 
 import argparse
-import pickle
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -33,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from paper_layer import PAPERS, extract, judged, labelled, overlaps, settled  # noqa: E402
+from paper_layer import PAPERS, extractions_of, judged, labelled, overlaps, settled  # noqa: E402
 
 KIND = {"own": "score", "gain": "gain"}
 SET_READ, UNSET_READ = "set apart, a reader's setting", "not set apart, a reader's setting"
@@ -91,14 +90,7 @@ def main(argv=None) -> None:
     parser.add_argument("--show", action="store_true", help="print the wrong ranked results of the tuned parts")
     args = parser.parse_args(argv)
     records = labelled(Path(args.labels), args.abstracts)
-    if args.load:
-        with open(args.load, "rb") as file:
-            extractions = pickle.load(file)  # noqa: S301 - a file this script or bench/paper_layer.py wrote
-    else:
-        extractions = extract(records)
-        if args.save:
-            with open(args.save, "wb") as file:
-                pickle.dump(extractions, file)
+    extractions = extractions_of(records, args.load, args.save)
     from kg.extract import proposals
     from kg.extract.settings import settle_settings
 

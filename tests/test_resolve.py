@@ -257,27 +257,43 @@ def test_a_dataset_named_with_its_language_is_the_dataset_its_acronym_names():
     assert entity.aliases == ["English PTB", "PTB", "Penn Treebank"]  # one entity, whichever label it takes
 
 
-def test_propagate_returns_new_entities_and_leaves_its_inputs_as_they_were():
+def tokenized(paper_id: str, text: str, found: list[str], label: str = "Method"):
+    """An extraction of ``text`` split into tokens at spaces, with a mention of ``label`` at the first
+    occurrence of each of ``found``."""
     from kg.model import Mention, Paper, PaperExtraction
+
+    words = [word + " " for word in text.split(" ")]
+    words[-1] = words[-1].rstrip()
+    spans, at = [], 0
+    for word in words:
+        spans, at = spans + [at, at + len(word.rstrip())], at + len(word)
+    tokens, token_spans = PaperExtraction.pack_tokens(words, spans)
+    mentions = [Mention(text.index(f), text.index(f) + len(f), f, label, 0, 0.8, "rules",
+                        role="uses", role_confidence=0.8) for f in found]
+    return PaperExtraction(Paper(paper_id, text), [(0, len(text))], mentions, {}, tokens=tokens, token_spans=token_spans)
+
+
+def test_propagate_returns_new_entities_and_leaves_its_inputs_as_they_were():
     from kg.resolve.propagate import propagate
 
-    def extraction(paper_id, text, found):
-        words = [word + " " for word in text.split(" ")]
-        words[-1] = words[-1].rstrip()
-        spans, at = [], 0
-        for word in words:
-            spans, at = spans + [at, at + len(word.rstrip())], at + len(word)
-        tokens, token_spans = PaperExtraction.pack_tokens(words, spans)
-        mentions = [Mention(text.index(f), text.index(f) + len(f), f, "Method", 0, 0.8, "rules",
-                            role="uses", role_confidence=0.8) for f in found]
-        return PaperExtraction(Paper(paper_id, text), [(0, len(text))], mentions, {}, tokens=tokens,
-                               token_spans=token_spans)
-
-    extractions = [extraction("a", "We build on flow matching .", ["flow matching"]),
-                   extraction("b", "CurlFlow is compared relative to Flow Matching .", [])]
+    extractions = [tokenized("a", "We build on flow matching .", ["flow matching"]),
+                   tokenized("b", "CurlFlow is compared relative to Flow Matching .", [])]
     entities = resolve(extractions)
     before = [list(e.mentions) for e in entities]
     grown, found = propagate(extractions, entities)
     assert [e.mentions for e in entities] == before and extractions[1].mentions == []
     assert found[0].mentions == [("a", 0), ("b", 0)] and found[0] is not entities[0]
     assert [m.text for m in grown[1].mentions] == ["Flow Matching"]
+
+
+def test_a_name_is_added_where_the_judge_keeps_it_and_left_out_where_it_does_not(monkeypatch):
+    from kg.resolve import propagate as propagation
+
+    known = tokenized("a", "We train on ImageNet with a GPU budget .", ["ImageNet", "GPU"], "Dataset")
+    other = tokenized("b", "ImageNet results need a GPU .", [])
+    # The judge keeps every mention except the GPU ones: the name it drops is not spread.
+    monkeypatch.setattr(propagation, "_kept_by_judge", lambda ex: [m.text != "GPU" for m in ex.mentions])
+    grown, entities = propagation.propagate([known, other], resolve([known, other]))
+    assert [m.text for m in grown[1].mentions] == ["ImageNet"]
+    by_label = {e.label: e.mentions for e in entities}
+    assert by_label["ImageNet"] == [("a", 0), ("b", 0)] and by_label["GPU"] == [("a", 1)]

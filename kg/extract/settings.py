@@ -68,12 +68,13 @@ def settle_settings(extraction: PaperExtraction) -> None:
         return
     sentences = extraction.sentences or [(0, len(text))]
     tasks = [m for m in extraction.mentions if m.label == "Task"]
-    ordered = sorted(range(len(results)), key=lambda n: results[n].start)
+    in_sentence: dict[int, list] = {}
+    for r in sorted(results, key=lambda r: r.start):
+        in_sentence.setdefault(r.sentence, []).append(r)
     named: dict[int, set[str]] = {}
-    for k, n in enumerate(ordered):
-        r = results[n]
+    for n, r in enumerate(results):
         s_start, s_end = sentences[min(r.sentence, len(sentences) - 1)]
-        same = [results[m] for m in ordered if results[m].sentence == r.sentence]
+        same = in_sentence[r.sentence]
         before, after = [x for x in same if x.start < r.start], [x for x in same if x.start > r.start]
         start, end = before[-1].end if before else s_start, after[0].start if after else s_end
         comma = text.find(", ", s_start, r.start)
