@@ -39,7 +39,7 @@ from .model import Entity, Paper, PaperExtraction
 from .query.related import RelatedTables
 from .resolve.propagate import propagate
 from .write.triples import node_iri
-from .link.relations import sentence_relations, variant_relations
+from .link.relations import listed_relations, sentence_relations, variant_relations
 from .resolve import corpus_names, resolution_report, resolve
 from .similarity import Vectors, entity_vectors
 from .strings import counted
@@ -253,7 +253,8 @@ def build(
         extractions, entities = propagate(extractions, entities, names=names)
         said(f"Resolved {counted(sum(len(ex.mentions) for ex in extractions), 'mention')} into "
              f"{counted(len(entities), 'entity', 'entities')}")
-        relations = variant_relations(entities, extractions) + sentence_relations(entities, extractions)
+        relations = (variant_relations(entities, extractions) + sentence_relations(entities, extractions)
+                     + listed_relations(entities, extractions))
         # The concept hierarchy joins specific names to the concepts papers share.
         hierarchy = build_hierarchy(entities, extractions, taxonomy)
         entities = entities + hierarchy.concepts

@@ -137,6 +137,9 @@ class PaperExtraction:
     #: (a few kB a paper, where lists of ints would take tens). See :meth:`token_list`.
     tokens: str = ""
     token_spans: str = ""
+    #: What the span model's encoder read in each mention and around it, packed as base64
+    #: (:func:`kg.similarity.pack_contexts`): the build pools them into the entities' vectors.
+    contexts: str = ""
 
     def token_list(self) -> tuple[list[str], array]:
         """The tokens (each with its trailing space, if any) and their flat ``[start, end, ...]``
@@ -183,6 +186,7 @@ class PaperExtraction:
             synonyms=[tuple(pair) for pair in data.get("synonyms", ())],
             tokens=data.get("tokens", ""),
             token_spans=data.get("token_spans", ""),
+            contexts=data.get("contexts", ""),
         )
 
 

@@ -75,6 +75,7 @@ class KG(DefinedNamespace):
     hyponymOf: URIRef
     comparedWith: URIRef
     outperforms: URIRef
+    listedWith: URIRef
 
     # Results
     reports: URIRef  # paper -> result
@@ -211,8 +212,8 @@ class RelationType(NamedTuple):
 
 
 #: The relations, one row each, in the order lists show them; the shapes say the same. variantOf
-#: is read from names across a corpus, not from one sentence; SciERC's CONJUNCTION and FEATURE-OF
-#: have no counterpart, and SciER's Synonym-Of is no relation but evidence that two names are one
+#: is read from names across a corpus, not from one sentence; listedWith from how a sentence lists
+#: names (:func:`kg.link.relations.listed_relations`); SciERC's CONJUNCTION and FEATURE-OF are not read, and SciER's Synonym-Of is no relation but evidence that two names are one
 #: entity (:data:`SCIER_SYNONYM`).
 RELATION_TABLE = tuple(RelationType(name, frozenset(subjects), frozenset(objects), scierc, swap, scier)
                        for name, subjects, objects, scierc, swap, scier in (
@@ -227,6 +228,7 @@ RELATION_TABLE = tuple(RelationType(name, frozenset(subjects), frozenset(objects
     ("hyponymOf",      ENTITY_TYPES,               ENTITY_TYPES,               "HYPONYM-OF",   False, ("SubClass-Of", "SubTask-Of")),
     ("comparedWith",   ACTOR_TYPES,                ACTOR_TYPES,                "COMPARE",      False, ("Compare-With",)),
     ("outperforms",    ACTOR_TYPES,                ACTOR_TYPES,                "COMPARE",      False, ("Compare-With",)),
+    ("listedWith",     ENTITY_TYPES,               ENTITY_TYPES,               None,           False, ()),
 ))
 
 #: SciER's relation types (Zhang et al. 2024), most frequent in train first: the order of the span

@@ -17,11 +17,13 @@ import multiprocessing
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 
+import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..errors import KGError
 from ..model import Link, Mention, Paper, PaperExtraction, Result
+from ..similarity import pack_contexts
 from ..text import clean
 from ..vocab import DEFAULT_ROLE, KG_TO_SCIERC, SCIERC_RELATION, SCIERC_TO_KG
 from . import classes, roles, rules
@@ -32,7 +34,7 @@ from .relation_model import load_relation_model, span_model_links, span_model_sy
 from .results import Found, find_results
 
 #: Bump when the rules change: cached extractions of older versions are redone.
-RULES_VERSION = "55"
+RULES_VERSION = "57"
 
 #: Steps that retype mentions once they are chosen, which ``without`` may leave out by name, as it does a rule.
 STEPS = ("method-noun", "one-type-per-name")
@@ -153,7 +155,27 @@ def place(paper: Paper, doc: Doc, offsets, found: Finding, *, extractor: str) ->
     tokens, token_spans = PaperExtraction.pack_tokens([token.text_with_ws for token in doc], spans)
     return PaperExtraction(paper=paper, sentences=sentences, mentions=mentions, acronyms=found.acronyms,
                            links=found.links, results=results, synonyms=found.synonyms, tokens=tokens,
-                           token_spans=token_spans)
+                           token_spans=token_spans, contexts=contexts(doc, found.mentions, mentions))
+
+
+def contexts(doc: Doc, found: list[Candidate], placed: list[Mention]) -> str:
+    """Each mention's words and the rest of its sentence as the span model's encoder read them, packed
+    (:func:`kg.similarity.pack_contexts`); empty where no encoder ran."""
+    words = doc._.word_vectors if Doc.has_extension("word_vectors") else None
+    if words is None or not len(words):
+        return ""
+    read = np.array([not token.is_space for token in doc])
+    spans, around = np.zeros((len(found), words.shape[1]), dtype=np.float32), np.zeros((len(found), words.shape[1]), dtype=np.float32)
+    for row, candidate in enumerate(found):
+        span, sentence = candidate.span, candidate.span.sent
+        inside = read[span.start:span.end]
+        if inside.any():
+            spans[row] = words[span.start:span.end][inside].mean(axis=0)
+        rest = read[sentence.start:sentence.end].copy()
+        rest[span.start - sentence.start:span.end - sentence.start] = False
+        if rest.any():
+            around[row] = words[sentence.start:sentence.end][rest].mean(axis=0)
+    return pack_contexts([(m.start, m.end) for m in placed], spans, around)
 
 
 def extract_papers(papers: Iterable[Paper], *, nlp: Language | None = None, batch_size: int = 64,

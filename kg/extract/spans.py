@@ -345,15 +345,29 @@ class SpanModel:
 
         Word spans count over the whole document's words, in order.
         """
+        return [(entities, relations) for entities, relations, _ in self.read(documents)]
+
+    def read(self, documents: Sequence[Sequence[Sequence[str]]]) -> list[tuple[list[Entity], list[Relation], np.ndarray]]:
+        """:meth:`predict`'s entities and relations of each document, and each of its words' vector in
+        context (words x hidden: the mean of the encoder's last states over the word's pieces), from the
+        same pass: what the build pools into the vectors of entities and papers (:mod:`kg.vectors`)."""
         chunks = [c for index, sentences in enumerate(documents)
                   for c in make_chunks(index, sentences, self.tokenizer)]
-        results: list[tuple[list[Entity], list[Relation]]] = [([], []) for _ in documents]
+        results: list[tuple[list[Entity], list[Relation], np.ndarray]] = [
+            ([], [], np.zeros((sum(map(len, sentences)), 0), dtype=np.float32)) for sentences in documents]
         for chunk, hidden in zip(chunks, self.encode(chunks)):
+            words = results[chunk.doc][2]
+            if words.shape[1] != hidden.shape[1]:
+                words = np.zeros((len(words), hidden.shape[1]), dtype=np.float32)
+                results[chunk.doc] = (*results[chunk.doc][:2], words)
+            sums = np.cumsum(np.vstack([np.zeros((1, hidden.shape[1]), dtype=np.float32), hidden]), axis=0)
+            first, last = np.asarray(chunk.first, dtype=int), np.asarray(chunk.last, dtype=int)
+            words[chunk.offset:chunk.offset + len(first)] = (sums[last + 1] - sums[first]) / (last - first + 1)[:, None]
             spans = candidate_spans(chunk.sentences)
             if not len(spans):
                 continue
             found = decode_entities(spans, self.entity_probabilities(hidden, chunk, spans))
-            entities, links = results[chunk.doc]
+            entities, links, _ = results[chunk.doc]
             base = len(entities)
             entities.extend(Entity(chunk.offset + s, chunk.offset + e, self.labels.entity[k], round(p, 3))
                             for s, e, k, p in found)
@@ -415,11 +429,14 @@ COMPONENT = "scierc_spans"
 for _name in ("relations", "entity_probabilities"):
     if not Doc.has_extension(_name):
         Doc.set_extension(_name, default=())
+if not Doc.has_extension("word_vectors"):
+    Doc.set_extension("word_vectors", default=None)
 
 
 class SpanComponent:
-    """Sets ``doc.ents`` to the span model's entities and ``doc._.relations`` to ``(head ent, tail ent,
-    SciERC type, probability)`` tuples, indices into ``doc.ents``. Needs sentences (the parser) before it."""
+    """Sets ``doc.ents`` to the span model's entities, ``doc._.relations`` to ``(head ent, tail ent,
+    SciERC type, probability)`` tuples, indices into ``doc.ents``, and ``doc._.word_vectors`` to each
+    token's vector in context (tokens x hidden; zeros for a space). Needs sentences (the parser) before it."""
 
     def __init__(self, threads: int | None = None):
         self.threads = threads
@@ -442,7 +459,9 @@ class SpanComponent:
             kept = [[t for t in sent if not t.is_space] for sent in doc.sents]
             documents.append([[t.text for t in sent] for sent in kept if sent])
             tokens.append([t.i for sent in kept for t in sent])
-        for doc, words, (entities, relations) in zip(docs, tokens, self.model.predict(documents)):
+        for doc, words, (entities, relations, vectors) in zip(docs, tokens, self.model.read(documents)):
+            doc._.word_vectors = np.zeros((len(doc), vectors.shape[1]), dtype=np.float32)
+            doc._.word_vectors[words] = vectors
             doc.ents = [Span(doc, words[e.start], words[e.end - 1] + 1, label=e.label) for e in entities]
             doc._.entity_probabilities = tuple(e.probability for e in entities)
             doc._.relations = tuple((r.head, r.tail, r.label, r.probability) for r in relations)

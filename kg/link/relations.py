@@ -10,6 +10,11 @@ a variant of it: "E-GRPO" and "Difficulty-Adaptive GRPO (ADAGRPO)" of GRPO,
 "Mirror Flow Matching" of flow matching, "robust GNNs (RGNNs)" of GNNs,
 "MOBILERL-9B" of MOBILERL. The evidence is the mention whose surface form
 contains the other name.
+
+``listedWith``: names of one type a sentence lists together ("GANs, VAEs and normalizing
+flows", "Adam or SGD") are things of one kind, alternatives or companions. On NeurIPS 2023 and
+ICLR 2017/18 the pairs a corpus lists most often are such: Adam with SGD, Shampoo and Adafactor;
+LSTM with GRU (12 papers); GAN with VAE (10); dropout with batch normalization (4).
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ import re
 from collections import defaultdict
 
 from .. import lexicon
-from ..model import Entity, PaperExtraction, Relation
+from ..model import Entity, Mention, PaperExtraction, Relation
 from ..keys import resolution_key
 from ..vocab import RELATION_TYPES
 
@@ -89,6 +94,61 @@ def variant_relations(entities: list[Entity], extractions: list[PaperExtraction]
                 if bases:
                     break
     return sorted(relations.values(), key=lambda r: (r.source, r.target))
+
+
+#: What may stand between two listed names: a comma, a slash, "and", "or", "as well as", "vs." (after
+#: the closing bracket of an abbreviation: "networks (GANs) and VAEs"). Read only where the text
+#: between is at most :data:`LIST_GAP` characters, so the check is bounded whatever the abstract.
+_LIST_SEPARATOR = re.compile(r"\)?\s*(?:[,;/]\s*)?(?:(?:and/or|and|or|nor|as well as|versus|vs\.?)\s+)?", re.IGNORECASE)
+LIST_GAP = 14
+
+
+def _listed_next(abstract: str, left: Mention, right: Mention) -> bool:
+    """Whether ``right`` follows ``left`` in a list: in one sentence, only a separator between."""
+    gap = abstract[left.end:right.start]
+    return (left.sentence == right.sentence and left.end <= right.start and len(gap) <= LIST_GAP
+            and bool(gap.strip()) and _LIST_SEPARATOR.fullmatch(gap) is not None)
+
+
+def listed_relations(entities: list[Entity], extractions: list[PaperExtraction]) -> list[Relation]:
+    """``listedWith`` links between entities of one type that a sentence lists together, one
+    ``Relation`` per paper and pair (its source the smaller key: the relation has no direction).
+
+    Every name of one list is listed with every other ("A, B and C": three pairs); the evidence is
+    the later mention of the pair.
+
+    Example
+    -------
+    >>> from kg.model import Paper, Mention, PaperExtraction
+    >>> text = "Unlike GANs, VAEs and flows, CelebA (faces) is used."
+    >>> ex = PaperExtraction(Paper("p", text), [(0, len(text))],
+    ...     [Mention(7, 11, "GANs", "Method", 0, 0.9, "t"), Mention(13, 17, "VAEs", "Method", 0, 0.9, "t"),
+    ...      Mention(22, 27, "flows", "Method", 0, 0.9, "t"), Mention(29, 35, "CelebA", "Dataset", 0, 0.9, "t")], {})
+    >>> entities = [Entity("gan", "Method", "GAN", [], [("p", 0)]), Entity("vae", "Method", "VAE", [], [("p", 1)]),
+    ...             Entity("flow", "Method", "flow", [], [("p", 2)]), Entity("celeba", "Dataset", "CelebA", [], [("p", 3)])]
+    >>> [(r.source, r.target) for r in listed_relations(entities, [ex])]
+    [('flow', 'gan'), ('flow', 'vae'), ('gan', 'vae')]
+    """
+    entity_of = {ref: entity for entity in entities for ref in entity.mentions}
+    found: dict[tuple[str, str, str], Relation] = {}
+    for ex in extractions:
+        paper, order = ex.paper.id, sorted(range(len(ex.mentions)), key=lambda i: (ex.mentions[i].start, ex.mentions[i].end))
+        lists: list[list[int]] = []
+        for previous, current in zip([None, *order], order):
+            if previous is not None and _listed_next(ex.paper.abstract, ex.mentions[previous], ex.mentions[current]):
+                lists[-1].append(current)
+            else:
+                lists.append([current])
+        for members in lists:
+            named = [(entity_of[(paper, i)], i) for i in members if (paper, i) in entity_of]
+            for a, (first, _) in enumerate(named):
+                for second, evidence in named[a + 1:]:
+                    if first.key == second.key or first.type != second.type:
+                        continue
+                    source, target = sorted((first.key, second.key))
+                    found.setdefault((paper, source, target), Relation(
+                        source, "listedWith", target, 0.8, (paper, evidence), ex.mentions[evidence].sentence))
+    return sorted(found.values(), key=lambda r: (r.source, r.target, r.evidence))
 
 
 def sentence_relations(entities: list[Entity], extractions: list[PaperExtraction]) -> list[Relation]:
