@@ -30,6 +30,9 @@ paper (or a judged keyword) is held out when ``int(sha1(id), 16) % 3 == 0``. Fig
 
 - related top 5 listed as related: of each judged query's top 5 related methods, those the
   judgments list as related (judged from the abstracts and domain knowledge, not from the graph).
+- related top 5 judged related (blind): the same, against judgments of the candidates themselves
+  (``bench/judged/related_blind.json``: two versions' lists shuffled together, judged without knowing
+  which listed what), over the answers judged; those the judges were not shown are counted apart.
 
 - synonym pairs joined / near names kept apart: judged pairs of written forms, each in its paper.
 
@@ -268,6 +271,24 @@ def related_figures(store, graph: str, judged: list[dict], tally: Tally) -> None
         tally.add("related queries answered", item["query"], bool(found))
 
 
+def blind_related_figures(store, graph: str, judged: dict[str, dict[str, str]], tally: Tally) -> None:
+    """Of the top 5 related methods of each query judged blind, those judged related, over those judged
+    (an answer the judges were not shown is counted apart, as not judged); the query decides its part."""
+    from kg.query.related import RelatedIndex, related_tables
+    from kg.similarity import graph_vectors
+
+    index, vectors = RelatedIndex(store, related_tables(graph)), graph_vectors(graph)
+    for query, labels in judged.items():
+        try:
+            _, found = index.related(query, k=5, vectors=vectors)
+        except KGError:
+            continue
+        shown = [labels[r.label] for r in found if r.label in labels]
+        if shown:
+            tally.add("related top 5 judged related (blind)", query, sum(label == "related" for label in shown), len(shown))
+        tally.add("related top 5 not judged (lower is better)", query, len(found) - len(shown), max(len(found), 1))
+
+
 def synonym_figures(store, judged: dict, tally: Tally) -> None:
     """Judged pairs of forms of one thing joined into one entity, and near names kept apart; a pair is
     read in its two papers, so two senses of one spelling are told apart (the first paper decides
@@ -328,6 +349,8 @@ def main() -> None:
             type_figures(store, judged["types"], name, tally)
         if judged.get("related"):
             related_figures(store, graph, judged["related"], tally)
+        if judged.get("related_judged", {}).get(name):
+            blind_related_figures(store, graph, judged["related_judged"][name], tally)
         if judged.get("synonyms"):
             synonym_figures(store, judged["synonyms"], tally)
         if judged.get("proposals"):

@@ -5,6 +5,7 @@ import pyoxigraph as ox
 import pytest
 
 from kg.errors import KGError
+from kg.query.related import WEIGHTS as W
 from kg.query.related import related
 
 KG = "https://w3id.org/kg/ontology#"
@@ -12,6 +13,9 @@ ID = "https://w3id.org/kg/id/"
 SKOS_LABEL = "http://www.w3.org/2004/02/skos/core#prefLabel"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 XSD_DECIMAL = "http://www.w3.org/2001/XMLSchema#decimal"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+PROV = "http://www.w3.org/ns/prov#"
+DCTERMS = "http://purl.org/dc/terms/"
 
 # Five papers:                       A, B, C, E are methods; T, U tasks; D a dataset
 #   p1 proposes A, addresses T, evaluates on D
@@ -49,20 +53,22 @@ def store() -> ox.Store:
 
 def test_scores_add_up_as_worked_out_by_hand(store):
     label, found = related(store, "a")
-    # N = 5 papers; A is in p1 and p3.
+    # N = 5 papers; A is in p1 and p3. Each part is a feature times its weight (W).
     # B (p2, p3): shares T and D across different papers (p1 for A, p2 for B). Each has
     #   spec = log(1 + 5/2); A's task profile (from p1, p3) is {T}, B's other papers' (p2) {T}:
-    #   cosine 1, times 3.0; the same for datasets. Co-mentioned in p3: NPMI of 1 shared paper
-    #   of 2 and 2 among 5 = log(5/4) / log(5), times log2(2) = 1. p3 proposes B and compares with A: 1.0.
-    # E: a variant of A, in one paper: 3.0 * log2(2) / 4 = 0.75.
-    # C: both kinds of G; spec(G) = log(1 + 5/3) (G reaches p1, p3 and p4), so 1.5 * log(8/3) / log 6.
-    # G: A is a kind of it, which says less: 0.5.
+    #   cosine 1; the same for datasets. Co-mentioned in p3: NPMI of 1 shared paper
+    #   of 2 and 2 among 5 = log(5/4) / log(5), times log2(2) = 1. p3 proposes B and compares with A: 1.
+    # E: a variant of A, in one paper: log2(2) / 4 = 0.25.
+    # C: both kinds of G; spec(G) = log(1 + 5/3) (G reaches p1, p3 and p4), so 0.5 * log(8/3) / log 6.
+    # G: A is a kind of it, which says less: 1/6.
     assert label == "A"
     npmi = math.log(5 / 4) / math.log(5)
-    assert [(r.label, r.score) for r in found] == [("B", round(6 + npmi + 1, 3)),
-                                                   ("C", round(1.5 * math.log(8 / 3) / math.log(6), 3)),
-                                                   ("E", 0.75), ("G", 0.5)]
-    assert found[0].parts == {"compared": 1.0, "co-mentioned": round(npmi, 3), "tasks": 3.0, "datasets": 3.0}
+    b = W["compared"] + W["co-mentioned"] * npmi + W["tasks"] + W["datasets"]
+    assert [(r.label, r.score) for r in found] == [("B", round(b, 3)),
+                                                   ("C", round(W["variant"] * 0.5 * math.log(8 / 3) / math.log(6), 3)),
+                                                   ("E", round(W["variant"] / 4, 3)), ("G", round(W["variant"] / 6, 3))]
+    assert found[0].parts == {"compared": W["compared"], "co-mentioned": round(W["co-mentioned"] * npmi, 3),
+                              "tasks": W["tasks"], "datasets": W["datasets"]}
     assert found[0].reason() == "compared: in 1 paper; co-mentioned: 1 paper; tasks: T; datasets: D"
     assert found[1].reason() == "both kinds of G"
     assert found[2].reason() == "a kind or variant of A"
@@ -70,27 +76,28 @@ def test_scores_add_up_as_worked_out_by_hand(store):
 
 def test_the_variants_side_says_which_way_round(store):
     _, found = related(store, "E")
-    # A and G above it: E is a variant of A, a kind of G (0.5 each); nothing else is shared. The tie
+    # A and G above it: E is a variant of A, a kind of G (1/6 each); nothing else is shared. The tie
     # goes to the one with more papers.
-    assert [(r.label, r.score, r.reason()) for r in found] == [("G", 0.5, "E is a kind or variant of it"),
-                                                               ("A", 0.5, "E is a kind or variant of it")]
+    assert [(r.label, r.score, r.reason()) for r in found] == [("G", round(W["variant"] / 6, 3), "E is a kind or variant of it"),
+                                                               ("A", round(W["variant"] / 6, 3), "E is a kind or variant of it")]
 
 
 def test_a_concept_reaches_the_papers_of_its_narrower_entities(store):
     label, found = related(store, "g")
     # G's papers are A's and C's (p1, p3, p4). A (2 papers) and C (1) are kinds of it:
-    # 3.0 * log2(3) / 4 and 3.0 * log2(2) / 4.
+    # log2(3) / 4 and log2(2) / 4.
     assert label == "G"
     kinds = {r.label: (r.score, r.reason()) for r in found if r.label in "AC"}
-    assert kinds == {"A": (round(3 * math.log2(3) / 4, 3), "a kind or variant of G"), "C": (0.75, "a kind or variant of G")}
+    assert kinds == {"A": (round(W["variant"] * math.log2(3) / 4, 3), "a kind or variant of G"),
+                     "C": (round(W["variant"] / 4, 3), "a kind or variant of G")}
 
 
 def test_k_type_and_salience_narrow_the_list(store):
     assert [r.label for r in related(store, "a", k=1)[1]] == ["B"]
     # Among tasks, T is mentioned with A in p1 only (NPMI of 1 of 2 and 2 among 5 papers), and its
-    # other paper (p2) evaluates on A's dataset D (cosine 1, times 3.0).
+    # other paper (p2) evaluates on A's dataset D (cosine 1).
     assert [(r.label, r.score) for r in related(store, "a", type="Task")[1]] == [
-        ("T", round(3 + math.log(5 / 4) / math.log(5), 3))]
+        ("T", round(W["datasets"] + W["co-mentioned"] * math.log(5 / 4) / math.log(5), 3))]
     assert related(store, "a", min_salience=3)[1] == []
 
 
@@ -104,13 +111,57 @@ def test_similar_vectors_add_a_part_and_a_reason(store):
 
     from kg.similarity import Vectors
 
-    # A's and E's vectors at cosine 0.8, C's opposite: E gains 2.0 * (0.8 - 0.5) / 0.5 = 1.2, C nothing.
+    # A's and E's names at cosine 0.8, C's opposite: E gains (0.8 - 0.5) / 0.5 = 0.6, C nothing.
     vectors = Vectors(["method/a", "method/e", "method/c"],
                       np.array([[1.0, 0.0], [0.8, 0.6], [-1.0, 0.0]], dtype=np.float32))
     found = {r.label: r for r in related(store, "a", vectors=vectors)[1]}
-    assert found["E"].parts == {"variant": 0.75, "similar": 1.2}
+    assert found["E"].parts == {"variant": round(W["variant"] / 4, 3), "similar": round(W["similar"] * 0.6, 3)}
     assert found["E"].reason() == "a kind or variant of A; similar: 0.80"
     assert "similar" not in found["C"].parts
+
+
+def test_what_the_encoder_read_adds_a_context_part_and_grounds_an_answer(store):
+    import numpy as np
+
+    from kg.similarity import Vectors
+
+    # E read alike to A (cosines 0.6 around its mentions and 0.8 in them): a context part of
+    # W * 0.8 + W * 0.6, shown as one part. C shares nothing with A but a concept; read alike
+    # too (0.6 around), it gains the same context part. Read unlike (0.2), B gains nothing from it.
+    names = np.eye(4, 2, dtype=np.float32)
+    spans = np.array([[1, 0], [0.8, 0.6], [1, 0], [-1, 0]], dtype=np.float32)
+    around = np.array([[1, 0], [0.6, 0.8], [0.6, 0.8], [0.2, 0.98]], dtype=np.float32)
+    vectors = Vectors(["method/a", "method/e", "method/c", "method/b"], names, spans, around)
+    found = {r.label: r for r in related(store, "a", vectors=vectors)[1]}
+    assert found["E"].parts["context"] == round(W["spans"] * 0.8 + W["contexts"] * 0.6, 3)
+    assert found["E"].reason().endswith("context: 0.60 around it, 0.80 itself")
+    assert found["C"].parts["context"] == round(W["spans"] + W["contexts"] * 0.6, 3)
+    assert found["B"].parts["context"] == round(W["contexts"] * 0.2, 3)
+
+
+def test_names_a_sentence_lists_together_are_related_and_say_so():
+    from kg.query.related import RelatedIndex
+
+    # p1 lists GAN with VAE ("GANs, VAEs and flows") and p2 again; XNet is in p1 too but not in the list.
+    # Listed in two papers: log2(3), beside what they share.
+    names = {"method/gan": "GAN", "method/vae": "VAE", "method/x": "XNet"}
+    edges = [("p1", "uses", "method/gan"), ("p1", "uses", "method/vae"), ("p1", "uses", "method/x"),
+             ("p2", "uses", "method/gan"), ("p2", "uses", "method/vae"), ("p3", "uses", "method/x")]
+    store = _method_store(names, edges)
+    for paper in ("p1", "p2"):
+        statement = ox.BlankNode()
+        sentence = ox.NamedNode(ID + f"paper/{paper}#sentence-0")
+        store.extend([ox.Quad(statement, ox.NamedNode(RDF + "subject"), ox.NamedNode(ID + "method/gan")),
+                      ox.Quad(statement, ox.NamedNode(RDF + "predicate"), ox.NamedNode(KG + "listedWith")),
+                      ox.Quad(statement, ox.NamedNode(RDF + "object"), ox.NamedNode(ID + "method/vae")),
+                      ox.Quad(statement, ox.NamedNode(PROV + "wasDerivedFrom"), sentence),
+                      ox.Quad(sentence, ox.NamedNode(DCTERMS + "isPartOf"), ox.NamedNode(ID + f"paper/{paper}"))])
+    found = {r.label: r for r in RelatedIndex(store).related("GAN")[1]}
+    assert found["VAE"].parts["listed"] == round(W["listed"] * math.log2(3), 3)
+    assert found["VAE"].reason().startswith("listed: in 2 papers")
+    assert all("listed" not in r.parts for label, r in found.items() if label != "VAE")
+    # Either way round: the relation has no direction.
+    assert {r.label: r for r in RelatedIndex(store).related("VAE")[1]}["GAN"].parts["listed"] == found["VAE"].parts["listed"]
 
 
 def _method_store(names: dict[str, str], edges: list[tuple[str, str, str]]) -> ox.Store:
@@ -130,7 +181,7 @@ def test_variants_of_the_name_are_ranked_with_the_rest_as_kinds_of_it():
     from kg.query.related import RelatedIndex
 
     # p1 and p2 use GAN with VAE; p2 proposes Wasserstein GAN and p3 self-attention GAN: both are
-    # GAN with words added, kinds of GAN by their names, each in one paper: 3.0 * log2(2) / 4 = 0.75
+    # GAN with words added, kinds of GAN by their names, each in one paper: log2(2) / 4 = 0.25
     # for the variant, beside what they share. (p4 and p5 use XNet alone.)
     names = {"method/gan": "GAN", "method/wgan": "Wasserstein GAN", "method/sagan": "self-attention GAN",
              "method/vae": "VAE", "method/x": "XNet"}
@@ -140,7 +191,7 @@ def test_variants_of_the_name_are_ranked_with_the_rest_as_kinds_of_it():
     index = RelatedIndex(_method_store(names, edges))
     found = {r.label: r for r in index.related("GAN")[1]}
     assert set(found) == {"VAE", "Wasserstein GAN", "self-attention GAN"}
-    assert found["Wasserstein GAN"].parts["variant"] == 0.75 and found["Wasserstein GAN"].reason().startswith(
+    assert found["Wasserstein GAN"].parts["variant"] == round(W["variant"] / 4, 3) and found["Wasserstein GAN"].reason().startswith(
         "a kind or variant of GAN")
     assert index.variants("GAN") == [("self-attention GAN", 1), ("Wasserstein GAN", 1)]  # most papers, then A-Z
     # What the list ranks is not listed again after it; what it has no room for is.

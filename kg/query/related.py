@@ -55,15 +55,20 @@ from ..similarity import Vectors
 from ..kept import Kept, read_kept
 from ..store import RELATED_SUFFIX, run_query
 
-VARIANT_WEIGHT = 3.0
-SIBLING_WEIGHT = 1.5
-BROADER_WEIGHT = 0.5
-PROFILE_WEIGHT = 3.0
-CO_MENTION_WEIGHT = 1.0
-COMPARISON_WEIGHT = 1.0
-SIMILARITY_WEIGHT = 2.0
-SIMILARITY_FLOOR = 0.5  # cosines below are what any two names of one field share
-PARTS = ("variant", "compared", "co-mentioned", "tasks", "datasets", "similar")
+SIBLING_SHARE = 0.5  # of a variant's feature, what two kinds of one concept have
+BROADER_SHARE = 1 / 6  # of a variant's feature, what the thing a query is a kind of has
+SIMILARITY_FLOOR = 0.5  # cosines of names below are what any two names of one field share
+#: What a candidate's score adds up, each feature times its weight. The weights are a logistic
+#: regression's over the features of the candidates of the judged queries' tuned parts (ICLR 2017/18
+#: and NeurIPS 2023: ``python bench/related_fit.py``), the judgments saying which are related.
+WEIGHTS = {"variant": 4.0, "listed": 2.7, "compared": 1.5, "co-mentioned": 3.5, "tasks": 1.4, "datasets": 0.6,
+           "spans": 1.8, "contexts": 1.1, "similar": 3.0}
+FEATURES = tuple(WEIGHTS)
+#: The parts a score is shown in: the two vectors of what the encoder read are one part, "context".
+PARTS = ("variant", "listed", "compared", "co-mentioned", "tasks", "datasets", "context", "similar")
+#: A candidate that shares nothing but words of its name or datasets is no answer: it needs a part
+#: that says what it is for (a variant, a list, a comparison, a paper, a task), or contexts this alike.
+CONTEXT_FLOOR = 0.3
 HUB_SHARE = 0.03  # the share of the corpus's papers above which a name counts as a hub
 HUB_MIN_PAPERS = 200  # a corpus too small to tell a hub from a shared topic
 ESTABLISHED_PAPERS = 5  # papers from which a candidate counts as established in a large corpus
@@ -119,6 +124,8 @@ class Related:
     score: float
     parts: dict[str, float] = field(default_factory=dict)
     shared: dict[str, list[str]] = field(default_factory=dict)
+    #: Each of :data:`FEATURES`' values before its weight: what ``bench/related_fit.py`` fits the weights on.
+    features: dict[str, float] = field(default_factory=dict, repr=False)
 
     def reason(self) -> str:
         bits = []
@@ -128,6 +135,10 @@ class Related:
                 shown = ", ".join(items[:4]) + (f" +{len(items) - 4}" if len(items) > 4 else "")
                 bits.append(shown if part == "variant" else f"{part}: {shown}")
         return "; ".join(bits)
+
+    def as_json(self) -> dict:
+        return {"label": self.label, "type": self.type, "score": self.score, "parts": self.parts,
+                "shared": self.shared, "reason": self.reason()}
 
 
 @dataclass
@@ -140,7 +151,7 @@ class RelatedAnswer:
     variants: list[tuple[str, int]]
 
     def as_json(self) -> dict:
-        return {"query": self.query, "results": [{**r.__dict__, "reason": r.reason()} for r in self.results],
+        return {"query": self.query, "results": [r.as_json() for r in self.results],
                 "variants": [{"label": v, "papers": n} for v, n in self.variants]}
 
     def as_text(self) -> str:
@@ -190,6 +201,7 @@ class RelatedTables:
     roles: dict[str, sparse.csr_matrix]  # role -> papers x entities
     variants: np.ndarray  # (variant, base) rows of entities
     broader: np.ndarray  # (narrower, broader) rows of entities
+    listed: np.ndarray  # (entity, entity, papers): pairs some sentence lists together, and in how many papers
 
     @classmethod
     def read(cls, store: ox.Store) -> RelatedTables:
@@ -214,15 +226,18 @@ class RelatedTables:
                             if row[a].value in row_of and row[b].value in row_of})
             return np.array(found, dtype=np.int64).reshape(-1, 2)
 
+        listed = sorted((row_of[row["a"].value], row_of[row["b"].value], int(row["papers"].value))
+                        for row in run_query(store, view("listed-pairs")) if row["a"].value in row_of and row["b"].value in row_of)
         return cls(entities, [found[e][0] for e in entities], [found[e][1] for e in entities],
                    np.array([found[e][2] for e in entities], dtype=np.float64), len(papers), roles,
-                   pairs("variants", "variant", "base"), pairs("broader-links", "narrower", "broader"))
+                   pairs("variants", "variant", "base"), pairs("broader-links", "narrower", "broader"),
+                   np.array(listed, dtype=np.int64).reshape(-1, 3))
 
     def save(self, path: Path) -> Path:
         """Write the tables to ``path`` (an ``.npz`` file, no pickled objects) and return it."""
         names = json.dumps({"entities": self.entities, "labels": self.labels, "types": self.types}, ensure_ascii=False)
         arrays = {"names": np.frombuffer(names.encode("utf-8"), dtype=np.uint8), "salience": self.salience,
-                  "papers": np.array([self.papers], dtype=np.int64), "variants": self.variants, "broader": self.broader}
+                  "papers": np.array([self.papers], dtype=np.int64), "variants": self.variants, "broader": self.broader, "listed": self.listed}
         for role, matrix in self.roles.items():
             arrays[f"{role}.indptr"], arrays[f"{role}.indices"] = matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64)
         with open(path, "wb") as file:
@@ -253,9 +268,13 @@ class RelatedTables:
             links = [arrays[name] for name in ("variants", "broader")]
             if not all(a.dtype == np.int64 and a.ndim == 2 and a.shape[1] == 2 and ((0 <= a) & (a < n)).all() for a in links):
                 raise ValueError("its links point outside its entities")
+            listed = arrays["listed"]
+            if not (listed.dtype == np.int64 and listed.ndim == 2 and listed.shape[1] == 3
+                    and ((0 <= listed[:, :2]) & (listed[:, :2] < n)).all() and (listed[:, 2] > 0).all()):
+                raise ValueError("its listed pairs point outside its entities")
         except (OSError, ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError, zipfile.BadZipFile) as error:
             raise KGError(f"{kept.path}: not a table of related methods kg wrote ({error}); rebuild the graph.") from None
-        return cls(entities, labels, types, arrays["salience"], papers, roles, *links)
+        return cls(entities, labels, types, arrays["salience"], papers, roles, *links, listed)
 
 
 def related_tables(graph: str | Path) -> RelatedTables | None:
@@ -283,6 +302,9 @@ class RelatedIndex:
         self.row = {e: i for i, e in enumerate(self.rows)}
         self.roles = tables.roles
         self.n_papers = tables.papers or 1
+        self.listed: dict[int, dict[int, int]] = defaultdict(dict)  # entity -> entity listed with it -> papers
+        for a, b, papers in tables.listed.tolist():
+            self.listed[a][b] = self.listed[b][a] = papers
         self._names: dict[int, set[str]] = {}  # entity -> the names it goes by, read for the queries asked
         self.above: dict[int, set[int]] = defaultdict(set)  # entity -> what it varies or is a kind of
         self.below: dict[int, set[int]] = defaultdict(set)  # the inverse of ``above``
@@ -340,17 +362,18 @@ class RelatedIndex:
         start, end = counts.indptr[row], counts.indptr[row + 1]
         return Counter(dict(zip(counts.indices[start:end].tolist(), map(int, counts.data[start:end].tolist()))))
 
-    def _cosines(self, vectors: Vectors | None, query: int) -> np.ndarray:
-        """The cosine of each entity (in ``rows`` order) with the query; 0 without a vector."""
+    def _cosines(self, vectors: Vectors | None, query: int, of: str = "matrix") -> np.ndarray:
+        """The cosine of each entity (in ``rows`` order) with the query, in ``vectors``' matrix ``of``
+        (:class:`kg.similarity.Vectors`); 0 without a vector."""
         cosines = np.zeros(len(self.rows), dtype=np.float32)
-        if vectors is None:
+        if vectors is None or getattr(vectors, of) is None:
             return cosines
         if self._vector_rows is None or self._vector_rows[0] is not vectors:  # which row is which: once per vectors
             pairs = [(i, vectors.row[node]) for i, e in enumerate(self.rows) if (node := node_of_iri(e)) in vectors.row]
             mine, theirs = (np.array(side, dtype=int) for side in zip(*pairs)) if pairs else (np.zeros(0, int),) * 2
             self._vector_rows = (vectors, mine, theirs)
         _, mine, theirs = self._vector_rows
-        cosines[mine] = vectors.similarity(node_of_iri(self.rows[query]))[theirs]
+        cosines[mine] = vectors.similarity(node_of_iri(self.rows[query]), of)[theirs]
         return cosines
 
     def _items(self, paper: int, part: str) -> set[int]:
@@ -415,8 +438,8 @@ class RelatedIndex:
         # What every candidate's score reads of the query's profiles: a hub's holds thousands of tasks.
         read = ({part: set(profile) for part, profile in profiles.items()},
                 {part: sum(v * v for v in profile.values()) for part, profile in profiles.items()})
-        cosines = self._cosines(vectors, query)
-        similarity = lambda candidate: float(cosines[candidate])  # noqa: E731
+        cosines = {of: self._cosines(vectors, query, of) for of in ("matrix", "spans", "contexts")}
+        similarity = lambda candidate: {of: float(c[candidate]) for of, c in cosines.items()}  # noqa: E731
         # A first score of every entity at once, exact for those sharing no paper with the query
         # (the usual case): the parts that need shared papers are added for the few that do.
         first = np.zeros(len(self.rows))
@@ -432,9 +455,10 @@ class RelatedIndex:
                     shared[held] += weight * weight
                     if self.counts[part][x, x]:  # a task shares nothing with itself
                         shared[x] -= weight * weight
-            first += PROFILE_WEIGHT * np.divide(shared, np.sqrt(own_norm * self.norms[part]),
-                                                out=np.zeros_like(shared), where=self.norms[part] > 0)
-        first += SIMILARITY_WEIGHT * np.maximum(0.0, cosines - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR)
+            first += WEIGHTS[part] * np.divide(shared, np.sqrt(own_norm * self.norms[part]),
+                                               out=np.zeros_like(shared), where=self.norms[part] > 0)
+        first += WEIGHTS["similar"] * np.maximum(0.0, cosines["matrix"] - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR)
+        first += WEIGHTS["spans"] * np.maximum(0.0, cosines["spans"]) + WEIGHTS["contexts"] * np.maximum(0.0, cosines["contexts"])
         first *= self.support
         # The entities whose score needs more than the first pass: those sharing a paper with
         # the query, its variants and kinds, and its siblings under a concept. Of the others, the
@@ -446,7 +470,7 @@ class RelatedIndex:
         on_query_papers = np.zeros(self.papers_of.shape[1])
         on_query_papers[list(query_papers)] = 1.0  # the entities whose papers hold one of the query's
         exact = set(np.flatnonzero(self.papers_of @ on_query_papers).tolist()) | below | above
-        exact |= {sibling for concept in self.above[query] for sibling in self.below[concept]}
+        exact |= {sibling for concept in self.above[query] for sibling in self.below[concept]} | set(self.listed[query])
         wanted = (self.salient >= min_salience) & (first > 0)
         if type:
             wanted &= self.kind == type
@@ -482,19 +506,20 @@ class RelatedIndex:
         nested = candidate in below or candidate in above
         if candidate in below:  # weighed by how many papers use it: one-paper variants are many
             variant = [f"a kind or variant of {label[query]}"]
-            variant_score = VARIANT_WEIGHT * min(1.0, math.log2(1 + len(papers)) / 4)
+            variant_score = min(1.0, math.log2(1 + len(papers)) / 4)
         elif nested:
-            variant, variant_score = [f"{label[query]} is a kind or variant of it"], BROADER_WEIGHT
+            variant, variant_score = [f"{label[query]} is a kind or variant of it"], BROADER_SHARE
         else:
             common = sorted(self.above[query] & self.above[candidate], key=lambda c: (-spec[c], label[c]))
             variant = [f"both kinds of {label[c]}" for c in common]
-            variant_score = SIBLING_WEIGHT * max((spec[c] for c in common), default=0.0) / math.log(1 + n)
+            variant_score = SIBLING_SHARE * max((spec[c] for c in common), default=0.0) / math.log(1 + n)
         # A concept and what is narrower than it share papers by construction: that says nothing.
         association = 0.0 if nested or not both else _npmi(len(both), len(query_papers), len(papers), n)
+        listed = self.listed[query].get(candidate, 0)
         # Tasks and datasets count when shared across different papers: within one paper,
         # everything shares everything, and that is what co-mention already scores.
-        parts = {"variant": variant_score, "compared": COMPARISON_WEIGHT * len(compared),
-                 "co-mentioned": CO_MENTION_WEIGHT * association * math.log2(1 + len(both))}
+        features = {"variant": variant_score, "listed": math.log2(1 + listed), "compared": float(len(compared)),
+                    "co-mentioned": association * math.log2(1 + len(both))}
         shared: dict[str, list[str]] = {}
         keys, norms = read
         for part, profile in profiles.items():
@@ -503,27 +528,34 @@ class RelatedIndex:
                 theirs.subtract(self._items(paper, part))
             their_profile = {x: spec[x] for x, count in theirs.items() if count > 0}
             common = keys[part] & set(their_profile) - {query, candidate}
-            parts[part] = PROFILE_WEIGHT * _cosine(profile, their_profile, common, norms[part]) \
-                if len(both) < len(query_papers) else 0.0
+            features[part] = _cosine(profile, their_profile, common, norms[part]) if len(both) < len(query_papers) else 0.0
             shared[part] = [label[e] for e in sorted(common, key=lambda e: (-spec[e], label[e]))]
-        parts["similar"] = SIMILARITY_WEIGHT * max(0.0, similarity(candidate) - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR)
+        cosine = similarity(candidate)
+        features.update({"spans": max(0.0, cosine["spans"]), "contexts": max(0.0, cosine["contexts"]),
+                         "similar": max(0.0, cosine["matrix"] - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR)})
+        grounded = any(features[f] > 0 for f in ("variant", "listed", "compared", "co-mentioned", "tasks")) \
+            or features["contexts"] >= CONTEXT_FLOOR
         # A name a large share of the corpus mentions ("neural networks", "deep learning") is related
-        # to everything, so to nothing in particular: its score shrinks with its share.
+        # to everything, so to nothing in particular: its score shrinks with its share. What one paper
+        # alone uses is less established than what several do: in a large corpus the score shrinks for
+        # a candidate with fewer papers (a small one's papers are its answers).
         share = len(papers) / max(n, 1)
-        if share > HUB_SHARE and n >= HUB_MIN_PAPERS:
-            parts = {p: value * HUB_SHARE / share for p, value in parts.items()}
-        # What one paper alone uses is less established than what several do: in a large corpus
-        # the score shrinks for a candidate with fewer papers (a small one's papers are its answers).
-        parts = {p: value * float(self.support[candidate]) for p, value in parts.items()}
-        score = sum(parts[p] for p in PARTS)
-        if score <= 0:
+        scale = (HUB_SHARE / share if share > HUB_SHARE and n >= HUB_MIN_PAPERS else 1.0) * float(self.support[candidate])
+        features = {f: value * scale for f, value in features.items()}
+        weighed = {f: WEIGHTS[f] * value for f, value in features.items()}
+        parts = {**{p: weighed[p] for p in PARTS if p in weighed}, "context": weighed["spans"] + weighed["contexts"]}
+        score = sum(weighed.values())
+        if score <= 0 or not grounded:
             return None
         shared.update({"variant": variant,
+                       "listed": [f"in {listed} paper{'s' if listed != 1 else ''}"] if listed else [],
                        "co-mentioned": [f"{len(both)} paper{'s' if len(both) != 1 else ''}"] if both and not nested else [],
                        "compared": [f"in {len(compared)} paper{'s' if len(compared) != 1 else ''}"] if compared else [],
-                       "similar": [f"{similarity(candidate):.2f}"] if parts["similar"] else []})
+                       "context": [f"{cosine['contexts']:.2f} around it, {cosine['spans']:.2f} itself"] if parts["context"] else [],
+                       "similar": [f"{cosine['matrix']:.2f}"] if parts["similar"] else []})
         return (Related(label[candidate], self.types[candidate], round(score, 3),
-                        {p: round(parts[p], 3) for p in PARTS if parts[p]}, {p: shared[p] for p in PARTS}),
+                        {p: round(parts[p], 3) for p in PARTS if parts[p]}, {p: shared.get(p, []) for p in PARTS},
+                        {f: round(v, 4) for f, v in features.items()}),
                 (len(both), len(papers), float(self.salient[candidate])))
 
 
