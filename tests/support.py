@@ -88,6 +88,8 @@ def two_fields(per_field: int = 30) -> KnowledgeGraph:
                        paper_id=f"{f}-{p}")
             G.add_edge(paper, f"{kind}/{name.lower()}", key="uses", role="uses", evidence=[])
             G.add_edge(paper, f"dataset/{datasets[p % 2].lower()}", key="evaluatesOn", role="evaluatesOn", evidence=[])
+            # Similar papers as the build finds them (kg.link.similar): the field's others.
+            G.nodes[paper]["similar"] = [(f"paper/{f}-{q}", 0.5, 0.0, 1.0, 0.0) for q in range(per_field) if q != p][:10]
     return G
 
 
@@ -124,6 +126,9 @@ def synthetic_conference(papers: int = 20_000, roots: int = 80) -> KnowledgeGrap
             for relation, other in (("usedFor", f"task/t{(r + 7 * c) % 40}"), ("evaluatedOn", f"dataset/d{(r + 5 * c) % 30}")):
                 G.add_edge(f"method/r{r}c{c}", other, key=relation, role=relation, evidence=[{**stated, "paper": str(r)}],
                            papers=1, confidence=1.0)
+    for p in range(papers):  # similar papers as the build finds them: those naming the same concepts first
+        G.nodes[f"paper/{p}"]["similar"] = [(f"paper/{q}", 0.5, 0.0, 1.0, 0.0) for j in range(1, 6)
+                                            for q in (p - roots * j, p + roots * j) if 0 <= q < papers]
     for node, data in G.nodes(data=True):
         if data["kind"] == "Paper":
             data["paper_id"] = node.split("/")[1]

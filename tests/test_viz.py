@@ -264,7 +264,7 @@ def test_a_large_graph_opens_on_the_map_of_its_topics_sized_by_their_papers(tmp_
     topics = {topic["name"]: (topic["papers"], [member for member, _ in topic["members"]]) for topic in data["explorer"]["map"]}
     assert topics == {"GAN · CIFAR-10": (30, ["method/gan", "dataset/cifar-10", "dataset/mnist"]),
                       "RL · Atari": (30, ["task/rl", "dataset/atari", "dataset/mujoco"])}
-    assert "The field's 2 topics: methods, tasks and datasets that papers name together" in html
+    assert "The field's 2 topics: papers that read alike, each named by its most telling methods" in html
 
 
 def test_the_maps_communities_are_found_on_a_graph_where_networkx_louvain_never_ends(monkeypatch):

@@ -1,41 +1,38 @@
 """What the explorer opens on when a graph has more nodes than it draws: a map of the field's
-topics (:func:`field_map`) or, where papers share too little to make one, its most mentioned
-entities and their papers (:func:`select_overview`)."""
+topics (:func:`field_map`), communities of papers that read alike, or, where papers share too
+little to make one, its most mentioned entities and their papers (:func:`select_overview`)."""
 from __future__ import annotations
 
-import math
 import random
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from itertools import combinations
 
 import igraph
 import networkx as nx
 
+from kg.keys import is_acronym_like
 from kg.query.tables import PAPER
 from kg.strings import fold
 from kg.vocab import TYPES
 
 #: The kinds a topic is made of: what papers work on, with and on; not the metrics, which measure any of them.
 TOPIC_KINDS = frozenset(t.name for t in TYPES if t.role != "measures")
-MIN_MEMBER_PAPERS = 3  # an entity fewer papers name says too little about which ones go together
-MIN_SHARED_PAPERS = 2  # two entities one paper names together are not yet a pair
-#: The resolution of the communities' modularity: above 1, smaller communities. At 1, ICLR 2017/18's
-#: deep-learning papers are one community of 533; at 1.5 they split into RNNs and language models, GANs,
-#: RL, optimisers, CNNs... and NeurIPS 2023's into RL, diffusion models, LLMs, GNNs, federated learning...
-RESOLUTION = 1.5
+MIN_MEMBER_PAPERS = 3  # an entity fewer papers name says too little about what a topic is
+#: The resolution of the communities' modularity: above 1, smaller communities. At 2, NeurIPS 2023's
+#: 3,218 papers fall into 34 topics (RL, optimisers, LLMs, segmentation, bandits, NeRF, GNNs...) and
+#: ICLR 2017/18's 1,400 into 24; at 1 into 17 and 12, of which several join two fields.
+RESOLUTION = 2.0
 #: A topic is named by members that mostly belong to it: more than this share of an entity's papers
 #: fall in the topic. "machine learning", "neural networks" and (ICLR 2017/18) "CNN" spread over every
 #: topic (0.3-0.45 of their papers in their largest one, on both corpora) and name none.
 NAME_SHARE = 0.6
 NAME_MEMBERS = 2  # names per topic: "diffusion models · text-to-image"
-MIN_TOPIC_PAPERS = 5
+MIN_TOPIC_PAPERS = 5  # a community of fewer papers joins the topic it is most similar to
 #: Leiden's passes at most: a bound on the work, where networkx's Louvain (3.6) loops for ever on some
-#: graphs, a synthetic 20,000-abstract corpus's among them. NeurIPS 2023's and ICLR 2017/18's
-#: communities are those of Leiden run until a pass moves nothing; of that synthetic corpus, 18 of
-#: its 6,728 entities fall elsewhere.
+#: graphs, a synthetic 20,000-abstract corpus's among them.
 LEIDEN_PASSES = 10
-#: Co-occurrence weights are made integers at this scale: igraph keeps a community's weight by adding
+#: Similarity weights are made integers at this scale: igraph keeps a community's weight by adding
 #: and taking away its nodes' weights, which for integers is exact, so a node never moves back and
 #: forth between two communities on rounding.
 WEIGHT_SCALE = 10**6
@@ -45,63 +42,86 @@ TOPIC_MEMBERS = 60  # members a topic lists, the most telling first
 
 @dataclass(frozen=True)
 class Topic:
-    """A community of entities that papers name together, and the papers mostly about it."""
+    """A community of papers that read alike, and the entities most telling of it."""
 
     id: str  # "topic/1": the largest first
     name: str  # its most telling members' labels, joined by " · "
-    papers: int  # papers whose entities mostly fall in it
+    papers: int  # papers in it
     members: tuple[tuple[str, int], ...]  # (entity, its papers in the topic), most telling first
 
 
 def field_map(G: nx.MultiDiGraph) -> list[Topic]:
-    """The topics of ``G``: its entities of :data:`TOPIC_KINDS` that :data:`MIN_MEMBER_PAPERS`
-    papers name, grouped into communities (Louvain, at :data:`RESOLUTION`) of the graph that joins
-    two entities by how often papers name both (the Ochiai coefficient: shared papers over the
-    geometric mean of each one's). Each paper belongs to the topic most of its entities fall in;
-    a topic is sized by those papers and named by its most telling members: those with most of
-    their papers in it, by papers in it times that share. Topics of :data:`MIN_TOPIC_PAPERS`
-    papers or more, the largest first; the same on every run.
+    """The topics of ``G``: communities of its papers (Leiden, at :data:`RESOLUTION`) in the graph that
+    joins each paper to its similar papers (:mod:`kg.link.similar`: the same words, the same rare
+    entities, abstracts that read alike), weighted by their similarity. A community of fewer than
+    :data:`MIN_TOPIC_PAPERS` papers joins the topic its papers are most similar to, so every paper
+    similar to another is in a topic. A topic's members are the entities of :data:`TOPIC_KINDS` that
+    :data:`MIN_MEMBER_PAPERS` papers name, the most telling first: those with most of their papers in
+    it, by papers in it times that share; it is named by them (:func:`_name`). The largest first; the
+    same on every run.
 
     >>> G = nx.MultiDiGraph()
-    >>> for p, names in enumerate(2 * [("gan", "cifar"), ("gan", "mnist"), ("gan", "cifar", "mnist")]
-    ...                           + 2 * [("rl", "atari"), ("rl", "mujoco"), ("rl", "atari", "mujoco")]):
-    ...     G.add_node(f"paper/{p}", kind="Paper")
-    ...     for name in names:
+    >>> groups = {"gan": ("gan", "cifar"), "rl": ("rl", "atari")}
+    >>> for p in range(12):
+    ...     topic = "gan" if p < 6 else "rl"
+    ...     G.add_node(f"paper/{p}", kind="Paper", similar=[(f"paper/{q}", 0.5) for q in range(12)
+    ...                                                      if q != p and (q < 6) == (p < 6)])
+    ...     for name in groups[topic]:
     ...         G.add_node(f"method/{name}", kind="Method", label=name.upper())
     ...         _ = G.add_edge(f"paper/{p}", f"method/{name}", key="uses")
-    >>> [(t.id, t.name, t.papers, len(t.members)) for t in field_map(G) if t.papers]
-    [('topic/1', 'GAN · CIFAR', 6, 3), ('topic/2', 'RL · ATARI', 6, 3)]
+    >>> [(t.id, t.name, t.papers, len(t.members)) for t in field_map(G)]
+    [('topic/1', 'ATARI · RL', 6, 2), ('topic/2', 'CIFAR · GAN', 6, 2)]
     """
+    papers = sorted(n for n, d in G.nodes(data=True) if d.get("kind") == PAPER)
+    weights: dict[tuple[str, str], float] = {}
+    for paper in papers:
+        for other, score, *_ in G.nodes[paper].get("similar") or ():
+            if other != paper and G.has_node(other):
+                pair = (min(paper, other), max(paper, other))
+                weights[pair] = max(weights.get(pair, 0.0), float(score))
+    pairs = sorted((a, b, w) for (a, b), w in weights.items() if w > 0)
+    communities = _communities(papers, pairs)
+    topic_of = _joined(communities, pairs)
+    papers_in = defaultdict(set)
+    for paper, topic in topic_of.items():
+        papers_in[topic].add(paper)
     papers_of = defaultdict(set)
     for paper, entity in G.edges():
         if G.nodes[paper].get("kind") == PAPER and G.nodes[entity].get("kind") in TOPIC_KINDS:
             papers_of[entity].add(paper)
-    members = sorted(e for e, papers in papers_of.items() if len(papers) >= MIN_MEMBER_PAPERS)
-    named = defaultdict(list)  # paper -> its members, in sorted order
-    for entity in members:
-        for paper in papers_of[entity]:
-            named[paper].append(entity)
-    shared = Counter(pair for entities in named.values() for pair in combinations(sorted(entities), 2))
-    pairs = sorted((a, b, n / math.sqrt(len(papers_of[a]) * len(papers_of[b])))
-                   for (a, b), n in shared.items() if n >= MIN_SHARED_PAPERS)
-    communities = sorted(_communities(members, pairs), key=lambda c: (-len(c), c[0]))
-    community_of = {e: i for i, c in enumerate(communities) for e in c}
-    papers_in = defaultdict(set)
-    for paper in sorted(named, key=str):
-        votes = Counter(community_of[e] for e in named[paper])
-        papers_in[min(votes, key=lambda i: (-votes[i], i))].add(paper)
+    members = sorted(e for e, named in papers_of.items() if len(named) >= MIN_MEMBER_PAPERS)
     topics = []
-    for i, community in enumerate(communities):
-        papers = papers_in[i]
-        if len(papers) < MIN_TOPIC_PAPERS:
+    for papers_here in papers_in.values():
+        inside = {e: n for e in members if (n := len(papers_of[e] & papers_here))}
+        if not inside:
             continue
-        inside = {e: len(papers_of[e] & papers) for e in community}
-        telling = sorted(community, key=lambda e: (-inside[e] ** 2 / len(papers_of[e]), e))
-        topics.append((papers, telling, inside))
+        telling = sorted(inside, key=lambda e: (-inside[e] ** 2 / len(papers_of[e]), e))
+        topics.append((papers_here, telling, inside))
     topics.sort(key=lambda topic: (-len(topic[0]), topic[1][0]))
-    return [Topic(f"topic/{n}", _name(G, telling, inside, papers_of), len(papers),
+    return [Topic(f"topic/{n}", _name(G, telling, inside, papers_of), len(papers_here),
                   tuple((e, inside[e]) for e in telling[:TOPIC_MEMBERS]))
-            for n, (papers, telling, inside) in enumerate(topics[:MAX_TOPICS], start=1)]
+            for n, (papers_here, telling, inside) in enumerate(topics[:MAX_TOPICS], start=1)]
+
+
+def _joined(communities: list[list], pairs: list[tuple]) -> dict:
+    """Each paper's topic (the index of a community of :data:`MIN_TOPIC_PAPERS` papers or more): its
+    community's, or for a smaller community, the large one its papers are most similar to (by the sum of
+    the weights between them); a small community similar to no large one stays out."""
+    community_of = {paper: i for i, community in enumerate(communities) for paper in community}
+    large = {i for i, community in enumerate(communities) if len(community) >= MIN_TOPIC_PAPERS}
+    pull: dict[int, Counter] = defaultdict(Counter)  # small community -> large community -> weight between
+    for a, b, weight in pairs:
+        ca, cb = community_of[a], community_of[b]
+        if ca not in large and cb in large:
+            pull[ca][cb] += weight
+        elif cb not in large and ca in large:
+            pull[cb][ca] += weight
+    topic_of = {}
+    for i, community in enumerate(communities):
+        target = i if i in large else (min(pull[i], key=lambda c: (-pull[i][c], c)) if pull[i] else None)
+        if target is not None:
+            topic_of.update(dict.fromkeys(community, target))
+    return topic_of
 
 
 def _communities(nodes: list, pairs: list[tuple]) -> list[list]:
@@ -122,21 +142,68 @@ def _communities(nodes: list, pairs: list[tuple]) -> list[list]:
 
 
 def _name(G: nx.MultiDiGraph, telling: list, inside: dict, papers_of: dict) -> str:
-    """The labels of a topic's first :data:`NAME_MEMBERS` telling members with more than
-    :data:`NAME_SHARE` of their papers in it, skipping one that another's name holds ("language
-    models" beside "LLM", also known as "large language models"); its first member if none has."""
+    """The names (:func:`_spoken`) of a topic's first :data:`NAME_MEMBERS` telling members with more
+    than :data:`NAME_SHARE` of their papers in it, tasks and methods before datasets and models (an area
+    is named by what its papers do, not by what they test on), leaving out generic names ("deep
+    learning", "neural networks") and one that another's name holds ("language models" beside "LLM",
+    also known as "large language models"); its first member if none is left."""
     chosen = []
-    for entity in telling:
-        if inside[entity] <= NAME_SHARE * len(papers_of[entity]):
-            continue
+    for entity in sorted(telling, key=lambda e: G.nodes[e].get("kind") not in NAMING_KINDS):  # stable: telling order within
         data = G.nodes[entity]
-        names = {fold(n) for n in [data.get("label", entity), *(data.get("aliases") or [])]}
+        label = str(data.get("label", entity))
+        if inside[entity] <= NAME_SHARE * len(papers_of[entity]) or label.casefold() in GENERIC_NAMES:
+            continue
+        names = {fold(n) for n in [label, *(data.get("aliases") or [])]}
         if any(a in b or b in a for a in names for _, taken in chosen for b in taken):
             continue
-        chosen.append((str(data.get("label", entity)), names))
+        chosen.append((_spoken(label, data.get("aliases") or ()), names))
         if len(chosen) == NAME_MEMBERS:
             break
-    return " · ".join(label for label, _ in chosen) or str(G.nodes[telling[0]].get("label", telling[0]))
+    return " · ".join(label for label, _ in chosen) or _spoken(str(G.nodes[telling[0]].get("label", telling[0])),
+                                                            G.nodes[telling[0]].get("aliases") or ())
+
+
+#: The kinds a topic is named by first.
+NAMING_KINDS = frozenset({"Task", "Method"})
+#: Names too broad to tell one topic of a field from another.
+GENERIC_NAMES = frozenset({"machine learning", "deep learning", "neural networks", "neural network",
+                           "deep neural networks", "artificial intelligence", "ml", "ai", "dl", "dnn", "dnns"})
+
+
+MAX_ACRONYM = 10  # letters an acronym has at most, and words its long form
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z\- ]*[a-z]")  # a long form in words: no quote, bracket or capitalised acronym left
+
+
+def _spoken(label: str, aliases) -> str:
+    """An acronym's long form where one of its names spells it out ("simulation-based inference" for
+    SBI, whose letters start its words), else the label: a bare acronym names a topic for those who
+    already know it.
+
+    >>> _spoken("SBI", ["simulation-based inference", "SBI"]), _spoken("NeRF", ["neural radiance fields"]), _spoken("GAN", [])
+    ('simulation-based inference', 'neural radiance fields', 'GAN')
+    """
+    if not is_acronym_like(label) and not label.isupper():
+        return label
+    letters = [c for c in label.casefold() if c.isalpha()]
+    letters = letters[:-1] if len(letters) > 2 and letters[-1] == "s" and label[-1] == "s" else letters
+    if len(letters) > MAX_ACRONYM:  # no acronym: and the search below grows with its letters
+        return label
+    for alias in sorted(aliases, key=lambda a: (-len(a), a)):
+        words = [w for w in re.split(r"[\s\-–/]+", alias.casefold()) if w]
+        if 2 <= len(words) <= MAX_ACRONYM and _PLAIN.fullmatch(alias) and _spells(letters, words):
+            return alias
+    return label
+
+
+def _spells(letters: list[str], words: list[str]) -> bool:
+    """Whether ``letters`` start ``words`` in order, a word giving one or more of its first letters
+    (NeRF: neural, radiance fields), each word at least one."""
+    if not words:
+        return not letters
+    if not letters:
+        return False
+    word = words[0]
+    return any(word[:n] == "".join(letters[:n]) and _spells(letters[n:], words[1:]) for n in range(1, min(len(word), len(letters)) + 1))
 
 
 def select_overview(G: nx.MultiDiGraph, max_nodes: int) -> set:

@@ -9,7 +9,7 @@ network at all; its Content-Security-Policy forbids any fetch and lets only
 those inline scripts run.
 
 A graph too large to draw whole opens on the map of its field (:mod:`.overview`:
-topics, communities of the entities papers name together), which the page lays
+topics, communities of papers that read alike), which the page lays
 out itself (``viz/explorer/pack.js``) so that every label can be read; a graph
 whose papers share too little opens on its most mentioned entities and their
 papers, laid out by :mod:`.layout` when large. Either way the page holds the whole graph as compact

@@ -21,7 +21,7 @@ from . import kg_terms, view, view_with, with_values
 from ..similarity import Vectors
 from ..store import PREFIXES
 from ..strings import fold, js_order
-from .views import RELATION_FIELDS, Tables
+from .views import RELATION_FIELDS, SIMILAR_FIELDS, Tables
 
 
 @dataclass
@@ -125,6 +125,13 @@ def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool =
         if subject in G and other in G:
             link = row["property"].value.rsplit("#", 1)[-1]
             G.add_edge(subject, other, key=link, role=link, papers=int(row["papers"].value))
+    # Each paper's similar papers: what its panel lists, and what the map's topics are found from.
+    rows = _select(store, "index-similar", scope and {"p": scope.papers})
+    for row in sorted(rows, key=lambda row: (row["p"].value, int(row["rank"].value.rsplit("#s", 1)[-1]))):
+        paper, other = vocab.node_of_iri(row["p"].value), vocab.node_of_iri(row["other"].value)
+        if paper in G and other in G:
+            G.nodes[paper].setdefault("similar", []).append(
+                (other, *(float(row[part].value) if row[part] else 0.0 for part in ("score", "words", "entities", "meaning"))))
     _name(index)
     if texts:
         _load_texts(store, G, scope)
@@ -160,6 +167,10 @@ def index_from_tables(tables: Tables, vectors: Vectors | None = None) -> GraphIn
         G.add_node(ids[j], kind="Paper", label=t["label"][j], title=t["paper_title"][row],
                    venue=string(t["paper_venue"][row]), year=t["paper_year"][row] or None,
                    decision=string(t["paper_decision"][row]), url=t["paper_url"][row], abstract="", authors=[])
+    step = len(SIMILAR_FIELDS)
+    for row, similar in enumerate(t["paper_similar"]):  # flat: other, score, words, entities, meaning
+        if similar:
+            G.nodes[ids[first + row]]["similar"] = [(ids[similar[k]], *similar[k + 1:k + step]) for k in range(0, len(similar), step)]
     roles = [(ids[first + row], ids[links[k]], t["roles"][links[k + 1]])
              for row, links in enumerate(t["paper_links"]) for k in range(0, len(links), 2)]
     for paper, entity, role in sorted(roles, key=lambda r: (iris[r[0]], iris[r[1]], str(vocab.role_iri(r[2])))):
@@ -276,12 +287,6 @@ def _load_texts(store: ox.Store, G: KnowledgeGraph, scope: Scope | None = None) 
             G.nodes[entity]["definition"] = {"text": row["text"].value, "paper": G.nodes[paper]["paper_id"],
                                              "start": int(row["start"].value), "end": int(row["end"].value),
                                              "sentence": row["sentence"].value}
-    rows = _select(store, "index-similar", papers)
-    for row in sorted(rows, key=lambda row: (row["p"].value, int(row["rank"].value.rsplit("#s", 1)[-1]))):
-        paper, other = vocab.node_of_iri(row["p"].value), vocab.node_of_iri(row["other"].value)
-        if paper in G and other in G:
-            G.nodes[paper].setdefault("similar", []).append(
-                (other, *(float(row[part].value) if row[part] else 0.0 for part in ("score", "words", "entities", "meaning"))))
     results = G.results = []
     for row in ordered(_select(store, "index-results", scope and {"paper": scope.papers}), "paper", "start"):
         paper = vocab.node_of_iri(row["paper"].value)

@@ -1,7 +1,7 @@
 /* The map of the field and what the URL says is drawn.
  *
- * The map draws the topics of kg.viz.overview.field_map (communities of methods, tasks and
- * datasets that papers name together), each named by its most telling members and sized by
+ * The map draws the topics of kg.viz.overview.field_map (communities of papers that read alike),
+ * each named by its most telling methods, tasks and datasets and sized by
  * its papers, packed (pack.js) so that every name can be read; a click opens a topic: its
  * members, packed the same way. The URL's fragment says what is drawn (#topic=…, #focus=…,
  * #map), so the browser's Back button and a copied link come back to it.
@@ -22,8 +22,8 @@ function showMap() {
   draw(placed.map((item) => packedNode({ id: item.id, kind: TOPIC, group: TOPIC, shape: "dot", color: TOPIC_COLOUR,
                                          tooltip: topicTooltip(topics.get(item.id)) }, item)), []);
   overviewText.textContent = (placed.length < topics.size ? "The " + placed.length + " largest of the field's " : "The field's ")
-    + plural(topics.size, "topic") + ": methods, tasks and datasets that papers name together, each named by its most"
-    + " telling members and sized by its papers. Click one to open it; search reaches any node.";
+    + plural(topics.size, "topic") + ": papers that read alike, each named by its most telling"
+    + " methods, tasks and datasets and sized by its papers. Click one to open it; search reaches any node.";
 }
 
 function topicTooltip(topic) {
