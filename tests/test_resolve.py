@@ -297,3 +297,20 @@ def test_a_name_is_added_where_the_judge_keeps_it_and_left_out_where_it_does_not
     assert [m.text for m in grown[1].mentions] == ["ImageNet"]
     by_label = {e.label: e.mentions for e in entities}
     assert by_label["ImageNet"] == [("a", 0), ("b", 0)] and by_label["GPU"] == [("a", 1)]
+
+
+def test_a_name_with_an_acronym_in_it_is_the_name_spelt_out_where_the_corpus_writes_both():
+    from kg.resolve import resolution_report
+
+    # RL means reinforcement learning here (p0 defines it); "offline RL" is written spelt out too,
+    # "safe RL" never is: it stays itself. "deep GP": no paper says what GP stands for.
+    extractions = _hand_made_extractions(
+        [("reinforcement learning", "Method"), ("RL", "Method"), ("offline RL", "Method"), ("safe RL", "Method")],
+        [("offline reinforcement learning", "Method"), ("deep GP", "Method")],
+        [("deep Gaussian process", "Method")])
+    extractions[0].acronyms = {"RL": "reinforcement learning"}
+    entities = resolve(extractions)
+    assert sorted(sorted(e.aliases) for e in entities) == [
+        ["RL", "reinforcement learning"], ["deep GP"], ["deep Gaussian process"],
+        ["offline RL", "offline reinforcement learning"], ["safe RL"]]
+    assert "- `offline rl` → `offline reinforcement learning`: acronym spelt out in a name" in resolution_report(entities, extractions)

@@ -213,7 +213,8 @@ def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True,
     the dataset (:func:`language_variants`), a long form of an acronym the most
     used long form of its sense (:func:`acronym_senses`), an acronym the long form the corpus
     agrees on (none when papers disagree) or, where no paper defines it, the one name it spells
-    (:func:`spelled_out`), and, with ``synonyms``, names enough papers call one thing
+    (:func:`spelled_out`), a name with an acronym in it the name spelt out (:func:`acronyms_in_names`),
+    and, with ``synonyms``, names enough papers call one thing
     (:func:`join_synonyms`). ``reasons``, when given, receives each joined key's reason."""
     reasons = {} if reasons is None else reasons
 
@@ -242,6 +243,7 @@ def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True,
         if meaning is not None:
             add({short: meaning}, "acronym defined")
     add(spelled_out(extractions, names), "initials", keep=True)
+    add(acronyms_in_names(extractions, _followed(names)), "acronym spelt out in a name", keep=True)
     add(language_variants(extractions, _followed(names)), "language", keep=True)  # after acronyms: "English PTB"
     names = _followed(names)  # "gan model" -> "gan" -> "generative adversarial network"
     if not synonyms:
@@ -328,6 +330,38 @@ def spelled_out(extractions: Iterable[PaperExtraction], names: dict[str, str]) -
             [long] = longs
             if types[long].most_common(1)[0][0] == types[short].most_common(1)[0][0]:
                 found[short] = long
+    return found
+
+
+def acronyms_in_names(extractions: Iterable[PaperExtraction], names: dict[str, str]) -> dict[str, str]:
+    """Names with an acronym among their words -> the same name with the acronym spelt out, where the
+    corpus agrees on what the acronym means (``names`` maps it to its long form) and writes the spelt-out
+    name too: "offline RL" is offline reinforcement learning, "multi-agent RL" multi-agent
+    reinforcement learning, "equivariant GNNs" equivariant graph neural networks. A name the corpus
+    never spells out is left as it is: this joins names, it never makes one.
+
+    >>> from kg.model import Paper, Mention, PaperExtraction
+    >>> text = "offline RL, offline reinforcement learning, safe RL"
+    >>> ms = [Mention(text.index(t), text.index(t) + len(t), t, "Method", 0, 0.9, "t")
+    ...       for t in ("offline RL", "offline reinforcement learning", "safe RL")]
+    >>> acronyms_in_names([PaperExtraction(Paper("p", text), [(0, len(text))], ms, {})], {"rl": "reinforcement learning"})
+    {'offline rl': 'offline reinforcement learning'}
+    """
+    written = {resolution_key(m.text) for ex in extractions for m in ex.mentions}
+    found = {}
+    for key in written:
+        words = key.split()
+        if len(words) < 2 or key in names:
+            continue
+        for i, word in enumerate(words):
+            long = names.get(word)
+            if long is None or " " not in long:
+                continue
+            spelt = " ".join(words[:i] + [long] + words[i + 1:])
+            target = names.get(spelt, spelt)
+            if target in written and target != key:
+                found[key] = target
+                break
     return found
 
 
