@@ -2,8 +2,8 @@
 not fitted.
 
     python bench/related_fit.py iclr=GRAPH:bench/concepts_dev.json \
-        neurips2023=GRAPH:bench/judged/neurips2023_related_synonyms.json \
-        --measure corl2024=GRAPH --blind bench/judged/related_blind.json
+        neurips=GRAPH:bench/judged/neurips2023_related_synonyms.json \
+        --measure corl=GRAPH --blind bench/judged/related_blind.json
 
 Each argument is NAME=GRAPH:JUDGED (a graph built by ``kg build``; judged files with a ``related`` list
 of queries and the names judged related to each, joined by ``+``); ``--measure`` names a corpus measured
