@@ -14,6 +14,11 @@ from . import lexicon
 
 #: An acronym's plural: "LLMs" is the plural of "LLM".
 ACRONYM_PLURAL = re.compile(r"^(.*[A-Z0-9])s$")
+#: Words joined by hyphens around a small word, none an acronym: "Mixture-of-Experts" and
+#: "Chain-of-Thought" are words (mixture of experts), where "E-GRPO", "Bi-LSTM" and "Android-World"
+#: are one name each.
+_WORDS_HYPHENATED = re.compile(r"[A-Z]?[a-z]{2,}(?:-[A-Z]?[a-z]+)*-(?:of|for|to|and|in|on|with|the|a|by|from)"
+                               r"-[A-Z]?[a-z]+(?:-[A-Z]?[a-z]+)*")
 #: The plural of a name whose last part is a word for a kind of network: "FocalNets", "ResNets".
 NAME_PLURAL = re.compile(r"^(.*[a-z0-9](?:Net|Former|Mixer|Bert))s$")
 _ADJECTIVE_ENDINGS = ("al", "ic", "ive", "ous", "ary", "ed", "ing", "ent", "ant", "ful", "less", "able", "ible")
@@ -57,11 +62,13 @@ def resolution_key(text: str, *, name: bool = False) -> str:
     (True, 'resnet')
     >>> resolution_key("question-answering"), resolution_key("Generative Adversarial Nets")
     ('question answering', 'generative adversarial network')
+    >>> resolution_key("Mixture-of-Experts") == resolution_key("mixture of experts"), resolution_key("DALL·E 2") == resolution_key("DALL-E 2")
+    (True, True)
     >>> resolution_key("Efficient Neural Architecture Search"), resolution_key("Efficient Neural Architecture Search", name=True)
     ('neural architecture search', 'efficient neural architecture search')
     """
-    text = unicodedata.normalize("NFKC", text).replace("–", "-").replace("—", "-").strip()
-    if is_acronym_like(text):
+    text = unicodedata.normalize("NFKC", text).replace("–", "-").replace("—", "-").replace("·", "-").strip()
+    if is_acronym_like(text) and not _WORDS_HYPHENATED.fullmatch(text):
         plural = ACRONYM_PLURAL.match(text) or NAME_PLURAL.match(text)
         if plural and any(c.isupper() for c in plural.group(1)):
             text = plural.group(1)
