@@ -314,3 +314,15 @@ def test_a_name_with_an_acronym_in_it_is_the_name_spelt_out_where_the_corpus_wri
         ["RL", "reinforcement learning"], ["deep GP"], ["deep Gaussian process"],
         ["offline RL", "offline reinforcement learning"], ["safe RL"]]
     assert "- `offline rl` → `offline reinforcement learning`: acronym spelt out in a name" in resolution_report(entities, extractions)
+
+
+def test_a_metric_named_with_its_setting_is_the_metric_and_a_measure_of_its_own_is_not():
+    # "zero-shot accuracy" and "certified robust accuracy" are accuracy, reached in a setting (read from
+    # the same words, so their scores keep boards of their own); a quantization error and an attack's
+    # success rate measure something else.
+    entities = _hand_made([("accuracy", "Metric"), ("zero-shot accuracy", "Metric"), ("quantization error", "Metric")],
+                          [("certified robust accuracy", "Metric"), ("attack success rate", "Metric"),
+                           ("error", "Metric"), ("success rate", "Metric")])
+    assert sorted(sorted(e.aliases) for e in entities) == [
+        ["accuracy", "certified robust accuracy", "zero-shot accuracy"], ["attack success rate"], ["error"],
+        ["quantization error"], ["success rate"]]

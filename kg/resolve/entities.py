@@ -244,6 +244,7 @@ def corpus_names(extractions: list[PaperExtraction], *, synonyms: bool = True,
             add({short: meaning}, "acronym defined")
     add(spelled_out(extractions, names), "initials", keep=True)
     add(acronyms_in_names(extractions, _followed(names)), "acronym spelt out in a name", keep=True)
+    add(metrics_in_settings(extractions, _followed(names)), "metric in a setting", keep=True)
     add(language_variants(extractions, _followed(names)), "language", keep=True)  # after acronyms: "English PTB"
     names = _followed(names)  # "gan model" -> "gan" -> "generative adversarial network"
     if not synonyms:
@@ -363,6 +364,41 @@ def acronyms_in_names(extractions: Iterable[PaperExtraction], names: dict[str, s
                 found[key] = target
                 break
     return found
+
+
+def metrics_in_settings(extractions: Iterable[PaperExtraction], names: dict[str, str]) -> dict[str, str]:
+    """Metrics named with the setting they were measured in -> the metric: "zero-shot accuracy",
+    "robust accuracy" and "linear probing accuracy" are accuracy, reached in a setting
+    (:mod:`kg.extract.settings`, which reads it from the same words and keeps such a score on a board of
+    its own). Only where what is left is a metric kg knows (:data:`kg.lexicon.METRIC_VARIANTS`).
+
+    >>> from kg.model import Paper, Mention, PaperExtraction
+    >>> text = "zero-shot accuracy, robust training"
+    >>> ms = [Mention(0, 18, "zero-shot accuracy", "Metric", 0, 0.9, "t"), Mention(20, 35, "robust training", "Method", 0, 0.9, "t")]
+    >>> metrics_in_settings([PaperExtraction(Paper("p", text), [(0, len(text))], ms, {})], {})
+    {'zero shot accuracy': 'accuracy'}
+    """
+    from ..extract.settings import setting_of
+
+    types, _ = _key_types(extractions, names)
+    found = {}
+    for key, counts in types.items():
+        words = key.split()
+        if counts.most_common(1)[0][0] != "Metric" or len(words) < 2:
+            continue
+        for cut in range(1, min(len(words), 4)):
+            rest = " ".join(words[cut:])
+            rest = names.get(rest, rest)
+            settings = set(setting_of(" ".join(words[:cut])).split(", ")) - {""}
+            if rest in METRIC_LABELS and settings and not settings & _OWN_MEASURES and not {"attack", "attacks"} & set(words[:cut]):
+                found[key] = rest
+                break
+    return found
+
+
+#: Settings whose words, before a metric, name a measure of their own: a quantization error, a
+#: corruption error. (So does an attack's success rate, of the attack.)
+_OWN_MEASURES = {"quantized", "corrupted"}
 
 
 #: How many papers must state that two names are one thing (``PaperExtraction.synonyms``) before
