@@ -267,6 +267,8 @@ def build(
         for paper, similar in similar_papers(graph).items():  # for the index and the explorer's paper pages
             graph.nodes[paper]["similar"] = similar
         vectors = entity_vectors(entities, extractions)
+        for extraction in extractions:  # pooled: what the encoder read is not held while the graph is written
+            extraction.contexts = ""
         said(f"Made the graph of {counted(graph.number_of_nodes(), 'node')} and {counted(graph.number_of_edges(), 'edge')}, "
              "with similar papers and entity vectors")
         extra = {"report.md": resolution_report(entities, extractions)} if report else {}
