@@ -99,6 +99,9 @@ def variant_relations(entities: list[Entity], extractions: list[PaperExtraction]
 #: What may stand between two listed names: a comma, a slash, "and", "or", "as well as", "vs." (after
 #: the closing bracket of an abbreviation: "networks (GANs) and VAEs"). Read only where the text
 #: between is at most :data:`LIST_GAP` characters, so the check is bounded whatever the abstract.
+#: A list's members paired at most, its first ones: "A, B, C and D" pairs each with each, and a
+#: sentence listing hundreds of names (a benchmark suite, or a hostile abstract) must not square them.
+MAX_LISTED = 12
 _LIST_SEPARATOR = re.compile(r"\)?\s*(?:[,;/]\s*)?(?:(?:and/or|and|or|nor|as well as|versus|vs\.?)\s+)?", re.IGNORECASE)
 LIST_GAP = 14
 
@@ -114,8 +117,8 @@ def listed_relations(entities: list[Entity], extractions: list[PaperExtraction])
     """``listedWith`` links between entities of one type that a sentence lists together, one
     ``Relation`` per paper and pair (its source the smaller key: the relation has no direction).
 
-    Every name of one list is listed with every other ("A, B and C": three pairs); the evidence is
-    the later mention of the pair.
+    Every name of one list is listed with every other ("A, B and C": three pairs), of its first
+    :data:`MAX_LISTED`; the evidence is the later mention of the pair.
 
     Example
     -------
@@ -140,7 +143,7 @@ def listed_relations(entities: list[Entity], extractions: list[PaperExtraction])
             else:
                 lists.append([current])
         for members in lists:
-            named = [(entity_of[(paper, i)], i) for i in members if (paper, i) in entity_of]
+            named = [(entity_of[(paper, i)], i) for i in members if (paper, i) in entity_of][:MAX_LISTED]
             for a, (first, _) in enumerate(named):
                 for second, evidence in named[a + 1:]:
                     if first.key == second.key or first.type != second.type:
