@@ -243,6 +243,10 @@ SCIER_TO_KG = dict(reversed([(scier, r.name) for r in RELATION_TABLE for scier i
 #: Entity -> entity relations.
 RELATIONS = tuple(r.name for r in RELATION_TABLE)
 
+#: The relations with no direction: written once per pair (from the smaller key), read both ways
+#: (owl:SymmetricProperty in the ontology).
+SYMMETRIC_RELATIONS = frozenset({"listedWith"})
+
 #: Which entity types each relation links (subject types, object types).
 RELATION_TYPES = {r.name: (r.subjects, r.objects) for r in RELATION_TABLE}
 

@@ -521,6 +521,15 @@ def test_an_entity_panel_lists_papers_and_relations_apart(browser, sample):
         assert "evaluatedOn →" in relations and "AndroidWorld" in relations and "variantOf →" in relations
 
 
+def test_names_listed_together_show_their_relation_without_a_direction(browser, sample):
+    # The sample lists "GCN and GAT" in one sentence: kg:listedWith, written once from the smaller key,
+    # reads the same from either end.
+    for name, other in (("GAT", "GCN"), ("GCN", "GAT")):
+        with offline_panel(browser, sample, name) as page:
+            relations = page.locator("#kg-panel ul").nth(1).inner_text()
+            assert "listedWith ↔" in relations and other in relations and "listedWith →" not in relations
+
+
 def test_a_dataset_panel_lists_the_results_reported_on_it(browser, sample):
     with offline_panel(browser, sample, "AndroidWorld") as page:
         result = page.locator("#kg-panel .kg-results li")

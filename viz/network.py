@@ -11,7 +11,7 @@ from pyvis.network import Network
 
 from kg.query.tables import PAPER, kinds_in, node_kind, role_order
 from kg.strings import truncate
-from kg.vocab import COLOURS
+from kg.vocab import COLOURS, SYMMETRIC_RELATIONS
 
 from .layout import SEED
 
@@ -81,7 +81,7 @@ def drawing_meta(G: nx.MultiDiGraph, H: nx.MultiDiGraph) -> dict:
     colours = {kind: KIND_COLOURS.get(kind, OTHER_COLOUR) for kind in kinds_of(G)}
     return {"kinds": legend, "colours": colours, "physics": PHYSICS, "paper_size": PAPER_SIZE,
             "label_limit": LABEL_LIMIT, "label_font": LABEL_FONT, "dot_size": DOT_SIZE, "label_gap": LABEL_GAP,
-            "min_label_px": MIN_LABEL_PX}
+            "min_label_px": MIN_LABEL_PX, "symmetric": sorted(SYMMETRIC_RELATIONS)}
 
 
 def _ordered_roles(roles) -> list[str]:

@@ -199,6 +199,7 @@ function relationLinks(view) {
     const link = byOther.get(other);
     // The hierarchy reads both ways: "broader →" a concept above, "narrower →" a name below.
     if (r.relation === "broader") link.roles.push(outgoing ? "broader →" : "narrower →");
+    else if (meta.symmetric.includes(r.relation)) link.roles.push(r.relation + " ↔"); // no direction: "listed with"
     else link.roles.push(outgoing ? r.relation + " →" : "← " + r.relation);
     link.evidence = link.evidence || r.sentence;
   }
