@@ -282,3 +282,8 @@ def test_no_script_lists_the_types():
     for path in sorted((ROOT / "viz").rglob("*.js")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             assert not listed.search(line), f"{path.relative_to(ROOT)}:{number} names an entity type: {line.strip()}"
+
+
+def test_the_relations_without_a_direction_are_the_ontologys_symmetric_properties(ontology):
+    symmetric = {str(p).rsplit("#", 1)[-1] for p in ontology.subjects(RDF.type, OWL.SymmetricProperty)}
+    assert symmetric == set(vocab.SYMMETRIC_RELATIONS) == {"listedWith"}
