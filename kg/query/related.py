@@ -551,7 +551,8 @@ class RelatedIndex:
                        "listed": [f"in {listed} paper{'s' if listed != 1 else ''}"] if listed else [],
                        "co-mentioned": [f"{len(both)} paper{'s' if len(both) != 1 else ''}"] if both and not nested else [],
                        "compared": [f"in {len(compared)} paper{'s' if len(compared) != 1 else ''}"] if compared else [],
-                       "context": [f"{cosine['contexts']:.2f} around it, {cosine['spans']:.2f} itself"] if parts["context"] else [],
+                       "context": [f"{max(0.0, cosine['contexts']):.2f} around it, {max(0.0, cosine['spans']):.2f} itself"]
+                       if parts["context"] else [],  # the cosines as scored: one below 0 adds nothing
                        "similar": [f"{cosine['matrix']:.2f}"] if parts["similar"] else []})
         return (Related(label[candidate], self.types[candidate], round(score, 3),
                         {p: round(parts[p], 3) for p in PARTS if parts[p]}, {p: shared.get(p, []) for p in PARTS},
