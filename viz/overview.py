@@ -89,10 +89,15 @@ def field_map(G: nx.MultiDiGraph) -> list[Topic]:
     for paper, entity in G.edges():
         if G.nodes[paper].get("kind") == PAPER and G.nodes[entity].get("kind") in TOPIC_KINDS:
             papers_of[entity].add(paper)
-    members = sorted(e for e, named in papers_of.items() if len(named) >= MIN_MEMBER_PAPERS)
+    # Each member's papers in each topic, counted in one pass over its papers.
+    inside_of: dict[int, Counter] = defaultdict(Counter)
+    for entity in sorted(e for e, named in papers_of.items() if len(named) >= MIN_MEMBER_PAPERS):
+        for paper in papers_of[entity]:
+            if paper in topic_of:
+                inside_of[topic_of[paper]][entity] += 1
     topics = []
-    for papers_here in papers_in.values():
-        inside = {e: n for e in members if (n := len(papers_of[e] & papers_here))}
+    for topic, papers_here in papers_in.items():
+        inside = inside_of[topic]
         if not inside:
             continue
         telling = sorted(inside, key=lambda e: (-inside[e] ** 2 / len(papers_of[e]), e))
