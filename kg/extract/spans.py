@@ -350,7 +350,7 @@ class SpanModel:
     def read(self, documents: Sequence[Sequence[Sequence[str]]]) -> list[tuple[list[Entity], list[Relation], np.ndarray]]:
         """:meth:`predict`'s entities and relations of each document, and each of its words' vector in
         context (words x hidden: the mean of the encoder's last states over the word's pieces), from the
-        same pass: what the build pools into the vectors of entities and papers (:mod:`kg.vectors`)."""
+        same pass: what the build pools into the entities' vectors (:func:`kg.similarity.pooled_contexts`)."""
         chunks = [c for index, sentences in enumerate(documents)
                   for c in make_chunks(index, sentences, self.tokenizer)]
         results: list[tuple[list[Entity], list[Relation], np.ndarray]] = [

@@ -96,12 +96,12 @@ def variant_relations(entities: list[Entity], extractions: list[PaperExtraction]
     return sorted(relations.values(), key=lambda r: (r.source, r.target))
 
 
-#: What may stand between two listed names: a comma, a slash, "and", "or", "as well as", "vs." (after
-#: the closing bracket of an abbreviation: "networks (GANs) and VAEs"). Read only where the text
-#: between is at most :data:`LIST_GAP` characters, so the check is bounded whatever the abstract.
 #: A list's members paired at most, its first ones: "A, B, C and D" pairs each with each, and a
 #: sentence listing hundreds of names (a benchmark suite, or a hostile abstract) must not square them.
 MAX_LISTED = 12
+#: What may stand between two listed names: a comma, a slash, "and", "or", "as well as", "vs." (after
+#: the closing bracket of an abbreviation: "networks (GANs) and VAEs"). Read only where the text
+#: between is at most :data:`LIST_GAP` characters, so the check is bounded whatever the abstract.
 _LIST_SEPARATOR = re.compile(r"\)?\s*(?:[,;/]\s*)?(?:(?:and/or|and|or|nor|as well as|versus|vs\.?)\s+)?", re.IGNORECASE)
 LIST_GAP = 14
 

@@ -2,22 +2,27 @@
 
 An entity's papers are those that mention it or anything narrower than it
 (``skos:broader*``): "diffusion models" reaches the papers on "latent
-diffusion models". The score of a candidate ``B`` for a query ``A`` adds up:
+diffusion models". The score of a candidate ``B`` for a query ``A`` adds up features, each times its
+weight in :data:`WEIGHTS` (fitted on judged queries: ``bench/related_fit.py``):
 
-- ``variant``: ``3.0`` when one is a variant or a kind of the other (``kg:variantOf``,
-  ``skos:broader``), ``1.5 × spec(C)`` per concept ``C`` both are variants or kinds of
-  ("both kinds of GAN");
+- ``variant``: 1 when one is a variant or a kind of the other (``kg:variantOf``,
+  ``skos:broader``; less for a one-paper variant), up to 0.5 for a concept ``C`` both are
+  variants or kinds of ("both kinds of GAN"), by ``spec(C)``;
+- ``listed``: ``log2(1 + papers)`` whose sentences list both (``kg:listedWith``);
+- ``compared``: papers that propose one and compare with the other;
 - ``co-mentioned``: papers that mention both, weighted by how much more often than chance
-  they do: ``|A ∩ B| × log(N |A ∩ B| / (|A| |B|))`` (pointwise mutual information), so
-  that "neural networks", in every other paper, gains little from sharing them;
-- ``compared``: ``1.0`` per paper that proposes one and compares with the other;
-- ``tasks`` and ``datasets`` shared across different papers: ``3.0 ×`` the cosine of the two
-  entities' task (dataset) profiles, each task weighted by its specificity
-  ``spec(x) = log(1 + N / papers(x))``: a hub shares something with everything, and its long
-  profile divides what it shares;
-- ``similar``: ``2.0 × (cos - 0.5) / 0.5`` when the cosine of the two entities' vectors (names and
-  sentences, :mod:`kg.similarity`) is above 0.5: GRU and LSTM, never in one abstract, are alike.
+  they do (normalised pointwise mutual information), so that "neural networks", in every other
+  paper, gains little from sharing them;
+- ``tasks`` and ``datasets`` shared across different papers: the cosine of the two entities'
+  task (dataset) profiles, each task weighted by its specificity ``spec(x) = log(1 + N / papers(x))``:
+  a hub shares something with everything, and its long profile divides what it shares;
+- ``spans`` and ``contexts`` (shown as one part, ``context``): the cosines of what the span model's
+  encoder read in their mentions and around them (:func:`kg.similarity.pooled_contexts`);
+- ``similar``: ``(cos - 0.5) / 0.5`` when the cosine of their names' static vectors is above 0.5:
+  GRU and LSTM, never in one abstract, are alike.
 
+A candidate sharing only words of its name or datasets is no answer (:data:`CONTEXT_FLOOR`). A name
+more than 3% of a corpus of 200 papers or more mentions scores less in proportion to its share.
 In a corpus of 200 papers or more, the score is then scaled by how established the candidate is,
 ``min(1, log(1 + papers) / log(6))``: what one paper alone names is one of many (on the judged
 lists, 0.24 -> 0.34 of the top 5 on ICLR 2017/18 and 0.12 -> 0.18 on NeurIPS 2023, tuned parts); a
@@ -620,8 +625,8 @@ def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method",
             min_salience: float = SALIENCE_THRESHOLD, vectors: Vectors | None = None) -> tuple[str, list[Related]]:
     """The ``k`` entities of ``type`` most related to the one named ``name``, best first.
 
-    ``vectors`` (the graph's :class:`kg.similarity.Vectors`) add the ``similar`` part; without
-    them, similarity is not scored. Returns the query entity's label and the ranked list. To ask
+    ``vectors`` (the graph's :class:`kg.similarity.Vectors`) add the ``similar`` and ``context``
+    parts; without them, neither is scored. Returns the query entity's label and the ranked list. To ask
     more than once, load a :class:`RelatedIndex` and call its :meth:`~RelatedIndex.related`.
     """
     return RelatedIndex(store).related(name, k=k, type=type, min_salience=min_salience, vectors=vectors)

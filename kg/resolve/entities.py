@@ -366,6 +366,12 @@ def acronyms_in_names(extractions: Iterable[PaperExtraction], names: dict[str, s
     return found
 
 
+#: Settings whose words, before a metric, name a measure of their own: a quantization error, a
+#: corruption error; and a thing whose own measure it is: an attack's success rate.
+_OWN_MEASURES = {"quantized", "corrupted"}
+_MEASURED_THING = {"attack", "attacks"}
+
+
 def metrics_in_settings(extractions: Iterable[PaperExtraction], names: dict[str, str]) -> dict[str, str]:
     """Metrics named with the setting they were measured in -> the metric: "zero-shot accuracy",
     "robust accuracy" and "linear probing accuracy" are accuracy, reached in a setting
@@ -390,15 +396,11 @@ def metrics_in_settings(extractions: Iterable[PaperExtraction], names: dict[str,
             rest = " ".join(words[cut:])
             rest = names.get(rest, rest)
             settings = set(setting_of(" ".join(words[:cut])).split(", ")) - {""}
-            if rest in METRIC_LABELS and settings and not settings & _OWN_MEASURES and not {"attack", "attacks"} & set(words[:cut]):
+            if rest in METRIC_LABELS and settings and not settings & _OWN_MEASURES and not _MEASURED_THING & set(words[:cut]):
                 found[key] = rest
                 break
     return found
 
-
-#: Settings whose words, before a metric, name a measure of their own: a quantization error, a
-#: corruption error. (So does an attack's success rate, of the attack.)
-_OWN_MEASURES = {"quantized", "corrupted"}
 
 
 #: How many papers must state that two names are one thing (``PaperExtraction.synonyms``) before
