@@ -3,7 +3,8 @@
 An answer holds what the data says (titles, labels, sentences), so it reaches the terminal escaped
 (:func:`say`); kg's own errors are one line, never a traceback (:class:`Group`); names that start
 with "-" are arguments, not unknown options (:class:`TakesNames`); a build's extraction shows a bar
-on a terminal (:class:`Progress`).
+on a terminal (:class:`Progress`); the graph a command reads is the one named with -g, or the only one
+under graphs/ (:data:`graph_option`).
 """
 from __future__ import annotations
 
@@ -11,11 +12,48 @@ import itertools
 import json
 import sys
 import uuid
+from pathlib import Path
 
 import click
 
 from .errors import KGError
 from .strings import printable, printable_json
+
+
+#: Where 'kg build' writes graphs by default, and where the other commands look for one.
+GRAPHS = Path("graphs")
+
+
+def _only_graph(ctx, param, value):
+    """The graph a command reads: the one given, or else the only graph under graphs/."""
+    from .store import GRAPH_SUFFIXES, INDEX_SUFFIX
+
+    if value is not None:
+        return value
+    stems = sorted({path.with_suffix("") for path in GRAPHS.glob("*")
+                    if path.suffix in GRAPH_SUFFIXES and not path.name.startswith(".")
+                    and not path.name.endswith(INDEX_SUFFIX)})
+    if len(stems) == 1:
+        click.echo(f"Using {stems[0]}, the only graph under {GRAPHS}/ (-g GRAPH to choose another).", err=True)
+        return str(stems[0])
+    if not stems:
+        raise click.UsageError(f"No graph given and none under {GRAPHS}/: build one with "
+                               f"'kg build ABSTRACTS -o {GRAPHS}/NAME', or name one with -g GRAPH.")
+    raise click.UsageError(f"Several graphs under {GRAPHS}/ ({', '.join(stem.name for stem in stems)}); "
+                           f"choose one with -g, e.g. -g {stems[0]}.")
+
+
+graph_option = click.option(
+    "--graph", "-g", metavar="GRAPH", callback=_only_graph,
+    help="The graph: the -o path given to 'kg build' (graphs/NAME) or an .nt/.ttl/.jsonld file. "
+         "Default: the only graph under graphs/.")
+
+
+def format_option(*choices: str):
+    """The --format option of a command that prints an answer: a table to read, or its JSON twin."""
+    meanings = {"table": "text to read", "csv": "CSV rows", "json": "the same answer whole, as JSON, for programs"}
+    return click.option("--format", "fmt", type=click.Choice(choices), default=choices[0], show_default=True,
+                        help="How to print the answer: " + "; ".join(f"{c}, {meanings[c]}" for c in choices) + ".")
 
 
 class Group(click.Group):

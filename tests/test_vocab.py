@@ -237,7 +237,7 @@ def test_the_pages_legend_is_the_tables():
 
 
 def test_the_commands_and_the_query_page_offer_the_tables_types():
-    from kg.cli import related
+    from kg.query.commands import related
 
     [option] = [p for p in related.params if p.name == "entity_type"]
     assert tuple(option.type.choices) == vocab.ENTITY_TYPES
