@@ -235,10 +235,10 @@ def trends(graph, by, types, earlier, later, top, fmt):
       kg trends -g graphs/iclr --by year --type Method
       kg trends -g graphs/iclr --by venue --from "ICLR 2017" --to "ICLR 2018" --format json
     """
-    from ..store import open_graph
+    from .graph_index import graph_index
     from .trends import trends as run_trends
 
-    found = run_trends(open_graph(graph), by=by, types=list(types), earlier=earlier, later=later, top=top)
+    found = run_trends(graph_index(graph), by=by, types=list(types), earlier=earlier, later=later, top=top)
     print_answer(found, fmt, types=list(types))
 
 

@@ -16,7 +16,6 @@ from pathlib import Path
 import networkx as nx
 
 from ..errors import KGError
-from ..store import open_graph
 
 #: The formats ``kg export --to`` writes, by name: the file's extension and networkx's writer.
 FORMATS = {"graphml": (".graphml", nx.write_graphml), "gexf": (".gexf", nx.write_gexf)}
@@ -26,11 +25,9 @@ _FIELDS = ("kind", "label", "aliases", "papers", "reach", "salience", "title", "
 def tool_graph(graph: str | Path) -> nx.MultiDiGraph:
     """The graph at ``graph`` (``graphs/NAME``) with the attributes of the module's doc, each a
     str, int or float, so GraphML and GEXF can type its column."""
-    from .graph_index import index_from_tables, load_index
-    from .views import kept_tables
+    from .graph_index import graph_index
 
-    tables = kept_tables(graph)
-    source = (index_from_tables(tables) if tables is not None else load_index(open_graph(graph))).graph
+    source = graph_index(graph).graph
     G = nx.MultiDiGraph()
     for node, data in source.nodes(data=True):
         attributes = {}

@@ -1,5 +1,6 @@
-"""The index: a graph's store read back as a networkx graph, for the explorer, search,
-neighbourhoods, the server's views and the exports.
+"""The index: a graph as a networkx graph, for the explorer, search, neighbourhoods, the server's
+views, trends and the exports. :func:`graph_index` makes it from the tables the build kept
+(:func:`index_from_tables`), and reads the store only for a graph without them (:func:`load_index`).
 
 Read once per server from the store (kinds, labels, aliases, papers, their role edges and the
 relations between entities), so that search and neighbourhoods never query the store. With
@@ -19,9 +20,9 @@ from .. import vocab
 from ..link.graph import KnowledgeGraph
 from . import kg_terms, view, view_with, with_values
 from ..similarity import Vectors
-from ..store import PREFIXES
+from ..store import PREFIXES, open_graph
 from ..strings import fold, js_order
-from .views import RELATION_FIELDS, SIMILAR_FIELDS, Tables
+from .views import RELATION_FIELDS, SIMILAR_FIELDS, Tables, kept_tables
 
 
 @dataclass
@@ -144,6 +145,12 @@ def _name(index: GraphIndex) -> None:
     for node, data in index.graph.nodes(data=True):
         names = [data.get("title") or data["label"]] + list(data.get("aliases", ()))
         index.names += [(fold(name), name, node) for name in dict.fromkeys(names) if name]
+
+
+def graph_index(graph, vectors: Vectors | None = None) -> GraphIndex:
+    """The index of the graph at ``graph``: made from the tables its build kept, else read from its store."""
+    tables = kept_tables(graph)
+    return index_from_tables(tables, vectors) if tables is not None else load_index(open_graph(graph), vectors)
 
 
 def index_from_tables(tables: Tables, vectors: Vectors | None = None) -> GraphIndex:

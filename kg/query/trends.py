@@ -1,7 +1,8 @@
 """Trends: the entities whose share of papers rises or falls the most from one period to another.
 
 A period is a year (``dcterms:issued``) or a venue (``kg:venue``), set per input file with
-``kg build --set FILE year=2017``. An entity's count in a period is the number of that period's
+``kg build --set FILE year=2017``. Trends read the graph's index (:func:`kg.query.graph_index.graph_index`:
+the tables the build kept), as every answer does. An entity's count in a period is the number of that period's
 papers that name it in any role. Shares are compared by the log-odds ratio with an informative
 prior (Monroe, Colaresi and Quinn, "Fightin' words", 2008), divided by its standard error: a
 z-score. The prior adds :data:`PRIOR_PAPERS` papers to each period at the entity's share over
@@ -13,17 +14,13 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-import pyoxigraph as ox
-from rdflib.namespace import DCTERMS
-
 from ..errors import KGError
-from . import kg_terms, view_with
-from ..store import run_query
 from ..strings import counted
-from ..vocab import ENTITY_TYPES, KG, ROLES
+from ..vocab import ENTITY_TYPES, ROLES
+from .graph_index import GraphIndex
 
-#: What a period is, by ``--by``: the property its papers carry.
-PERIOD_PROPERTIES = {"year": str(DCTERMS.issued), "venue": str(KG.venue)}
+#: What a period can be, by ``--by``: a paper's attribute in the index.
+PERIODS = ("year", "venue")
 #: The prior's weight, in papers added to each period at the entity's pooled share.
 PRIOR_PAPERS = 20.0
 #: Entities named by fewer papers in the two periods together are not ranked.
@@ -105,16 +102,19 @@ def _period_order(period: str):
     return (0, int(period), "") if period.isdigit() else (1, 0, period)
 
 
-def trends(store: ox.Store, *, by: str = "year", types: list[str] | None = None, earlier: str | None = None,
+def trends(index: GraphIndex, *, by: str = "year", types: list[str] | None = None, earlier: str | None = None,
            later: str | None = None, top: int = 15, min_papers: int = MIN_PAPERS) -> Trends:
-    """The entities of ``types`` (default: every type) of the graph in ``store`` whose share of
+    """The entities of ``types`` (default: every type) of the graph in ``index`` whose share of
     papers rises or falls most from the period ``earlier`` to ``later`` (default: the first and
     the last; years in order, venues by name), ``top`` each way."""
-    if by not in PERIOD_PROPERTIES:
-        raise KGError(f"Cannot group papers by {by!r}; choose one of {', '.join(PERIOD_PROPERTIES)}.")
-    prop = [ox.NamedNode(PERIOD_PROPERTIES[by])]
-    periods = {row["period"].value: int(row["papers"].value)
-               for row in run_query(store, view_with("trend-periods", property=prop))}
+    if by not in PERIODS:
+        raise KGError(f"Cannot group papers by {by!r}; choose one of {', '.join(PERIODS)}.")
+    G = index.graph
+    period_of = {node: str(data[by]) for node, data in G.nodes(data=True)
+                 if data.get("kind") == "Paper" and data.get(by) not in (None, "")}
+    periods: dict[str, int] = {}
+    for period in period_of.values():
+        periods[period] = periods.get(period, 0) + 1
     periods = dict(sorted(periods.items(), key=lambda item: _period_order(item[0])))
     if len(periods) < 2:
         found = f"only {next(iter(periods))!r}" if periods else "none"
@@ -129,19 +129,20 @@ def trends(store: ox.Store, *, by: str = "year", types: list[str] | None = None,
     unknown = set(types) - set(ENTITY_TYPES)
     if unknown:
         raise KGError(f"Unknown type {', '.join(sorted(unknown))}; choose from {', '.join(ENTITY_TYPES)}.")
-    query = view_with("trend-counts", property=prop, role=kg_terms(ROLES), **{"class": kg_terms(types)})
-    found: dict[str, Trend] = {}
-    for row in run_query(store, query):
-        iri = row["e"].value
-        trend = found.setdefault(iri, Trend(iri, row["label"].value, row["class"].value.rsplit("#", 1)[-1], {}, 0.0))
-        trend.counts[row["period"].value] = int(row["papers"].value)
+    papers_of: dict[str, set[str]] = {}  # entity -> the papers of a period naming it in a role
+    for paper, entity, role in G.edges(keys=True):
+        if paper in period_of and role in ROLES and G.nodes[entity].get("kind") in types:
+            papers_of.setdefault(entity, set()).add(paper)
     ranked = []
-    for trend in found.values():
-        trend.counts = {period: trend.counts.get(period, 0) for period in periods}
-        a, b = trend.counts[earlier], trend.counts[later]
+    for entity, papers in papers_of.items():
+        counts = dict.fromkeys(periods, 0)
+        for paper in papers:
+            counts[period_of[paper]] += 1
+        a, b = counts[earlier], counts[later]
         if a + b >= min_papers:
-            trend.z = round(log_odds_z(b, periods[later], a, periods[earlier]), 3)
-            ranked.append(trend)
+            data = G.nodes[entity]
+            ranked.append(Trend(index.iri[entity], data["label"], data["kind"], counts,
+                                round(log_odds_z(b, periods[later], a, periods[earlier]), 3)))
     ranked.sort(key=lambda t: (-t.z, t.label))
     rising = [t for t in ranked if t.z > 0][:top]
     falling = [t for t in reversed(ranked) if t.z < 0][:top]

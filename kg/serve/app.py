@@ -29,8 +29,7 @@ from ..similarity import graph_vectors
 from ..viz import render
 from ..store import PREFIXES, STORE_SUFFIX, fill_store, graph_file, graph_stem, store_dir
 from ..vocab import NODE_KINDS
-from ..query.graph_index import GraphIndex, index_from_tables, load_index
-from ..query.views import kept_tables
+from ..query.graph_index import GraphIndex, graph_index
 from .search import neighbourhood, ranks, search
 from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph_engine
 from .protocol import read_query
@@ -178,9 +177,7 @@ class App:
     def index(self) -> GraphIndex:
         with self._index_lock:
             if self._index is None:
-                tables, vectors = kept_tables(self.graph), graph_vectors(self.graph)
-                self._index = (index_from_tables(tables, vectors) if tables is not None
-                               else load_index(self.store, vectors))
+                self._index = graph_index(self.graph, graph_vectors(self.graph))
             return self._index
 
     def warm_up(self) -> None:
@@ -420,7 +417,7 @@ class App:
         if not top.isdigit() or not 1 <= int(top) <= 100:
             raise HTTPError(400, f"k must be a number from 1 to 100, got {top!r}.")
         try:
-            return trends(self.store, by=by, types=types or None, earlier=earlier or None, later=later or None,
+            return trends(self.index(), by=by, types=types or None, earlier=earlier or None, later=later or None,
                           top=int(top)).as_json()
         except KGError as error:
             raise HTTPError(400, str(error)) from None
