@@ -20,6 +20,7 @@ from kg import serve
 from kg.kept import Kept, sign_store, write_manifest
 from kg.query import graph_index
 from kg.query.graph_index import index_from_tables, load_index, node_view
+from kg.query.leaderboard import leaderboard
 from kg.query.panels import compare
 from kg.query.related import RelatedIndex, related_tables
 from kg.query.views import kept_tables
@@ -80,6 +81,19 @@ def test_the_index_made_from_the_kept_tables_is_the_one_the_store_gives(graphs, 
     assert list(from_tables.graph.nodes(data=True)) == list(from_store.graph.nodes(data=True))
     assert list(from_tables.graph.edges(keys=True, data=True)) == list(from_store.graph.edges(keys=True, data=True))
     assert (from_tables.iri, from_tables.names, from_tables.by_label) == (from_store.iri, from_store.names, from_store.by_label)
+
+
+@pytest.mark.parametrize("name", ["sample", "hostile"])
+def test_every_leaderboard_of_the_kept_tables_is_the_one_the_store_gives(graphs, name):
+    stem = graphs[name]
+    store, tables = open_graph(stem), kept_tables(stem)
+    datasets = [data["label"] for _, data in load_index(store).graph.nodes(data=True) if data["kind"] == "Dataset"]
+    ranked = 0
+    for label in datasets:
+        kept = leaderboard(store, label, tables=tables)
+        assert kept.as_json() == leaderboard(store, label).as_json(), label
+        ranked += len(kept.ranked)
+    assert ranked or name == "hostile"
 
 
 def test_the_server_and_kg_compare_answer_from_the_kept_tables(graphs, monkeypatch):
@@ -153,6 +167,22 @@ def test_a_kept_file_not_as_the_build_wrote_it_is_named_in_one_line_and_the_stor
     assert said in message
     assert all(line.endswith(("Reading the store instead.", "Answering without the entities' vectors."))
                for line in lines)
+
+
+def test_tables_an_older_kg_kept_are_named_in_one_line_and_the_store_answers(graphs, tmp_path, capsys):
+    """Tables of another layout (an older build's, recorded in its own manifest) are never misread."""
+    stem = _copy(graphs["sample"], tmp_path / "graph")
+    expected = _answers(stem)
+    file = _file(stem, TABLES_SUFFIX)
+    tables = json.loads(file.read_text(encoding="utf-8"))
+    del tables["format"]
+    file.write_text(json.dumps(tables), encoding="utf-8")
+    _rerecord(stem)
+    capsys.readouterr()
+    assert kept_tables(stem) is None
+    [line] = capsys.readouterr().err.splitlines()
+    assert str(file) in line and "layout 1" in line and line.endswith("Reading the store instead.")
+    assert _answers(stem) == expected
 
 
 def _npz(**arrays) -> bytes:

@@ -277,9 +277,10 @@ def leaderboard(dataset, graph, metric, setting, fmt):
       kg leaderboard RULER -g graphs/iclr --format json
     """
     from .leaderboard import leaderboard as run_leaderboard
+    from .views import kept_tables
     from ..store import open_graph
 
-    print_answer(run_leaderboard(open_graph(graph), dataset, metric, setting), fmt)
+    print_answer(run_leaderboard(open_graph(graph), dataset, metric, setting, kept_tables(graph)), fmt)
 
 
 

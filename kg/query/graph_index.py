@@ -255,12 +255,17 @@ def node_view(store: ox.Store, node: str, iri: str, tables: Tables | None = None
     """The panel of ``node`` (its IRI ``iri``): the view of the whole graph's tables the build kept
     (``tables``: :func:`kg.query.views.kept_tables`), else the view of the tables of only what the panel
     reads of the store (:func:`scope_of`), the same view, which a test holds for every node of a graph."""
+    return node_tables(store, node, iri, tables).view(node)
+
+
+def node_tables(store: ox.Store, node: str, iri: str, tables: Tables | None = None) -> Tables:
+    """The tables to read ``node`` (its IRI ``iri``) from: the whole graph's the build kept (``tables``) where
+    they hold it, else the tables of only what its panel reads of the store (:func:`scope_of`)."""
     from .tables import graph_tables
 
-    found = tables.view(node) if tables is not None else None
-    if found is not None:
-        return found
-    return Tables(graph_tables(load_index(store, texts=True, scope=scope_of(store, node, iri)).graph)).view(node)
+    if tables is not None and node in tables.index_of:
+        return tables
+    return Tables(graph_tables(load_index(store, texts=True, scope=scope_of(store, node, iri)).graph))
 
 
 def _load_texts(store: ox.Store, G: KnowledgeGraph, scope: Scope | None = None) -> None:
@@ -304,6 +309,7 @@ def _load_texts(store: ox.Store, G: KnowledgeGraph, scope: Scope | None = None) 
         results.append({"paper": paper, "value": float(row["value"].value), "unit": value(row["unit"]),
                         "previous": float(row["previous"].value) if row["previous"] else None,
                         "kind": row["kind"].value, "setting": value(row["setting"]) or "", "start": start, "end": end,
+                        "confidence": float(row["confidence"].value) if row["confidence"] else 0.0,
                         "text": G.nodes[paper]["abstract"][start:end], "sentence": row["sentence"].value, **ends})
 
 

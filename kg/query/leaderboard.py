@@ -1,7 +1,7 @@
 """Leaderboard: the results papers report on one dataset, best first where the metric says which way is better.
 
-Reads the ``kg:Result`` nodes of a built graph (see :mod:`kg.extract.results`):
-each value with its unit, metric, the method or model that reached it, the
+Reads the results of a built graph (see :mod:`kg.extract.results`) from its tables, as every
+answer does: each value with its unit, metric, the method or model that reached it, the
 paper and the sentence it was read from. A leaderboard ranks one canonical
 metric at a time (the names of one metric are one entity: "test error rate"
 and "top-1 error" are error, see ``kg.lexicon.METRIC_VARIANTS``), by default
@@ -26,11 +26,11 @@ import pyoxigraph as ox
 
 from ..errors import KGError
 from ..lexicon import lower_is_better
-from .lookup import find_entity, labels_of
-from . import kg_terms, view, view_with, with_values
-from ..vocab import ACTOR_TYPES
-from ..store import PREFIXES
 from ..strings import counted
+from ..vocab import ACTOR_TYPES, node_of_iri
+from .graph_index import node_tables
+from .lookup import find_entity
+from .views import PROPOSING, Tables
 
 @dataclass
 class Entry:
@@ -121,50 +121,57 @@ class Board:
         return "\n".join(lines)
 
 
-def leaderboard(store: ox.Store, dataset: str, metric: str | None = None, setting: str | None = None) -> Board:
+def leaderboard(store: ox.Store, dataset: str, metric: str | None = None, setting: str | None = None,
+                tables: Tables | None = None) -> Board:
     """The leaderboard of the dataset named ``dataset`` (a label or alias) under ``metric``, by
-    default the metric with the most scores on it, in ``setting`` (see :func:`board`).
+    default the metric with the most scores on it, in ``setting`` (see :func:`board`), read from the
+    graph's ``tables`` (:func:`kg.query.views.kept_tables`), else from the tables of what the dataset's
+    panel reads of ``store``.
 
     Raises ``KGError`` when no dataset has that name (with close names to try), or when no score
     on it is of ``metric`` (naming those there are).
     """
     iri = find_entity(store, dataset, type="Dataset")
-    rows = list(store.query(with_values(view("leaderboard"), "dataset", ox.NamedNode(iri)), prefixes=PREFIXES))
-    labels = labels_of(store, [iri] + [row[part].value for row in rows for part in ("metric", "subject") if row[part]])
-    proposed = _proposals(store, {row["paper"].value for row in rows if not row["subject"]})
+    node = node_of_iri(iri)
+    tables = node_tables(store, node, iri, tables)
+    i = tables.index_of[node]
+    base = iri[:len(iri) - len(node)]  # an IRI minted here is the graph's base and the node id
+    return board(tables.t["label"][i], entries_on(tables, i, base), metric, setting)
+
+
+def entries_on(tables: Tables, i: int, base: str) -> list[Entry]:
+    """Every result reported on the dataset ``i`` of ``tables`` (papers' IRIs under ``base``). Where the
+    sentence names no method, the paper's one proposed method or model reached it, if it proposes exactly one."""
+    t, first = tables.t, tables.first
     entries = []
-    for row in rows:
-        named = labels.get(row["metric"].value, "") if row["metric"] else ""
-        subject, source, because = labels.get(row["subject"].value, "") if row["subject"] else "", "sentence", ""
-        if not subject:
-            own = proposed.get(row["paper"].value, [])
+    for row in tables.results_of[i]:
+        paper, _, kind, metric, dataset, subject, start, value, unit, previous, setting, length, confidence = t["results"][row]
+        if dataset != i:
+            continue
+        named = t["label"][metric] if metric >= 0 else ""
+        who, source, because = (t["label"][subject], "sentence", "") if subject >= 0 else ("", "", "")
+        if subject < 0:
+            own = _proposals(tables, paper)
             if len(own) == 1:  # "our method achieves ...", "it reaches ...": the paper's one proposal
-                subject, source = own[0], "proposal"
+                who, source = own[0], "proposal"
             else:
-                source = ""
                 because = ("the sentence names no method, and the paper proposes several" if own else
                            "the sentence names no method, and the paper proposes none by name")
+        found = tables.evidence_at(paper - first, start, length)
         entries.append(Entry(
-            value=float(row["value"].value), unit=row["unit"].value if row["unit"] else "",
-            previous=float(row["previous"].value) if row["previous"] else None, kind=row["kind"].value,
-            metric=named, subject=subject, subject_from=source, unnamed_because=because,
-            paper=row["paper"].value, paper_label=row["paperLabel"].value, sentence=row["sentence"].value,
-            start=int(row["start"].value), end=int(row["end"].value), confidence=float(row["confidence"].value),
-            lower_is_better=lower_is_better(named) if named else None,
-            setting=row["setting"].value if row["setting"] else ""))
-    return board(labels[iri], entries, metric, setting)
+            value=float(value), unit=unit, previous=float(previous) if previous is not None else None, kind=kind,
+            metric=named, subject=who, subject_from=source, unnamed_because=because,
+            paper=base + tables.ids[paper], paper_label=t["label"][paper],
+            sentence=found["sentence"] if found else "", start=start, end=start + length,
+            confidence=float(confidence), lower_is_better=lower_is_better(named) if named else None, setting=setting))
+    return entries
 
 
-def _proposals(store: ox.Store, papers: set[str]) -> dict[str, list[str]]:
-    """The labels of the methods and models each of ``papers`` (IRIs) proposes or introduces."""
-    if not papers:
-        return {}
-    found: dict[str, set[str]] = {}
-    query = view_with("paper-proposals", paper=[ox.NamedNode(p) for p in sorted(papers)],
-                      **{"class": kg_terms(sorted(ACTOR_TYPES))})
-    for row in store.query(query, prefixes=PREFIXES):
-        found.setdefault(row["paper"].value, set()).add(row["label"].value)
-    return {paper: sorted(labels) for paper, labels in found.items()}
+def _proposals(tables: Tables, paper: int) -> list[str]:
+    """The labels of the methods and models the paper (a row of ``tables``) proposes or introduces."""
+    t, links = tables.t, tables.t["paper_links"][paper - tables.first]
+    return sorted({t["label"][links[k]] for k in range(0, len(links), 2)
+                   if t["roles"][links[k + 1]] in PROPOSING and t["kinds"][t["kind"][links[k]]] in ACTOR_TYPES})
 
 
 def board(dataset: str, entries: list[Entry], metric: str | None = None, setting: str | None = None) -> Board:

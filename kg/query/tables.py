@@ -108,14 +108,15 @@ def write_tables(G: nx.MultiDiGraph, path, *, base: str) -> None:
     """Write the whole graph's tables (:func:`graph_tables`) to ``path`` as JSON: the file ``kg build``
     keeps beside a graph (``NAME.tables.json``) for every panel ``kg serve`` and the commands show, and
     for the index they look nodes up in (:func:`kg.query.graph_index.index_from_tables`). Beside the
-    page's columns it holds what the index reads and the page does not: the base IRI, each entity's
-    salience as the store holds it, each paper's title."""
+    page's columns it holds what the index reads and the page does not: the layout's version
+    (:data:`kg.query.views.TABLES_FORMAT`), the base IRI, each entity's salience as the store holds it, each paper's title."""
     from ..write.triples import decimal_literal
-    from .views import Tables
+    from .views import TABLES_FORMAT, Tables
 
     tables = graph_tables(G)
     ids, first = Tables(tables).ids, tables["first_paper"]  # the nodes in the tables' order
     nodes, papers = ids[:first], ids[first:]
+    tables["format"] = TABLES_FORMAT
     tables["base"] = base
     tables["salience"] = [float(decimal_literal(float(G.nodes[n].get("salience") or 0.0))[0]) for n in nodes]
     tables["paper_title"] = [str(G.nodes[n].get("title") or "") for n in papers]
@@ -228,7 +229,8 @@ def _result_rows(G: nx.MultiDiGraph, index: dict, spans: dict) -> list[list]:
             # The value as written, markup removed ("3.14\\%" reads 3.14%).
             rows.append([index[result["paper"]], clean(str(result.get("text", ""))).text, result.get("kind", "score"), *ends,
                          result.get("start", 0), result.get("value"), result.get("unit") or "", result.get("previous"),
-                         result.get("setting") or ""])
+                         result.get("setting") or "", result.get("end", 0) - result.get("start", 0),
+                         round(float(result.get("confidence", 0.0)), 3)])  # as the store writes it
     return sorted(rows, key=lambda row: (row[0], row[6]))  # by paper and offset: the store keeps no other order
 
 

@@ -36,9 +36,13 @@ PAGE_KINDS = {"benchmark": "Dataset", "task": "Task", "metric": "Metric"}
 #: The fields of one relation in the tables' ``relations`` (flat, this many numbers each): the
 #: first piece of evidence is a mention in a paper's abstract (-1: none held).
 RELATION_FIELDS = ("subject", "object", "relation", "support", "paper", "start", "length")
+#: The layout of the tables ``kg build`` keeps: raised when a column or a row's fields change, so that
+#: tables an older kg kept are refused (the store answers) rather than misread.
+TABLES_FORMAT = 2
 #: The fields of one row of the tables' ``results``: node indices (-1: none), the value as written
-#: and as a number.
-RESULT_FIELDS = ("paper", "text", "kind", "metric", "dataset", "subject", "start", "value", "unit", "previous", "setting")
+#: and as a number, its offsets in the abstract (start, length) and its confidence as the store holds it.
+RESULT_FIELDS = ("paper", "text", "kind", "metric", "dataset", "subject", "start", "value", "unit", "previous", "setting",
+                 "length", "confidence")
 #: The fields of one similar paper in the tables' ``paper_similar`` (flat, this many numbers each).
 SIMILAR_FIELDS = ("paper", "score", "words", "entities", "meaning")
 SHARED_LIMIT = 5  # of the entities two similar papers share, the rarest this many are given as the reason
@@ -109,6 +113,8 @@ class Tables:
         found = json.loads(kept.read())
         if not isinstance(found, dict):
             raise ValueError("no tables")
+        if found.get("format") != TABLES_FORMAT:
+            raise ValueError(f"tables of layout {found.get('format', 1)!r}, where this kg reads {TABLES_FORMAT}")
         return cls(found)
 
     def view(self, node: str) -> dict | None:
@@ -132,7 +138,7 @@ class Tables:
             self._chars[row] = list(self.t["paper_abstract"][row])
         return "".join(self._chars[row][start:end])
 
-    def _evidence_at(self, row: int, start: int, length: int) -> dict | None:
+    def evidence_at(self, row: int, start: int, length: int) -> dict | None:
         """The sentence of paper ``row`` holding a mention, with the mention's offsets in it; None if not held."""
         if self.t["paper_abstract"][row] is None:
             return None
@@ -184,7 +190,7 @@ class Tables:
             for m in range(0, len(mentions), 3):
                 if links[2 * mentions[m]] != i:
                     continue
-                found = self._evidence_at(row, mentions[m + 1], mentions[m + 2])
+                found = self.evidence_at(row, mentions[m + 1], mentions[m + 2])
                 if found is None:
                     continue
                 sentence = sentence or found["sentence"]
@@ -196,15 +202,15 @@ class Tables:
         relations = []
         for r in self.relations_of[i]:
             subject, other, relation, support, paper, start, length = t["relations"][r:r + len(RELATION_FIELDS)]
-            found = self._evidence_at(paper - first, start, length) if paper >= 0 else None
+            found = self.evidence_at(paper - first, start, length) if paper >= 0 else None
             relations.append({"subject": ids[subject], "subject_label": t["label"][subject], "relation": t["roles"][relation],
                               "object": ids[other], "object_label": t["label"][other], "papers": support,
                               "sentence": found["sentence"] if found else ""})
         relations.sort(key=lambda r: (-r["papers"], js_order(r["relation"]), js_order(r["subject_label"]), js_order(r["object_label"])))
         results = []
         for row in self.results_of[i]:
-            paper, written, kind, metric, dataset, subject, start, value, unit, previous, setting = t["results"][row]
-            found = self._evidence_at(paper - first, start, 1)
+            paper, written, kind, metric, dataset, subject, start, value, unit, previous, setting = t["results"][row][:11]
+            found = self.evidence_at(paper - first, start, 1)
             results.append({"paper": ids[paper], "value": value, "unit": unit, "previous": previous, "kind": kind,
                             "setting": setting, "text": written, "metric": self._name(metric), "dataset": self._name(dataset),
                             "subject": self._name(subject), "sentence": found["sentence"] if found else ""})
@@ -236,7 +242,7 @@ class Tables:
         if not found:
             return None
         text, paper, start, length = found
-        where = self._evidence_at(paper - self.first, start, length) if paper >= 0 else None
+        where = self.evidence_at(paper - self.first, start, length) if paper >= 0 else None
         return {"text": text, "paper": self.ids[paper] if paper >= 0 else "",
                 "title": self.t["label"][paper] if paper >= 0 else "", "sentence": where["sentence"] if where else ""}
 
@@ -272,9 +278,9 @@ class Tables:
         papers' order: the first :data:`LEADERBOARD_LIMIT` each."""
         t, ids, boards = self.t, self.ids, {}
         for row in self.results_of[i]:
-            paper, written, kind, metric, dataset, subject, start, value, unit, previous, setting = t["results"][row]
+            paper, written, kind, metric, dataset, subject, start, value, unit, previous, setting = t["results"][row][:11]
             if dataset == i and kind == "score" and metric >= 0:
-                found = self._evidence_at(paper - self.first, start, 1)
+                found = self.evidence_at(paper - self.first, start, 1)
                 boards.setdefault((metric, setting), []).append({
                     "value": value, "unit": unit, "previous": previous, "text": written, "subject": self._name(subject),
                     "paper": ids[paper], "title": t["label"][paper], "sentence": found["sentence"] if found else "",
@@ -310,8 +316,8 @@ class Tables:
                     cells[column].append(entry)
             results = []
             for r in self.results_in[row]:
-                _, written, kind, metric, dataset, subject, start, *_, setting = t["results"][r]
-                found = self._evidence_at(row, start, 1)
+                _, written, kind, metric, dataset, subject, start, *_, setting = t["results"][r][:11]
+                found = self.evidence_at(row, start, 1)
                 results.append({"text": written, "kind": kind, "setting": setting, "metric": self._name(metric),
                                 "dataset": self._name(dataset), "subject": self._name(subject),
                                 "sentence": found["sentence"] if found else ""})
