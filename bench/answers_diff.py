@@ -2,6 +2,7 @@
 against NEW's byte for byte, to show that a refactor or a faster read path changes nothing a user sees.
 
     python bench/answers_diff.py OLD_COMMIT NEW_COMMIT GRAPH [GRAPH ...] [--work DIR] [--sweep N] [--seed S]
+                                 [--new-graphs GRAPH ...]
 
 Each commit is a detached git worktree of this repository (in DIR, by default a temporary folder)
 answering in its own subprocess through click's CliRunner (stdout not a tty, as when piped). The
@@ -12,6 +13,10 @@ table and as --format json. Then kg export in each of its formats, and compare a
 json over N random tasks and N random papers. Prints per graph the cases compared, identical,
 different and exiting non-zero, then each difference with the start of its unified diff; exit
 status 1 when any answer differs.
+
+A change to what the build keeps beside a graph is compared with ``--new-graphs``: the same corpora built
+by NEW's code, one per GRAPH and in its order. OLD answers from GRAPH, NEW from its own build, and the
+paths are swapped back before comparing.
 """
 from __future__ import annotations
 
@@ -176,6 +181,19 @@ def cases_of(graph: str, queries: dict) -> dict[str, list[list[str]]]:
     return {"read commands": cases, "sweep": sweep, "exports": exports}
 
 
+def retarget(value, paths: dict[str, str]):
+    """``value`` (strings, lists and dicts, keys included) with each path of ``paths`` written as its value."""
+    if isinstance(value, str):
+        for old, new in paths.items():
+            value = value.replace(old, new)
+        return value
+    if isinstance(value, list):
+        return [retarget(item, paths) for item in value]
+    if isinstance(value, dict):
+        return {retarget(key, paths): retarget(item, paths) for key, item in value.items()}
+    return value
+
+
 def git(repo: Path, *args: str, check: bool = True) -> str:
     done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=False)
     if check and done.returncode:
@@ -220,7 +238,8 @@ def report(graph: str, old: dict, new: dict, cases: dict[str, list[list[str]]]) 
     return len(differing)
 
 
-def compare(old_commit: str, new_commit: str, graphs: list[str], work: Path, *, sweep: int, seed: int) -> int:
+def compare(old_commit: str, new_commit: str, graphs: list[str], work: Path, *, sweep: int, seed: int,
+            new_graphs: list[str] | None = None) -> int:
     repo = Path(git(Path(__file__).resolve().parent, "rev-parse", "--show-toplevel"))
     commits = {"old": git(repo, "rev-parse", "--verify", f"{old_commit}^{{commit}}"),
                "new": git(repo, "rev-parse", "--verify", f"{new_commit}^{{commit}}")}
@@ -236,8 +255,11 @@ def compare(old_commit: str, new_commit: str, graphs: list[str], work: Path, *, 
         queries = in_versions(worktrees, "gather", {"new": job}, work)["new"]
         cases = {graph: cases_of(graph, asked) for graph, asked in queries.items()}
         print(f"answering {sum(len(c) for kinds in cases.values() for c in kinds.values())} cases", flush=True)
-        jobs = {version: {"cases": cases, "exports": str(work / "exports" / version)} for version in commits}
+        moved = dict(zip(graphs, new_graphs or ()))  # each GRAPH -> NEW's own build of its corpus
+        jobs = {version: {"cases": retarget(cases, moved) if version == "new" else cases,
+                          "exports": str(work / "exports" / version)} for version in commits}
         answers = in_versions(worktrees, "answer", jobs, work)
+        answers["new"] = retarget(answers["new"], {new: old for old, new in moved.items()})
         differences = sum(report(graph, answers["old"][graph], answers["new"][graph], cases[graph])
                           for graph in graphs)
         print(f"\n{differences} answers differ" if differences else "\nevery answer identical")
@@ -264,12 +286,17 @@ def main() -> None:
                         help="Random tasks for compare and random papers for similar. Default: 100.")
     parser.add_argument("--seed", metavar="S", type=int, default=20231204,
                         help="Of the random picks. Default: 20231204.")
+    parser.add_argument("--new-graphs", metavar="GRAPH", nargs="+",
+                        help="The same corpora built by NEW's code, one per GRAPH, for NEW to answer from.")
     args = parser.parse_args()
+    if args.new_graphs and len(args.new_graphs) != len(args.graphs):
+        parser.error(f"--new-graphs names {len(args.new_graphs)} graphs for {len(args.graphs)} GRAPHs")
     with tempfile.TemporaryDirectory(prefix="answers_diff.") as temporary:
         work = Path(args.work or temporary).resolve()
         work.mkdir(parents=True, exist_ok=True)
         differences = compare(args.old, args.new, [os.path.abspath(graph) for graph in args.graphs], work,
-                              sweep=args.sweep, seed=args.seed)
+                              sweep=args.sweep, seed=args.seed,
+                              new_graphs=[os.path.abspath(graph) for graph in args.new_graphs or ()])
     sys.exit(1 if differences else 0)
 
 
