@@ -274,10 +274,11 @@ def related_figures(store, graph: str, judged: list[dict], tally: Tally) -> None
 def blind_related_figures(store, graph: str, judged: dict[str, dict[str, str]], tally: Tally) -> None:
     """Of the top 5 related methods of each query judged blind, those judged related, over those judged
     (an answer the judges were not shown is counted apart, as not judged); the query decides its part."""
-    from kg.query.related import RelatedIndex, related_tables
+    from kg.query.related import RelatedIndex
+    from kg.query.views import kept_tables
     from kg.similarity import graph_vectors
 
-    index, vectors = RelatedIndex(store, related_tables(graph)), graph_vectors(graph)
+    index, vectors = RelatedIndex(store, kept_tables(graph)), graph_vectors(graph)
     for query, labels in judged.items():
         try:
             _, found = index.related(query, k=5, vectors=vectors)

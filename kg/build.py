@@ -36,7 +36,6 @@ from .link.graph import KnowledgeGraph, build_graph
 from .ingest import FileSetting, read_papers
 from .link.similar import similar_papers
 from .model import Entity, Paper, PaperExtraction
-from .query.related import RelatedTables
 from .resolve.propagate import propagate
 from .write.triples import node_iri
 from .link.relations import listed_relations, sentence_relations, variant_relations
@@ -45,7 +44,7 @@ from .similarity import Vectors, entity_vectors
 from .strings import counted
 from .kept import sign_store, write_manifest
 from .query.tables import write_tables
-from .store import INDEX_SUFFIX, RELATED_SUFFIX, STORE_SUFFIX, TABLES_SUFFIX, VECTORS_SUFFIX, store_digest, write_store
+from .store import INDEX_SUFFIX, STORE_SUFFIX, TABLES_SUFFIX, VECTORS_SUFFIX, store_digest, write_store
 from .text import normalize_for_id
 from .viz.render import render_html
 from .vocab import BROADER, DEFAULT_BASE, ENTITY_TYPES, LINKS
@@ -370,14 +369,12 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
         def fill(store):
             serialize.write_rdf(graph, staging / stem.name, base=base, formats=formats, store=store,
                                 last=last, patch=patch, tally=tally)
-            return RelatedTables.read(store)  # what 'kg related' would read of the store, read once here
 
         # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing a file.
         staged_store = staging / f"{stem.name}{STORE_SUFFIX}"
-        related = write_store(staged_store, fill, start_from=store_path if patch else None)
-        related.save(staging / f"{stem.name}{RELATED_SUFFIX}")
+        write_store(staged_store, fill, start_from=store_path if patch else None)
         write_tables(graph, staging / f"{stem.name}{TABLES_SUFFIX}", base=base)
-        kept = [RELATED_SUFFIX, TABLES_SUFFIX]
+        kept = [TABLES_SUFFIX]
         if vectors is not None:
             vectors.save(staging / f"{stem.name}{VECTORS_SUFFIX}")
             kept.append(VECTORS_SUFFIX)

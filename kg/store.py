@@ -36,14 +36,13 @@ STORE_SUFFIX = ".oxigraph"
 STORE_MARK = "kg-build-mark"
 #: ... and its entities' vectors (:class:`kg.similarity.Vectors`) to ``graphs/NAME`` + this suffix.
 VECTORS_SUFFIX = ".vectors.npz"
-#: ... what ``kg related`` reads of it, as arrays (:class:`kg.query.related.RelatedTables`), to this suffix.
-RELATED_SUFFIX = ".related.npz"
 #: ... its tables, every panel's source (:func:`kg.query.tables.write_tables`), to this suffix.
 TABLES_SUFFIX = ".tables.json"
 #: ... and the record of those files, checked as each is read (:mod:`kg.kept`), to this suffix.
 MANIFEST_SUFFIX = ".manifest.json"
-#: What older kg kept beside a graph (the panels of its most linked entities): a rebuild removes it.
-PANELS_SUFFIX = ".panels.zip"
+#: What older kg kept beside a graph (the panels of its most linked entities; what kg related read of its
+#: store, now made from its tables): a rebuild removes them.
+PANELS_SUFFIX, RELATED_SUFFIX = ".panels.zip", ".related.npz"
 #: ... and its index (co-occurrence counts, task neighbours: :func:`kg.write.serialize.write_rdf`) to this suffix.
 INDEX_SUFFIX = ".index.nt"
 _FORMATS = {".nt": ox.RdfFormat.N_TRIPLES, ".ttl": ox.RdfFormat.TURTLE, ".jsonld": ox.RdfFormat.JSON_LD}

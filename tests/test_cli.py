@@ -154,7 +154,7 @@ def test_formats_choose_the_files_and_the_store_holds_the_same_triples(sample_bu
     result = CliRunner().invoke(main, ["build", "-q", str(FIXTURES / "sample.txt"), "-o", str(stem), "--formats", "nt"])
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == [
-        "sample.index.nt", "sample.manifest.json", "sample.nt", "sample.oxigraph", "sample.related.npz",
+        "sample.index.nt", "sample.manifest.json", "sample.nt", "sample.oxigraph",
         "sample.tables.json", "sample.vectors.npz"]
     import pyoxigraph as ox
     from_files = ox.Store()

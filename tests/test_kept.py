@@ -1,5 +1,5 @@
-"""The files ``kg build`` keeps beside a graph for its answers (the graph's tables, the related-methods
-arrays, the entities' vectors) are read only as the build wrote them: every panel of the kept tables is
+"""The files ``kg build`` keeps beside a graph for its answers (the graph's tables, the entities' vectors)
+are read only as the build wrote them: every panel of the kept tables is
 the view the store gives; a kept file swapped in from another graph, edited, without its manifest, or
 whose headers lie is named in one line, never read past what the build recorded, and the answer comes
 from the store, unchanged."""
@@ -22,13 +22,13 @@ from kg.query import graph_index
 from kg.query.graph_index import index_from_tables, load_index, node_view
 from kg.query.leaderboard import leaderboard
 from kg.query.panels import compare
-from kg.query.related import RelatedIndex, related_tables
+from kg.query.related import RelatedIndex, RelatedTables
 from kg.query.views import kept_tables
 from kg.similarity import graph_vectors
-from kg.store import RELATED_SUFFIX, TABLES_SUFFIX, VECTORS_SUFFIX, open_graph, store_dir
+from kg.store import TABLES_SUFFIX, VECTORS_SUFFIX, open_graph, store_dir
 from support import FIXTURES, build
 
-KEPT = (TABLES_SUFFIX, RELATED_SUFFIX, VECTORS_SUFFIX)
+KEPT = (TABLES_SUFFIX, VECTORS_SUFFIX)
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +52,9 @@ def _answers(stem) -> dict:
     store = open_graph(stem)
     index = load_index(store)
     node = next(n for n, d in index.graph.nodes(data=True) if d["kind"] == "Method")
-    return {"panel": node_view(store, node, index.iri[node], kept_tables(stem)),
-            "related": RelatedIndex(store, related_tables(stem)).answer("GRPO").as_json(),
+    tables = kept_tables(stem)  # read once, as kg serve reads it
+    return {"panel": node_view(store, node, index.iri[node], tables),
+            "related": RelatedIndex(store, tables).answer("GRPO").as_json(),
             "vectors": graph_vectors(stem) is not None}
 
 
@@ -94,6 +95,17 @@ def test_every_leaderboard_of_the_kept_tables_is_the_one_the_store_gives(graphs,
         assert kept.as_json() == leaderboard(store, label).as_json(), label
         ranked += len(kept.ranked)
     assert ranked or name == "hostile"
+
+
+@pytest.mark.parametrize("name", ["sample", "hostile"])
+def test_what_kg_related_ranks_from_the_kept_tables_is_what_it_reads_of_the_store(graphs, name):
+    kept, stored = RelatedTables.of(kept_tables(graphs[name])), RelatedTables.read(open_graph(graphs[name]))
+    assert (kept.entities, kept.labels, kept.types, kept.papers) == (stored.entities, stored.labels, stored.types, stored.papers)
+    assert kept.entities and np.array_equal(kept.salience, stored.salience)
+    for role, matrix in stored.roles.items():
+        assert (kept.roles[role] != matrix).nnz == 0 and kept.roles[role].shape == matrix.shape, role
+    for links in ("variants", "broader", "listed"):
+        assert np.array_equal(getattr(kept, links), getattr(stored, links)), links
 
 
 def test_the_server_and_kg_compare_answer_from_the_kept_tables(graphs, monkeypatch):
@@ -162,8 +174,8 @@ def test_a_kept_file_not_as_the_build_wrote_it_is_named_in_one_line_and_the_stor
         assert len(lines) == len(KEPT) and answers == bare
     else:
         assert len(lines) == 1 and str(file) in message
-        part = {TABLES_SUFFIX: "panel", RELATED_SUFFIX: "related", VECTORS_SUFFIX: "vectors"}[suffix]
-        assert answers == {**expected, part: bare[part]}
+        parts = {TABLES_SUFFIX: ("panel", "related"), VECTORS_SUFFIX: ("vectors",)}[suffix]
+        assert answers == {**expected, **{part: bare[part] for part in parts}}
     assert said in message
     assert all(line.endswith(("Reading the store instead.", "Answering without the entities' vectors."))
                for line in lines)
@@ -212,24 +224,24 @@ def _lying_header(data: bytes, member: str, shape: tuple) -> bytes:
 
 
 def test_an_array_header_claiming_more_than_its_member_holds_is_refused_before_allocating(graphs, tmp_path, capsys):
-    """A related-methods file whose array header claims 10^12 elements, its manifest and mark rewritten to
+    """A vectors file whose array header claims 10^12 elements, its manifest and mark rewritten to
     match: refused in one line, nothing of that size allocated, and the server and kg related answer."""
     stem = _copy(graphs["sample"], tmp_path / "graph")
     expected = _answers(stem)["related"]
-    file = _file(stem, RELATED_SUFFIX)
-    file.write_bytes(_lying_header(file.read_bytes(), "uses.indices.npy", (10**12,)))
+    file = _file(stem, VECTORS_SUFFIX)
+    file.write_bytes(_lying_header(file.read_bytes(), "matrix.npy", (10**12, 1)))
     _rerecord(stem)
     capsys.readouterr()
     tracemalloc.start()
     try:
-        assert related_tables(stem) is None
+        assert graph_vectors(stem) is None
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     message = capsys.readouterr().err
     assert peak < 16 << 20
     assert message.count("\n") == 1 and str(file) in message and "1,000,000,000,000 elements" in message
-    assert RelatedIndex(open_graph(stem), related_tables(stem)).answer("GRPO").as_json() == expected
+    assert RelatedIndex(open_graph(stem), kept_tables(stem)).answer("GRPO").as_json() == expected
     app = serve.make_app(stem, timeout=10)
     try:
         status, _, body = serve.get(app, "/entity/method/grpo.json")
@@ -272,7 +284,7 @@ def test_a_zip_member_holding_more_than_its_header_says_is_read_no_further(tmp_p
 
 
 def test_a_member_the_build_did_not_record_is_refused(tmp_path):
-    file = tmp_path / "g.related.npz"
+    file = tmp_path / "g.vectors.npz"
     file.write_bytes(_npz(papers=np.arange(3)))
     recorded = Kept.of(file)
     file.write_bytes(_npz(papers=np.arange(3), planted=np.zeros(1000)))

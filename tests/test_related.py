@@ -235,13 +235,14 @@ def test_in_a_large_corpus_an_established_method_outranks_a_one_paper_variant():
 
 
 def test_the_tables_a_build_writes_answer_as_its_store_does(sample, store):
-    """``kg build`` writes what ``kg related`` reads beside the graph; read from that file, every
-    answer is the one the store gives, and a graph's tables survive being written and read back."""
-    from kg.query.related import RelatedIndex, RelatedTables, related_tables
+    """``kg related`` reads the tables ``kg build`` keeps beside the graph; read from them, every answer
+    is the one the store gives."""
+    from kg.query.related import RelatedIndex, RelatedTables
+    from kg.query.views import kept_tables
     from kg.similarity import graph_vectors
     from kg.store import open_graph
 
-    graph, tables = open_graph(sample), related_tables(sample)
+    graph, tables = open_graph(sample), kept_tables(sample)
     assert tables is not None
     from_file, from_store = RelatedIndex(graph, tables), RelatedIndex(graph)
     assert from_file.rows == from_store.rows and from_file.n_papers == from_store.n_papers > 0
@@ -250,44 +251,9 @@ def test_the_tables_a_build_writes_answer_as_its_store_does(sample, store):
         for kind in ("Method", "Task"):
             assert from_file.answer(iri, type=kind, vectors=vectors).as_json() == \
                 from_store.answer(iri, type=kind, vectors=vectors).as_json()
-    # The hand-worked store of this module, through a file: the same scores.
+    # The hand-worked store of this module: its entities and links.
     tables = RelatedTables.read(store)
     assert tables.entities == sorted(ID + e for e in {e for _, _, e in EDGES} | {"method/g"}) and tables.papers == 5
     assert tables.variants.tolist() == [[tables.entities.index(ID + "method/e"), tables.entities.index(ID + "method/a")]]
-
-
-def test_a_damaged_tables_file_is_named_and_the_store_answers_instead(sample_build, tmp_path, capsys):
-    """A tables file whose arrays do not fit together (an index past its table), recorded in the manifest as if
-    the build wrote it, or that is no zip at all: refused in one line naming it, and the answers come from
-    the store, unchanged."""
-    import shutil
-
-    import numpy as np
-
-    from kg.kept import Kept, sign_store, write_manifest
-    from kg.query.related import RelatedIndex, RelatedTables, related_tables
-    from kg.store import RELATED_SUFFIX, TABLES_SUFFIX, VECTORS_SUFFIX, beside, open_graph, store_dir
-
-    sample = sample_build[0]
-    copy = tmp_path / "graph"
-    shutil.copytree(sample.parent, copy, symlinks=False, ignore=shutil.ignore_patterns(".kg-cache", ".sample.*"))
-    stem = copy / sample.name
-    file = beside(stem, RELATED_SUFFIX)
-    expected = RelatedIndex(open_graph(stem)).answer("GRPO").as_json()
-    tables = RelatedTables.load(Kept.of(file))
-    with np.load(file) as data:
-        arrays = dict(data)
-    arrays["uses.indices"][0] = len(tables.entities) + 7  # an entity past the end
-    with open(file, "wb") as out:
-        np.savez(out, **arrays)
-    for damaged in (None, b"PK\x03\x04 not a zip"):
-        if damaged is not None:
-            file.write_bytes(damaged)
-        sign_store(store_dir(stem), write_manifest(stem, [RELATED_SUFFIX, TABLES_SUFFIX, VECTORS_SUFFIX]))
-        assert related_tables(stem) is None
-        message = capsys.readouterr().err
-        assert message.count("\n") == 1 and str(file) in message and "Reading the store instead" in message
-        assert RelatedIndex(open_graph(stem), related_tables(stem)).answer("GRPO").as_json() == expected
-        capsys.readouterr()
 
 

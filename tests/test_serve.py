@@ -139,7 +139,7 @@ def test_a_rebuild_replaces_the_store(sample, tmp_path):
     assert len(builds) == 1 and (tmp_path / ".graph.current").resolve() == (tmp_path / builds[0]).resolve()
     assert [name for name in names if name not in builds] == [
         ".graph.current", ".kg-cache", "graph.html", "graph.index.nt", "graph.jsonld", "graph.manifest.json", "graph.nt",
-        "graph.oxigraph", "graph.related.npz", "graph.tables.json", "graph.ttl", "graph.vectors.npz"]
+        "graph.oxigraph", "graph.tables.json", "graph.ttl", "graph.vectors.npz"]
 
 
 # ---------------------------------------------------------------- SPARQL through real clients

@@ -52,11 +52,12 @@ def related(name, graph, k, entity_type, fmt):
       kg related GRPO -g graphs/sample
       kg related "group relative policy optimization" -g graphs/sample --format json
     """
-    from .related import RelatedIndex, related_tables
+    from .related import RelatedIndex
+    from .views import kept_tables
     from ..similarity import graph_vectors
     from ..store import open_graph
 
-    index = RelatedIndex(open_graph(graph), related_tables(graph))
+    index = RelatedIndex(open_graph(graph), kept_tables(graph))
     answer = index.answer(name, k=k, type=entity_type, vectors=graph_vectors(graph))
     print_answer(answer, fmt)
 

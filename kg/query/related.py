@@ -36,14 +36,11 @@ shared papers, then more papers, never to the alphabet alone.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 import unicodedata
-import zipfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pyoxigraph as ox
@@ -57,8 +54,8 @@ from ..keys import is_category, resolution_key
 from .lookup import find_entity
 from . import kg_terms, view, view_with, with_values
 from ..similarity import Vectors
-from ..kept import Kept, read_kept
-from ..store import RELATED_SUFFIX, run_query
+from ..store import run_query
+from .views import RELATION_FIELDS, Tables
 
 SIBLING_SHARE = 0.5  # of a variant's feature, what two kinds of one concept have
 BROADER_SHARE = 1 / 6  # of a variant's feature, what the thing a query is a kind of has
@@ -183,18 +180,13 @@ class RelatedTables:
     salience), each paper's role edges to them (one papers x entities 0/1 matrix per role), and the
     variant and broader links between them (pairs of entity rows).
 
-    Read from a store (:meth:`read`: every role edge, 2 s at 20,000 papers), or from the file
-    ``kg build`` keeps of it beside the graph (:meth:`load`: milliseconds), so that ``kg related``
-    and ``kg serve`` read no more than they answer from. The file is read as :mod:`kg.kept` reads a
-    kept file, and its arrays are checked to fit together: a file kg wrote earlier is as hostile as
-    any input.
+    Made from the graph's tables the build kept (:meth:`of`: milliseconds), or read from a store
+    (:meth:`read`: every role edge, 2 s at 20,000 papers) for a graph without them; a test holds the two
+    equal.
 
-    >>> import pyoxigraph as ox, tempfile
-    >>> from pathlib import Path
+    >>> import pyoxigraph as ox
     >>> tables = RelatedTables.read(ox.Store())
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     loaded = RelatedTables.load(Kept.of(tables.save(Path(folder) / "g.related.npz")))
-    >>> loaded.entities, loaded.papers
+    >>> tables.entities, tables.papers
     ([], 0)
     """
 
@@ -238,54 +230,37 @@ class RelatedTables:
                    pairs("variants", "variant", "base"), pairs("broader-links", "narrower", "broader"),
                    np.array(listed, dtype=np.int64).reshape(-1, 3))
 
-    def save(self, path: Path) -> Path:
-        """Write the tables to ``path`` (an ``.npz`` file, no pickled objects) and return it."""
-        names = json.dumps({"entities": self.entities, "labels": self.labels, "types": self.types}, ensure_ascii=False)
-        arrays = {"names": np.frombuffer(names.encode("utf-8"), dtype=np.uint8), "salience": self.salience,
-                  "papers": np.array([self.papers], dtype=np.int64), "variants": self.variants, "broader": self.broader, "listed": self.listed}
-        for role, matrix in self.roles.items():
-            arrays[f"{role}.indptr"], arrays[f"{role}.indices"] = matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64)
-        with open(path, "wb") as file:
-            np.savez(file, **arrays)
-        return path
-
     @classmethod
-    def load(cls, kept: Kept) -> RelatedTables:
-        """The tables :meth:`save` wrote to the kept file; ``KGError`` naming it if it is not such a
-        file, or its arrays do not fit together (an index outside its table, lists of other lengths)."""
-        try:
-            arrays = kept.arrays()
-            names = json.loads(arrays["names"].tobytes().decode("utf-8"))
-            entities, labels, types = names["entities"], names["labels"], names["types"]
-            n, papers = len(entities), int(arrays["papers"][0])
-            strings = [value for column in (entities, labels, types) for value in column]
-            if not (len(labels) == len(types) == n and all(isinstance(value, str) for value in strings)
-                    and arrays["salience"].shape == (n,) and arrays["salience"].dtype == np.float64 and papers >= 0):
-                raise ValueError("its entities' lists differ in length")
-            roles = {}
-            for role in vocab.ROLES:
-                indptr, indices = arrays[f"{role}.indptr"], arrays[f"{role}.indices"]
-                if not (indptr.dtype == indices.dtype == np.int64 and indptr.shape == (papers + 1,) and indptr[0] == 0
-                        and (np.diff(indptr) >= 0).all() and indptr[-1] == len(indices)
-                        and ((0 <= indices) & (indices < n)).all()):
-                    raise ValueError(f"its {role} table does not fit")
-                roles[role] = sparse.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(papers, n))
-            links = [arrays[name] for name in ("variants", "broader")]
-            if not all(a.dtype == np.int64 and a.ndim == 2 and a.shape[1] == 2 and ((0 <= a) & (a < n)).all() for a in links):
-                raise ValueError("its links point outside its entities")
-            listed = arrays["listed"]
-            if not (listed.dtype == np.int64 and listed.ndim == 2 and listed.shape[1] == 3
-                    and ((0 <= listed[:, :2]) & (listed[:, :2] < n)).all() and (listed[:, 2] > 0).all()):
-                raise ValueError("its listed pairs point outside its entities")
-        except (OSError, ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError, zipfile.BadZipFile) as error:
-            raise KGError(f"{kept.path}: not a table of related methods kg wrote ({error}); rebuild the graph.") from None
-        return cls(entities, labels, types, arrays["salience"], papers, roles, *links, listed)
+    def of(cls, tables: Tables) -> RelatedTables:
+        """The same tables, made from the graph's tables the build kept (:func:`kg.query.views.kept_tables`)."""
+        t, ids, first = tables.t, tables.ids, tables.first
+        iri = [t["base"] + node for node in ids]
+        order = sorted(range(first), key=lambda i: iri[i])
+        row_of = {i: row for row, i in enumerate(order)}
+        linked = sorted((j for j in range(first, len(ids)) if t["paper_links"][j - first]), key=lambda j: iri[j])
+        roles = {role: set() for role in vocab.ROLES}
+        for paper, j in enumerate(linked):
+            links = t["paper_links"][j - first]
+            for k in range(0, len(links), 2):
+                role = t["roles"][links[k + 1]]
+                if role in roles:
+                    roles[role].add((paper, row_of[links[k]]))
+        shape = (len(linked), first)
+        pairs: dict[str, set] = {"variantOf": set(), "broader": set(), "listedWith": set()}
+        rows, width = t["relations"], len(RELATION_FIELDS)
+        for r in range(0, len(rows), width):
+            subject, other, relation, support = rows[r:r + 4]
+            name = t["roles"][relation]
+            if name in pairs:
+                pairs[name].add((row_of[subject], row_of[other]) + ((support,) if name == "listedWith" else ()))
 
+        def array(name: str, width: int) -> np.ndarray:
+            return np.array(sorted(pairs[name]), dtype=np.int64).reshape(-1, width)
 
-def related_tables(graph: str | Path) -> RelatedTables | None:
-    """The tables ``kg build`` wrote beside the graph at ``graph`` (:data:`kg.store.RELATED_SUFFIX`), or
-    None where the store answers instead (:func:`kg.kept.read_kept`)."""
-    return read_kept(graph, RELATED_SUFFIX, RelatedTables.load)
+        return cls([iri[i] for i in order], [t["label"][i] for i in order], [t["kinds"][t["kind"][i]] for i in order],
+                   np.array([t["salience"][i] for i in order], dtype=np.float64), len(linked),
+                   {role: _incidence(sorted(found), shape) for role, found in roles.items()},
+                   array("variantOf", 2), array("broader", 2), array("listedWith", 3))
 
 
 class RelatedIndex:
@@ -293,16 +268,16 @@ class RelatedIndex:
     entity's papers (its own and its narrower ones'), and per entity how many of its papers
     address each task or evaluate on each dataset.
 
-    Built from the tables in a few hundred milliseconds at 20,000 papers; each :meth:`related` call
+    Built from the graph's kept tables (:func:`kg.query.views.kept_tables`) in a few hundred milliseconds at 20,000 papers; each :meth:`related` call
     then touches only what the query shares with others: candidates come from its papers, its
     variants and concepts, the inverted lists of its tasks and datasets, and its vector. Without
     ``tables``, they are read from ``store`` (seconds on a large graph). ``kg serve`` builds the
     index once, as it warms up; ``kg related`` once per run.
     """
 
-    def __init__(self, store: ox.Store, tables: RelatedTables | None = None):
+    def __init__(self, store: ox.Store, tables: Tables | None = None):
         self.store = store
-        tables = tables if tables is not None else RelatedTables.read(store)
+        tables = RelatedTables.of(tables) if tables is not None else RelatedTables.read(store)
         self.rows, self.labels, self.types = tables.entities, tables.labels, tables.types
         self.row = {e: i for i, e in enumerate(self.rows)}
         self.roles = tables.roles

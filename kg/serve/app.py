@@ -469,11 +469,11 @@ class App:
         return self._answers[node]
 
     def related_index(self):
-        from ..query.related import RelatedIndex, related_tables
+        from ..query.related import RelatedIndex
 
         with self._related_lock:
             if self._related is None:
-                self._related = RelatedIndex(self.store, related_tables(self.graph))
+                self._related = RelatedIndex(self.store, self.index().tables)
             return self._related
 
     def neighbourhood_view(self, raw: str, hops: str) -> dict:

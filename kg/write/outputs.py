@@ -36,8 +36,8 @@ from ..store import (INDEX_SUFFIX, MANIFEST_SUFFIX, PANELS_SUFFIX, RELATED_SUFFI
 
 #: The endings of every file or folder a build may write beside ``graphs/NAME``, and last, those older kg
 #: versions wrote (a rebuild removes them).
-OUTPUT_SUFFIXES = (".ttl", ".nt", ".jsonld", INDEX_SUFFIX, STORE_SUFFIX, ".html", VECTORS_SUFFIX, RELATED_SUFFIX,
-                   TABLES_SUFFIX, MANIFEST_SUFFIX, ".report.md", PANELS_SUFFIX)
+OUTPUT_SUFFIXES = (".ttl", ".nt", ".jsonld", INDEX_SUFFIX, STORE_SUFFIX, ".html", VECTORS_SUFFIX,
+                   TABLES_SUFFIX, MANIFEST_SUFFIX, ".report.md", PANELS_SUFFIX, RELATED_SUFFIX)
 
 _BUILD = re.compile(r"build-[0-9a-f]{8}")  # what follows ".NAME." in a build folder's name
 _STAGING = re.compile(r"staging-(\d+)-\w{8}|\w{8}")  # ... in a staging folder's (the second: older kg versions')
