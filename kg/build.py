@@ -337,8 +337,8 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     files of ``formats`` (:data:`FORMATS`) and the SPARQL store, filled from the same triples in the same pass.
 
     ``extra`` maps further endings (``"report.md"``) to text written alongside. The files kept for the
-    answers (:mod:`kg.kept`) go beside: the graph's tables, every panel's source, to ``stem.tables.json``,
-    what ``kg related`` reads of the store to ``stem.related.npz``, ``vectors``, the entities' vectors, to
+    answers (:mod:`kg.kept`) go beside: the graph's tables, what the answers read, to ``stem.tables.json``,
+    ``vectors``, the entities' vectors, to
     ``stem.vectors.npz``, and their record to ``stem.manifest.json``, whose mark the store carries. Outputs an earlier build left at ``stem``
     that this one does not write are removed, so no output describes another graph. ``staging``
     is a folder from :func:`kg.write.outputs.stage` (made here when not given); it is used up.

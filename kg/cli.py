@@ -48,7 +48,7 @@ def _formats(value: str) -> tuple[str, ...]:
 @click.option("-o", "--output", default="graphs/graph", show_default=True,
               help="Output path without extension: writes OUTPUT.ttl, .nt, .jsonld, .html (see --formats), "
                    "the SPARQL store OUTPUT.oxigraph/, and the files kept for the answers: the graph's tables "
-                   "OUTPUT.tables.json, what kg related reads (OUTPUT.related.npz), the entity vectors "
+                   "OUTPUT.tables.json, the entity vectors "
                    "OUTPUT.vectors.npz, and their manifest OUTPUT.manifest.json.")
 @click.option("--format", "input_format", type=click.Choice(FORMATS),
               help="Input format for every file. Default: chosen by each file's extension.")

@@ -1,8 +1,8 @@
 """Kept files: what ``kg build`` writes beside a graph for its answers to read fast, and the one way
 they are read back.
 
-The kept files are the graph's tables (``NAME.tables.json``: every panel), the related-methods
-arrays (``NAME.related.npz``) and the entities' vectors (``NAME.vectors.npz``). Each is as hostile
+The kept files are the graph's tables (``NAME.tables.json``: what the answers read) and the
+entities' vectors (``NAME.vectors.npz``). Each is as hostile
 as any input: swapped in from another graph, edited, or made to lie in its headers. So the build
 records each one's size, SHA-256 and, for an archive (npz is a zip of arrays), its members' sizes
 in the graph's manifest (``NAME.manifest.json``), and writes the manifest's own digest, the build's
@@ -17,9 +17,9 @@ from the rest), as for a graph built without the file.
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as folder:
 ...     stem = Path(folder) / "g"
-...     _ = np.savez(f"{stem}.related.npz", papers=np.arange(3))
-...     mark = write_manifest(stem, [".related.npz"])
-...     read_kept(stem, ".related.npz", lambda kept: kept.arrays()["papers"].tolist())
+...     _ = np.savez(f"{stem}.vectors.npz", papers=np.arange(3))
+...     mark = write_manifest(stem, [".vectors.npz"])
+...     read_kept(stem, ".vectors.npz", lambda kept: kept.arrays()["papers"].tolist())
 [0, 1, 2]
 """
 from __future__ import annotations
