@@ -19,13 +19,14 @@ import pytest
 from kg import serve
 from kg.kept import Kept, sign_store, write_manifest
 from kg.query import graph_index
-from kg.query.graph_index import index_from_tables, load_index, node_view
+from kg.query.graph_index import index_from_tables, load_index, node_tables, node_view
+from kg.query.explain import evidence_of
 from kg.query.leaderboard import leaderboard
 from kg.query.panels import compare
 from kg.query.related import RelatedIndex, RelatedTables
 from kg.query.views import kept_tables
 from kg.similarity import graph_vectors
-from kg.store import TABLES_SUFFIX, VECTORS_SUFFIX, open_graph, store_dir
+from kg.store import PREFIXES, TABLES_SUFFIX, VECTORS_SUFFIX, open_graph, store_dir
 from support import FIXTURES, build
 
 KEPT = (TABLES_SUFFIX, VECTORS_SUFFIX)
@@ -95,6 +96,40 @@ def test_every_leaderboard_of_the_kept_tables_is_the_one_the_store_gives(graphs,
         assert kept.as_json() == leaderboard(store, label).as_json(), label
         ranked += len(kept.ranked)
     assert ranked or name == "hostile"
+
+
+#: Every statement behind an edge, as the store holds it: what kg explain read of the store before it read the tables.
+STATEMENTS = """
+SELECT ?subject ?property ?object ?paper ?start ?end ?sentence ?confidence WHERE {
+  ?s a kg:Statement ; rdf:subject ?subject ; rdf:predicate ?property ; rdf:object ?object ;
+     prov:wasDerivedFrom ?evidence ; kg:confidence ?confidence ; oa:hasSelector ?selector .
+  ?evidence rdf:value ?sentence ; dcterms:isPartOf ?paper .
+  ?selector oa:start ?start ; oa:end ?end .
+}"""
+
+
+@pytest.mark.parametrize("name", ["sample", "hostile"])
+def test_the_statements_kg_explain_reads_of_the_kept_tables_are_the_stores(graphs, name):
+    """Every statement about every entity, from the kept tables and from the tables of the store, is one the
+    store holds, with its offsets, confidence and sentence, and every statement the store holds is there."""
+    stem = graphs[name]
+    store, tables = open_graph(stem), kept_tables(stem)
+    stored = {(r["subject"].value, r["property"].value.rsplit("#", 1)[-1], r["object"].value, r["paper"].value,
+               int(r["start"].value), int(r["end"].value), float(r["confidence"].value)): r["sentence"].value
+              for r in store.query(STATEMENTS, prefixes=PREFIXES)}
+    index, read = load_index(store), set()
+    for node, data in index.graph.nodes(data=True):
+        if data["kind"] == "Paper":
+            continue
+        iri = index.iri[node]
+        base, scoped = iri[:len(iri) - len(node)], node_tables(store, node, iri)
+        found = evidence_of(tables, tables.index_of[node], base)
+        assert found == evidence_of(scoped, scoped.index_of[node], base), node
+        for e in found:
+            statement = (e.subject, e.relation, e.object, e.paper, e.start, e.end, e.confidence)
+            assert e.before + e.mention + e.after == stored[statement], statement
+            read.add(statement)
+    assert read == set(stored) and read
 
 
 @pytest.mark.parametrize("name", ["sample", "hostile"])

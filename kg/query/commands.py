@@ -85,10 +85,11 @@ def explain(name, other, graph, fmt):
       kg explain C-GRPO GRPO -g graphs/sample
     """
     from .explain import explanation
+    from .views import kept_tables
     from ..store import open_graph
 
     bold = lambda text: click.style(text, bold=True, underline=True)  # noqa: E731
-    print_answer(explanation(open_graph(graph), name, other), fmt, mark=bold if sys.stdout.isatty() else None)
+    print_answer(explanation(open_graph(graph), name, other, kept_tables(graph)), fmt, mark=bold if sys.stdout.isatty() else None)
 
 
 @click.command()

@@ -1,8 +1,9 @@
 """Explain: the sentences behind an entity, or behind the links between two entities.
 
-Reads the evidence statements of a built graph (``kg:Statement`` with an
-``oa:TextPositionSelector`` into the paper's abstract) and returns each with
-the abstract's sentence split around the mention, so a caller can highlight it.
+Reads the statements behind the graph's edges from its tables (the kept ones, else those of what the
+entity's panel reads of the store: :func:`kg.query.graph_index.node_tables`), each a
+``kg:Statement`` of the store with the mention's offsets in the paper's abstract, and returns each
+with the abstract's sentence split around the mention, so a caller can highlight it.
 """
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from .lookup import find_entity, labels_of
-from . import view, with_values
-from ..store import PREFIXES
+from ..vocab import node_of_iri
+from .graph_index import node_tables
+from .lookup import find_entity
+from .views import STATEMENT_FIELDS, Tables
+
 
 @dataclass
 class Evidence:
@@ -40,17 +43,18 @@ def _split(abstract: str, sentence: str, start: int, end: int) -> tuple[str, str
     return abstract[at:start], abstract[start:end], abstract[end:stop]
 
 
-def evidence_of(store: ox.Store, entity: str) -> list[Evidence]:
-    """Every evidence statement whose subject or object is the entity with IRI ``entity``."""
-    # A VALUES block, not a substitution: pyoxigraph plans the query around the bound entity then.
-    rows = store.query(with_values(view("explain-evidence"), "entity", ox.NamedNode(entity)), prefixes=PREFIXES)
+def evidence_of(tables: Tables, i: int, base: str) -> list[Evidence]:
+    """Every statement whose subject or object is the entity ``i`` of ``tables`` (IRIs under ``base``),
+    by paper and offset."""
+    t, ids, first = tables.t, tables.ids, tables.first
     found = []
-    for row in rows:
-        start, end = int(row["start"].value), int(row["end"].value)
-        before, mention, after = _split(row["abstract"].value, row["sentence"].value, start, end)
-        found.append(Evidence(row["subject"].value, row["property"].value.rsplit("#", 1)[-1], row["object"].value,
-                              row["paper"].value, row["label"].value, start, end, before, mention, after,
-                              float(row["confidence"].value)))
+    for row, k in tables.statements_about(i):
+        subject, relation, other, start, length, confidence = t["paper_statements"][row][k:k + len(STATEMENT_FIELDS)]
+        where = tables.evidence_at(row, start, length)
+        before, mention, after = _split(t["paper_abstract"][row] or "", where["sentence"] if where else "",
+                                        start, start + length)
+        found.append(Evidence(base + ids[subject], t["roles"][relation], base + ids[other], base + ids[first + row],
+                              t["label"][first + row], start, start + length, before, mention, after, float(confidence)))
     return sorted(found, key=lambda e: (e.paper_label, e.start))
 
 
@@ -64,34 +68,60 @@ class Definition:
     paper_label: str
 
 
-def definition_of(store: ox.Store, entity: str) -> Definition | None:
-    """The definition of the entity with IRI ``entity`` (:mod:`kg.link.definitions`), or None."""
-    rows = store.query(with_values(view("entity-definition"), "entity", ox.NamedNode(entity)), prefixes=PREFIXES)
-    row = next(iter(rows), None)
-    if row is None:
+def definition_of(tables: Tables, i: int, base: str) -> Definition | None:
+    """What a paper says the entity ``i`` of ``tables`` is (:mod:`kg.link.definitions`), or None."""
+    found = tables._definition(i)
+    if found is None:
         return None
-    return Definition(row["text"].value, row["sentence"].value, row["paper"].value, row["label"].value)
+    return Definition(found["text"], found["sentence"], base + found["paper"] if found["paper"] else "", found["title"])
 
 
-def explain(store: ox.Store, name: str, other: str | None = None) -> tuple[dict[str, str], list[Evidence]]:
+@dataclass
+class Named:
+    """An entity a person named: its IRI, and the tables it is read from, where it is row ``row``."""
+
+    iri: str
+    tables: Tables
+    row: int
+    base: str
+
+
+def named(store: ox.Store, name: str, tables: Tables | None = None) -> Named:
+    """The entity named ``name`` (a label or alias, see :func:`kg.query.lookup.find_entity`) in ``tables``,
+    or in the tables of what its panel reads of ``store``."""
+    iri = find_entity(store, name)
+    node = node_of_iri(iri)
+    held = node_tables(store, node, iri, tables)
+    return Named(iri, held, held.index_of[node], iri[:len(iri) - len(node)])
+
+
+def explain(store: ox.Store, name: str, other: str | None = None,
+            tables: Tables | None = None) -> tuple[dict[str, str], list[Evidence]]:
     """The evidence behind the entity named ``name`` or, with ``other``, behind the links between them.
 
     Two entities are linked directly (``E-GRPO kg:variantOf GRPO``) or through the papers
     that mention both; direct links come first, then both entities' sentences in shared papers.
     Returns a map from entity IRI to label, and the evidence.
     """
-    first = find_entity(store, name)
-    found = evidence_of(store, first)
-    if other is not None:
-        second = find_entity(store, other)
-        theirs = evidence_of(store, second)
-        direct = [e for e in found if {e.subject, e.object} == {first, second}]
+    return _explain([named(store, n, tables) for n in (name, other) if n is not None])
+
+
+def _explain(entities: list[Named]) -> tuple[dict[str, str], list[Evidence]]:
+    first = entities[0]
+    found = evidence_of(first.tables, first.row, first.base)
+    if len(entities) > 1:
+        second = entities[1]
+        theirs = evidence_of(second.tables, second.row, second.base)
+        direct = [e for e in found if {e.subject, e.object} == {first.iri, second.iri}]
         shared = {e.paper for e in found} & {e.paper for e in theirs}
         via = [e for e in found + theirs if e.paper in shared and e not in direct]
         found = direct + sorted(via, key=lambda e: (e.paper_label, e.start))
-    labels = labels_of(store, [first] + ([second] if other is not None else [])
-                       + [iri for e in found for iri in (e.subject, e.object)])
-    return labels, found
+    labels = {}
+    for entity in entities:  # every entity's label its tables hold: the named ones and their statements' ends
+        t, ids, base = entity.tables.t, entity.tables.ids, entity.base
+        labels.update((base + ids[i], t["label"][i]) for i in range(entity.tables.first))
+    wanted = {entity.iri for entity in entities} | {iri for e in found for iri in (e.subject, e.object)}
+    return {iri: label for iri, label in labels.items() if iri in wanted}, found
 
 
 @dataclass
@@ -126,9 +156,9 @@ class Explanation:
         return "\n".join(lines)
 
 
-def explanation(store: ox.Store, name: str, other: str | None = None) -> Explanation:
+def explanation(store: ox.Store, name: str, other: str | None = None, tables: Tables | None = None) -> Explanation:
     """:func:`explain` with what a paper says each of ``name`` and ``other`` is, where one does."""
-    labels, evidence = explain(store, name, other)
-    named = [find_entity(store, n) for n in (name, other) if n is not None]
-    definitions = [(iri, d) for iri in named if (d := definition_of(store, iri)) is not None]
+    entities = [named(store, n, tables) for n in (name, other) if n is not None]
+    labels, evidence = _explain(entities)
+    definitions = [(e.iri, d) for e in entities if (d := definition_of(e.tables, e.row, e.base)) is not None]
     return Explanation(labels, definitions, evidence)

@@ -265,7 +265,7 @@ def node_tables(store: ox.Store, node: str, iri: str, tables: Tables | None = No
 
     if tables is not None and node in tables.index_of:
         return tables
-    return Tables(graph_tables(load_index(store, texts=True, scope=scope_of(store, node, iri)).graph))
+    return Tables(graph_tables(load_index(store, texts=True, scope=scope_of(store, node, iri)).graph, statements=True))
 
 
 def _load_texts(store: ox.Store, G: KnowledgeGraph, scope: Scope | None = None) -> None:
@@ -289,7 +289,8 @@ def _load_texts(store: ox.Store, G: KnowledgeGraph, scope: Scope | None = None) 
         if not G.has_edge(subject, other, key) or paper not in G:
             continue
         sentence = sentences.setdefault(row["sentence"].value, row["sentence"].value)
-        item = {"start": int(row["start"].value), "end": int(row["end"].value), "sentence": sentence}
+        item = {"start": int(row["start"].value), "end": int(row["end"].value), "sentence": sentence,
+                "confidence": float(row["confidence"].value) if row["confidence"] else 0.0}
         if key in vocab.LINKS:  # a relation's evidence names its paper; a role's is its paper's own
             item["paper"] = G.nodes[paper]["paper_id"]
         G.edges[subject, other, key].setdefault("evidence", []).append(item)

@@ -110,15 +110,6 @@ def check_kind(name: str, type: str | None, kinds) -> None:
         raise KGError(f"{name!r} is a {kinds[0]}, not a {type}: try {vocab.COMMAND_OF[kinds[0]]} {shlex.quote(name)}.")
 
 
-def labels_of(store: ox.Store, iris) -> dict[str, str]:
-    """The preferred label of each entity IRI in ``iris``, by IRI."""
-    iris = sorted(set(iris))
-    if not iris:
-        return {}
-    query = with_values(view("entity-labels"), "entity", *(ox.NamedNode(iri) for iri in iris))
-    return {row["entity"].value: row["label"].value for row in run_query(store, query)}
-
-
 def read_entities(store: ox.Store) -> Entities:
     """The entities of the graph in ``store`` with their names."""
     entities = Entities()

@@ -22,7 +22,8 @@ PAPER = "Paper"
 ROLE_RANK = {role: i for i, role in enumerate(ROLES)}  # strongest claim first
 
 
-def graph_tables(G: nx.MultiDiGraph, *, nodes=None, first=(), budget: int | None = None) -> dict:
+def graph_tables(G: nx.MultiDiGraph, *, nodes=None, first=(), budget: int | None = None,
+                 statements: bool = False) -> dict:
     """``G`` as compact tables, from which the explorer searches, draws and shows any node.
 
     Strings that repeat (venues, authors) are written once, in ``strings``;
@@ -54,6 +55,10 @@ def graph_tables(G: nx.MultiDiGraph, *, nodes=None, first=(), budget: int | None
         The most characters of JSON. Past it, the least linked papers lose
         their abstracts (and evidence), then, if that is not enough, are left
         out with the entities only they mention. ``holds`` counts what is held.
+    statements : bool, optional
+        Also hold every statement behind an edge as the store holds it (``paper_statements``,
+        :data:`kg.query.views.STATEMENT_FIELDS`), with the sentences they are read from: what
+        ``kg explain`` reads, kept beside a graph but not in the page.
 
     Returns
     -------
@@ -89,9 +94,10 @@ def graph_tables(G: nx.MultiDiGraph, *, nodes=None, first=(), budget: int | None
     def core(count: int):
         kept = papers[:count]
         if count == len(papers):
-            return _core_tables(G, entities, kept, whole=nodes is None)
+            return _core_tables(G, entities, kept, whole=nodes is None, statements=statements)
         linked = {e for p in kept for e in G.successors(p)}
-        return _core_tables(G, [e for e in entities if e in linked or e in first], kept, whole=False)
+        return _core_tables(G, [e for e in entities if e in linked or e in first], kept, whole=False,
+                            statements=statements)
 
     tables, texts = core(len(papers))
     if budget is not None and json_size(tables) > budget:  # the most papers whose core fits; at least the first
@@ -113,7 +119,7 @@ def write_tables(G: nx.MultiDiGraph, path, *, base: str) -> None:
     from ..write.triples import decimal_literal
     from .views import TABLES_FORMAT, Tables
 
-    tables = graph_tables(G)
+    tables = graph_tables(G, statements=True)
     ids, first = Tables(tables).ids, tables["first_paper"]  # the nodes in the tables' order
     nodes, papers = ids[:first], ids[first:]
     tables["format"] = TABLES_FORMAT
@@ -124,7 +130,8 @@ def write_tables(G: nx.MultiDiGraph, path, *, base: str) -> None:
         json.dump(tables, file, ensure_ascii=False, separators=(",", ":"))
 
 
-def _core_tables(G: nx.MultiDiGraph, entities: list, papers: list, *, whole: bool) -> tuple[dict, list]:
+def _core_tables(G: nx.MultiDiGraph, entities: list, papers: list, *, whole: bool,
+                 statements: bool = False) -> tuple[dict, list]:
     """The tables of ``entities`` and ``papers`` without abstracts, and for each paper a function
     giving its texts (see :func:`_paper_text`), to add while they fit."""
     order = entities + papers
@@ -141,6 +148,8 @@ def _core_tables(G: nx.MultiDiGraph, entities: list, papers: list, *, whole: boo
               "relations": _relation_rows(G, relations, index, role_code, spans, paper_of),
               "results": _result_rows(G, index, spans)}
     tables.update(_entity_columns(G, entities, index, spans, paper_of))
+    if statements:
+        tables["paper_statements"] = _statement_rows(G, papers, relations, index, role_code, spans, paper_of)
     by_paper = defaultdict(list)
     for paper, entity, role, data in links:
         by_paper[paper].append((index[entity], role_code[role], data))
@@ -216,6 +225,45 @@ def _relation_rows(G: nx.MultiDiGraph, relations: list, index: dict, role_code: 
             where = [index[paper], item["start"], item["end"] - item["start"]]
         rows += [index[s], index[o], role_code[relation], int(data.get("papers") or 1), *where]
     return rows
+
+
+def _statement_rows(G: nx.MultiDiGraph, papers: list, relations: list, index: dict, role_code: dict, spans: dict,
+                    paper_of: dict) -> list[list]:
+    """Every statement behind an edge, as the store holds one (:mod:`kg.write.triples`: one per
+    mention, a role's the most confident at its offset, a relation's the last), per paper it was read
+    from: flat ``STATEMENT_FIELDS`` rows, a role's subject the paper itself, by offset. The
+    sentences of the relations' go into ``spans``."""
+    found: list[dict] = [{} for _ in papers]
+    row_of = {p: row for row, p in enumerate(papers)}
+    for p in papers:
+        for _, target, key, data in G.out_edges(p, keys=True, data=True):
+            if target not in index:
+                continue
+            code = role_code[str(data.get("role", key))]
+            for item in data.get("evidence") or ():
+                if _placed(item):
+                    held = found[row_of[p]].get((code, target, item["start"]))
+                    if held is None or item.get("confidence", 0.0) > held.get("confidence", 0.0):
+                        found[row_of[p]][code, target, item["start"]] = item
+    for s, o, relation, data in relations:
+        for item in data.get("evidence") or ():
+            paper = paper_of.get(item.get("paper"))
+            if paper in row_of and _placed(item):
+                spans[paper].append((item.get("sentence"), item["start"], item["end"]))
+                found[row_of[paper]][role_code[relation], (s, o), item["start"]] = item
+    rows = []
+    for row, statements in enumerate(found):
+        listed = []
+        for (code, ends, start), item in statements.items():
+            subject, other = ends if isinstance(ends, tuple) else (papers[row], ends)
+            listed.append([index[subject], code, index[other], start, item["end"] - start,
+                           round(float(item.get("confidence", 0.0)), 3)])  # as the store writes it
+        rows.append([n for statement in sorted(listed, key=lambda s: (s[3], s[4], s[1], s[0], s[2])) for n in statement])
+    return rows
+
+
+def _placed(item: dict) -> bool:
+    return isinstance(item.get("start"), int) and isinstance(item.get("end"), int) and item["start"] < item["end"]
 
 
 def _result_rows(G: nx.MultiDiGraph, index: dict, spans: dict) -> list[list]:

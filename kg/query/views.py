@@ -43,6 +43,10 @@ TABLES_FORMAT = 2
 #: and as a number, its offsets in the abstract (start, length) and its confidence as the store holds it.
 RESULT_FIELDS = ("paper", "text", "kind", "metric", "dataset", "subject", "start", "value", "unit", "previous", "setting",
                  "length", "confidence")
+#: The fields of one statement in the kept tables' ``paper_statements`` (flat, per paper it was read from):
+#: node indices (a role's subject is the paper), the relation's code in ``roles``, the mention's offsets
+#: and the statement's confidence (:func:`kg.query.tables.graph_tables` with ``statements``).
+STATEMENT_FIELDS = ("subject", "relation", "object", "start", "length", "confidence")
 #: The fields of one similar paper in the tables' ``paper_similar`` (flat, this many numbers each).
 SIMILAR_FIELDS = ("paper", "score", "words", "entities", "meaning")
 SHARED_LIMIT = 5  # of the entities two similar papers share, the rarest this many are given as the reason
@@ -106,6 +110,7 @@ class Tables:
                     self.results_of[end].append(row)
         self.lower, self.higher = set(t["lower_is_better"]), set(t["higher_is_better"])
         self._chars: dict[int, list[str]] = {}
+        self._statements: dict[int, list[tuple[int, int]]] | None = None
 
     @classmethod
     def read(cls, kept: Kept) -> Tables:
@@ -137,6 +142,18 @@ class Tables:
         if row not in self._chars:
             self._chars[row] = list(self.t["paper_abstract"][row])
         return "".join(self._chars[row][start:end])
+
+    def statements_about(self, i: int) -> list[tuple[int, int]]:
+        """The statements whose subject or object is node ``i``, each as (paper row, its offset in that
+        row of ``paper_statements``), in the tables' order; none where the tables hold no statements."""
+        if self._statements is None:
+            self._statements = {}
+            width = len(STATEMENT_FIELDS)
+            for row, flat in enumerate(self.t.get("paper_statements") or ()):
+                for k in range(0, len(flat), width):
+                    for end in dict.fromkeys((flat[k], flat[k + 2])):
+                        self._statements.setdefault(end, []).append((row, k))
+        return self._statements.get(i, [])
 
     def evidence_at(self, row: int, start: int, length: int) -> dict | None:
         """The sentence of paper ``row`` holding a mention, with the mention's offsets in it; None if not held."""
