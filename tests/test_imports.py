@@ -148,3 +148,15 @@ def test_a_stage_never_imports_what_the_build_hands_it(imports, stage):
 def test_the_keys_are_a_ground_floor(imports):
     # kg.pwc, kg.link.concepts and kg.query.lookup key names with kg.keys: it must not lift them into a stage.
     assert nx.descendants(imports, "kg.keys") <= {"kg.lexicon", "kg.text"}
+
+
+def test_answering_from_a_built_graph_never_loads_spacy():
+    """The read commands answer in a fraction of a second: spaCy (2 s to import) is the build's."""
+    import subprocess
+    import sys
+
+    modules = ["kg.cli", "kg.query.commands", "kg.query.explain", "kg.query.leaderboard", "kg.query.trends",
+               "kg.query.panels", "kg.query.related", "kg.query.export", "kg.serve"]
+    code = f"import sys; import {', '.join(modules)}; print(sorted(m for m in ('spacy', 'torch') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

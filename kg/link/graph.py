@@ -39,7 +39,6 @@ from typing import TypedDict
 import networkx as nx
 
 from .definitions import find_definitions
-from ..extract.settings import tasks_in, without_tasks
 from ..model import Entity, PaperExtraction, Relation
 from ..text import plain_label
 from ..vocab import ACTOR_TYPES, entity_node, paper_node, role_towards
@@ -198,6 +197,10 @@ def tasks_apart(results: list[dict]) -> list[dict]:
     """``results`` with the task of each setting kept only where the scores of its dataset and metric were
     reached in two tasks or more (COCO's AP of detection, of segmentation, of pose estimation): elsewhere
     the task is the dataset's own ("73.6% on ImageNet for image classification") and sets nothing apart."""
+    # Imported here: importing kg.extract loads spaCy, which the answers that read a graph's index
+    # (through KnowledgeGraph) never need.
+    from ..extract.settings import tasks_in, without_tasks
+
     named: dict[tuple, set[str]] = {}
     for r in results:
         named.setdefault((r["dataset"], r["metric"]), set()).update(tasks_in(r["setting"]))
