@@ -68,7 +68,7 @@ from kg.query.leaderboard import leaderboard  # noqa: E402
 from kg.query.lookup import read_entities  # noqa: E402
 from kg.query.graph_index import load_index  # noqa: E402
 from kg.query.tables import graph_tables  # noqa: E402
-from kg.query.views import Tables  # noqa: E402
+from kg.query.views import Tables, kept_tables  # noqa: E402
 from kg.store import open_graph  # noqa: E402
 
 PARTS = ("tuned", "held out")
@@ -128,7 +128,7 @@ def _itself(dataset: str, variant: str | None) -> bool:
     return written == dataset.lower() or written in SAME_DATASET.get(dataset.lower(), set())
 
 
-def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally: Tally) -> None:
+def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally: Tally, tables=None) -> None:
     ids = dict(rows(store, "SELECT ?p ?id WHERE { ?p a kg:Paper ; dcterms:identifier ?id }"))
     names, proposed = names_of(store), proposals(store)
     gold = defaultdict(dict)  # dataset -> (paper, value) -> judged record
@@ -139,10 +139,11 @@ def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally:
     for dataset, expected in sorted(gold.items()):
         boards = []  # every metric's, in every setting (a zero-shot score is on its own board)
         try:
-            first = leaderboard(store, dataset)
+            first = leaderboard(store, dataset, tables=tables)
             for metric in [first.metric] + list(first.other_metrics):
-                board = first if metric == first.metric else leaderboard(store, dataset, metric)
-                boards += [board] + [leaderboard(store, dataset, metric, s or "standard") for s in board.other_settings]
+                board = first if metric == first.metric else leaderboard(store, dataset, metric, tables=tables)
+                boards += [board] + [leaderboard(store, dataset, metric, s or "standard", tables)
+                                     for s in board.other_settings]
         except Exception:  # noqa: BLE001 - a dataset the graph lacks: every judged score is missed
             pass
         entries = {}
@@ -358,7 +359,7 @@ def main() -> None:
             proposal_figures(store, judged["proposals"], tally)
         if judged.get("results"):
             read = set(judged["results_read"]) if judged.get("results_read") else None
-            leaderboard_figures(store, judged["results"], read, tally)
+            leaderboard_figures(store, judged["results"], read, tally, kept_tables(graph))
             compare_figures(tables(), judged["results"], read, tally)
         tallies[name] = tally
     if args.examples:
