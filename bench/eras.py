@@ -276,7 +276,6 @@ def blind_related_figures(store, graph: str, judged: dict[str, dict[str, str]], 
     """Of the top 5 related methods of each query judged blind, those judged related, over those judged
     (an answer the judges were not shown is counted apart, as not judged); the query decides its part."""
     from kg.query.related import RelatedIndex
-    from kg.query.views import kept_tables
     from kg.similarity import graph_vectors
 
     index, vectors = RelatedIndex(store, kept_tables(graph)), graph_vectors(graph)

@@ -121,10 +121,9 @@ def test_the_statements_kg_explain_reads_of_the_kept_tables_are_the_stores(graph
     for node, data in index.graph.nodes(data=True):
         if data["kind"] == "Paper":
             continue
-        iri = index.iri[node]
-        base, scoped = iri[:len(iri) - len(node)], node_tables(store, node, iri)
-        found = evidence_of(tables, tables.index_of[node], base)
-        assert found == evidence_of(scoped, scoped.index_of[node], base), node
+        scoped = node_tables(store, node, index.iri[node])
+        found = evidence_of(tables, tables.index_of[node])
+        assert found == evidence_of(scoped, scoped.index_of[node]), node
         for e in found:
             statement = (e.subject, e.relation, e.object, e.paper, e.start, e.end, e.confidence)
             assert e.before + e.mention + e.after == stored[statement], statement

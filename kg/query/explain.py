@@ -43,10 +43,9 @@ def _split(abstract: str, sentence: str, start: int, end: int) -> tuple[str, str
     return abstract[at:start], abstract[start:end], abstract[end:stop]
 
 
-def evidence_of(tables: Tables, i: int, base: str) -> list[Evidence]:
-    """Every statement whose subject or object is the entity ``i`` of ``tables`` (IRIs under ``base``),
-    by paper and offset."""
-    t, ids, first = tables.t, tables.ids, tables.first
+def evidence_of(tables: Tables, i: int) -> list[Evidence]:
+    """Every statement whose subject or object is the entity ``i`` of ``tables``, by paper and offset."""
+    t, ids, first, base = tables.t, tables.ids, tables.first, tables.t["base"]
     found = []
     for row, k in tables.statements_about(i):
         subject, relation, other, start, length, confidence = t["paper_statements"][row][k:k + len(STATEMENT_FIELDS)]
@@ -68,12 +67,13 @@ class Definition:
     paper_label: str
 
 
-def definition_of(tables: Tables, i: int, base: str) -> Definition | None:
+def definition_of(tables: Tables, i: int) -> Definition | None:
     """What a paper says the entity ``i`` of ``tables`` is (:mod:`kg.link.definitions`), or None."""
-    found = tables._definition(i)
+    found = tables.definition(i)
     if found is None:
         return None
-    return Definition(found["text"], found["sentence"], base + found["paper"] if found["paper"] else "", found["title"])
+    paper = tables.t["base"] + found["paper"] if found["paper"] else ""
+    return Definition(found["text"], found["sentence"], paper, found["title"])
 
 
 @dataclass
@@ -83,7 +83,6 @@ class Named:
     iri: str
     tables: Tables
     row: int
-    base: str
 
 
 def named(store: ox.Store, name: str, tables: Tables | None = None) -> Named:
@@ -92,7 +91,7 @@ def named(store: ox.Store, name: str, tables: Tables | None = None) -> Named:
     iri = find_entity(store, name)
     node = node_of_iri(iri)
     held = node_tables(store, node, iri, tables)
-    return Named(iri, held, held.index_of[node], iri[:len(iri) - len(node)])
+    return Named(iri, held, held.index_of[node])
 
 
 def explain(store: ox.Store, name: str, other: str | None = None,
@@ -108,20 +107,22 @@ def explain(store: ox.Store, name: str, other: str | None = None,
 
 def _explain(entities: list[Named]) -> tuple[dict[str, str], list[Evidence]]:
     first = entities[0]
-    found = evidence_of(first.tables, first.row, first.base)
+    found = evidence_of(first.tables, first.row)
     if len(entities) > 1:
         second = entities[1]
-        theirs = evidence_of(second.tables, second.row, second.base)
+        theirs = evidence_of(second.tables, second.row)
         direct = [e for e in found if {e.subject, e.object} == {first.iri, second.iri}]
         shared = {e.paper for e in found} & {e.paper for e in theirs}
         via = [e for e in found + theirs if e.paper in shared and e not in direct]
         found = direct + sorted(via, key=lambda e: (e.paper_label, e.start))
-    labels = {}
-    for entity in entities:  # every entity's label its tables hold: the named ones and their statements' ends
-        t, ids, base = entity.tables.t, entity.tables.ids, entity.base
-        labels.update((base + ids[i], t["label"][i]) for i in range(entity.tables.first))
-    wanted = {entity.iri for entity in entities} | {iri for e in found for iri in (e.subject, e.object)}
-    return {iri: label for iri, label in labels.items() if iri in wanted}, found
+    labels = {}  # the named entities' and their statements' entities', as their tables hold them
+    for entity in entities:
+        t, base = entity.tables.t, entity.tables.t["base"]
+        for iri in {entity.iri} | {iri for e in found for iri in (e.subject, e.object)}:
+            i = entity.tables.index_of.get(iri[len(base):]) if iri.startswith(base) else None
+            if i is not None and i < entity.tables.first:
+                labels[iri] = t["label"][i]
+    return labels, found
 
 
 @dataclass
@@ -160,5 +161,5 @@ def explanation(store: ox.Store, name: str, other: str | None = None, tables: Ta
     """:func:`explain` with what a paper says each of ``name`` and ``other`` is, where one does."""
     entities = [named(store, n, tables) for n in (name, other) if n is not None]
     labels, evidence = _explain(entities)
-    definitions = [(e.iri, d) for e in entities if (d := definition_of(e.tables, e.row, e.base)) is not None]
+    definitions = [(e.iri, d) for e in entities if (d := definition_of(e.tables, e.row)) is not None]
     return Explanation(labels, definitions, evidence)

@@ -260,12 +260,15 @@ def node_view(store: ox.Store, node: str, iri: str, tables: Tables | None = None
 
 def node_tables(store: ox.Store, node: str, iri: str, tables: Tables | None = None) -> Tables:
     """The tables to read ``node`` (its IRI ``iri``) from: the whole graph's the build kept (``tables``) where
-    they hold it, else the tables of only what its panel reads of the store (:func:`scope_of`)."""
+    they hold it, else the tables of only what its panel reads of the store (:func:`scope_of`), with the
+    base IRI the kept ones carry."""
     from .tables import graph_tables
 
     if tables is not None and node in tables.index_of:
         return tables
-    return Tables(graph_tables(load_index(store, texts=True, scope=scope_of(store, node, iri)).graph, statements=True))
+    scoped = graph_tables(load_index(store, texts=True, scope=scope_of(store, node, iri)).graph, statements=True)
+    scoped["base"] = iri[:len(iri) - len(node)]  # an IRI minted here is the graph's base and the node id
+    return Tables(scoped)
 
 
 def _load_texts(store: ox.Store, G: KnowledgeGraph, scope: Scope | None = None) -> None:

@@ -135,13 +135,12 @@ def leaderboard(store: ox.Store, dataset: str, metric: str | None = None, settin
     node = node_of_iri(iri)
     tables = node_tables(store, node, iri, tables)
     i = tables.index_of[node]
-    base = iri[:len(iri) - len(node)]  # an IRI minted here is the graph's base and the node id
-    return board(tables.t["label"][i], entries_on(tables, i, base), metric, setting)
+    return board(tables.t["label"][i], entries_on(tables, i), metric, setting)
 
 
-def entries_on(tables: Tables, i: int, base: str) -> list[Entry]:
-    """Every result reported on the dataset ``i`` of ``tables`` (papers' IRIs under ``base``). Where the
-    sentence names no method, the paper's one proposed method or model reached it, if it proposes exactly one."""
+def entries_on(tables: Tables, i: int) -> list[Entry]:
+    """Every result reported on the dataset ``i`` of ``tables``. Where the sentence names no method, the
+    paper's one proposed method or model reached it, if it proposes exactly one."""
     t, first = tables.t, tables.first
     entries = []
     for row in tables.results_of[i]:
@@ -161,7 +160,7 @@ def entries_on(tables: Tables, i: int, base: str) -> list[Entry]:
         entries.append(Entry(
             value=float(value), unit=unit, previous=float(previous) if previous is not None else None, kind=kind,
             metric=named, subject=who, subject_from=source, unnamed_because=because,
-            paper=base + tables.ids[paper], paper_label=t["label"][paper],
+            paper=t["base"] + tables.ids[paper], paper_label=t["label"][paper],
             sentence=found["sentence"] if found else "", start=start, end=start + length,
             confidence=float(confidence), lower_is_better=lower_is_better(named) if named else None, setting=setting))
     return entries

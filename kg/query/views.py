@@ -233,7 +233,7 @@ class Tables:
                             "subject": self._name(subject), "sentence": found["sentence"] if found else ""})
         results.sort(key=lambda r: (js_order(r["dataset"]), js_order(r["metric"]), -r["value"]))
         view = {"id": ids[i], "type": self._kind(i), "label": t["label"][i], "aliases": t["aliases"][i] or [],
-                "definition": self._definition(i), "years": self._years(i),
+                "definition": self.definition(i), "years": self._years(i),
                 "paper_count": t["papers"][i], "reach": t["reach"][i] or t["papers"][i],
                 "papers": listed[:PAPERS_LIMIT], "papers_not_listed": max(0, len(listed) - PAPERS_LIMIT),
                 "relations": relations, "results": results, "evidence": evidence[:EVIDENCE_LIMIT],
@@ -253,7 +253,7 @@ class Tables:
                          "comparison": self._comparison(papers_of)})
         return view
 
-    def _definition(self, i: int) -> dict | None:
+    def definition(self, i: int) -> dict | None:
         """What a paper says the entity is, with the sentence it says it in where the tables hold it."""
         found = self.t["definition"][i]
         if not found:
