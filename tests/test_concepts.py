@@ -149,6 +149,19 @@ def test_a_list_is_no_apposition_and_a_singular_name_lists_no_members():
     assert [l for l in hierarchy.links if l.rule in ("apposition", "such-as")] == []
 
 
+def test_a_name_said_to_be_a_class_of_another_is_narrower_than_it():
+    extractions = [paper("a", "Diffusion models (DMs) are a class of generative models that denoise.",
+                         ["Diffusion models", "generative models"]),
+                   paper("b", "Graph neural networks are a powerful family of neural networks.",
+                         ["Graph neural networks", "neural networks"]),
+                   paper("c", "The objective is a sum of two losses.", ["objective", "losses"]),
+                   paper("d", "We use generative models and neural networks.", ["generative models", "neural networks"])]
+    _, _, links = links_of(extractions)
+    assert ("diffusion model", "generative model", "class-of") in links
+    assert ("graph neural network", "neural network", "class-of") in links
+    assert not [link for link in links if link[0] == "objective"]  # "a sum of" says no kind
+
+
 def test_a_sentence_alone_never_puts_a_name_under_one_fewer_papers_name():
     busy = [paper(f"p{i}", "We use backpropagation.", ["backpropagation"]) for i in range(3)]
     one = [paper("q", "Gradient methods such as backpropagation.", ["Gradient methods", "backpropagation"])]

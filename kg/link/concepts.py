@@ -14,8 +14,8 @@ paper on document summarization is found as a paper on summarization:
 - ``family``: a numbered member of a named family -> the family: CIFAR-10 -> CIFAR.
 - ``pwc``: a task -> its parent task in Papers with Code ("Unsupervised Machine
   Translation" -> "Machine Translation").
-- ``such-as``, ``and-other``, ``apposition``: read from a sentence ("tasks such
-  as X", "X and other Y", "X, a Y").
+- ``such-as``, ``and-other``, ``apposition``, ``class-of``: read from a sentence ("tasks such
+  as X", "X and other Y", "X, a Y", "X are a class of Y").
 
 A tail that no paper names on its own becomes a concept (an ``Entity`` without
 mentions) when two or more papers reach it. Links join entities of one type
@@ -41,9 +41,9 @@ from ..keys import is_acronym_like, is_generic_key, resolution_key
 from ..vocab import ACTOR_TYPES
 
 #: Extractor names of the rules (``prov:wasAttributedTo`` of each link's statement).
-RULES = ("head", "coordination", "family", "pwc", "such-as", "and-other", "apposition")
+RULES = ("head", "coordination", "family", "pwc", "such-as", "and-other", "apposition", "class-of")
 RULE_CONFIDENCE = {"head": 0.9, "coordination": 0.8, "family": 0.85, "pwc": 0.85,
-                   "such-as": 0.7, "and-other": 0.7, "apposition": 0.6}
+                   "such-as": 0.7, "and-other": 0.7, "apposition": 0.6, "class-of": 0.7}
 #: Papers that must reach a tail nobody names on its own before it becomes a concept.
 MIN_CONCEPT_PAPERS = 2
 #: Papers whose sentences must state a link that puts a name under one fewer papers mention.
@@ -82,6 +82,10 @@ _PATTERNS = (  # text between two mentions -> (rule, which of the two is narrowe
     (re.compile(r"^\s*,?\s*(?:such as|including|especially|e\.g\.,?|for example,?)\s*$", re.I), "such-as", "second"),
     (re.compile(r"^\s*,?\s*(?:and|or) other\s*$", re.I), "and-other", "first"),
     (re.compile(r"^\s*,\s*(?:a|an)\s*$", re.I), "apposition", "first"),
+    # "Diffusion models are a class of generative models", "GNNs are a powerful family of neural networks":
+    # at most two words between the article and the word that says it is a kind.
+    (re.compile(r"^\s*(?:\([^()]{1,24}\)\s*)?(?:is|are)\s+(?:an?|one)\s+(?:[\w-]+\s+){0,2}"
+                r"(?:class|kind|type|family|form|variant|subclass|category)\s+of\s*$", re.I), "class-of", "first"),
 )
 
 
