@@ -14,9 +14,11 @@ when the recipe reads the file, so its figure is not a figure of generalisation.
 With ``--corpus-stages`` a third figure, **kg as built**: every annotated abstract (both parts, all
 corpora) read as one corpus through the build's corpus stages too (resolution, then propagation of
 the names found into every abstract, :mod:`kg.resolve.propagate`), each abstract's mentions then
-scored as above (both layers).
+scored as above (both layers), a mention counting where it resolves to an entity of the graph; beside
+it the same without the judge of useful nodes (:mod:`kg.resolve.useful`).
 
     python bench/annotated_eval.py ABSTRACTS.csv ... [--labels bench/annotated/readers.jsonl] [--model DIR]
+        [--corpus-stages | --only-corpus-stages] [--cache FILE]
 """
 from __future__ import annotations
 
@@ -74,26 +76,30 @@ def kg_predictions(docs, without=frozenset()):
     return [[(m.start, m.end, m.label, m.rule) for m in x.mentions] for x in extractions]
 
 
-def built_predictions(docs):
+def built_predictions(docs, cache: str | None = None, judged: bool = True):
     """The mentions of ``docs`` as a build over them all keeps them: extracted, judged, proposals settled,
-    resolved across them and the names found propagated."""
-    from kg import pwc
-    from kg.extract import extract_papers
-    from kg.extract.judge import prune
-    from kg.extract.proposals import settle
-    from kg.model import Paper
-    from kg.resolve import resolve
-    from kg.resolve.entities import corpus_names
-    from kg.resolve.propagate import propagate
+    resolved across them, the names found propagated and, with ``judged``, the poor nodes left out
+    (:func:`kg.build.resolved`); a mention counts where it resolves to an entity, as in the graph.
+    ``cache``: an extraction cache file to read and fill."""
+    from pathlib import Path
 
-    extractions = list(extract_papers([Paper(doc.doc_key, doc.text) for doc in docs]))
-    for extraction in extractions:
-        prune(extraction)
-        settle(extraction)
-    names = corpus_names(extractions)
-    entities = resolve(extractions, known_datasets=pwc.load().datasets, names=names)
-    extractions, _ = propagate(extractions, entities, names=names)
-    return [[(m.start, m.end, m.label, m.rule) for m in x.mentions] for x in extractions]
+    from kg import pwc
+    from kg.build import resolved
+    from kg.cache import ExtractionCache
+    from kg.extract import extract_all, extractor_name, in_processes
+    from kg.extract.pipeline import load_pipeline
+    from kg.model import Paper
+
+    store = ExtractionCache(Path(cache), extractor=extractor_name(load_pipeline())) if cache else None
+    try:
+        extractions = extract_all([Paper(doc.doc_key, doc.text) for doc in docs], executor=in_processes(2), cache=store)
+    finally:
+        if store is not None:
+            store.close()
+    extractions, entities, _ = resolved(extractions, pwc.load(), judged=judged)
+    kept = {ref for entity in entities for ref in entity.mentions}
+    return [[(m.start, m.end, m.label, m.rule) for i, m in enumerate(x.mentions) if (x.paper.id, i) in kept]
+            for x in extractions]
 
 
 def figure(docs, predicted, layer: str) -> str:
@@ -119,16 +125,22 @@ def main(argv=None) -> None:
                         help="also kg without its hand-written class rules (a third more time)")
     parser.add_argument("--corpus-stages", action="store_true",
                         help="also kg as built: all the annotated abstracts resolved as one corpus")
+    parser.add_argument("--only-corpus-stages", action="store_true", help="kg as built alone")
+    parser.add_argument("--cache", help="an extraction cache file for kg as built (made if missing)")
     args = parser.parse_args(argv)
     parts = {"held-out": [True], "tuned": [False], "both": [True, False]}[args.part]
-    if args.corpus_stages:
+    if args.corpus_stages or args.only_corpus_stages:
         everything = [a for held in (True, False) for a in read_annotated(args.labels, args.abstracts, held_out=held)]
-        built = built_predictions([a.doc for a in everything])
+        docs = [a.doc for a in everything]
+        built, unjudged = (built_predictions(docs, args.cache, judged) for judged in (True, False))
         for held in parts:
             for corpus in sorted({a.corpus for a in everything}) + ["all"]:
                 rows = [i for i, a in enumerate(everything) if a.held_out == held and corpus in ("all", a.corpus)]
                 print(f"{'held out' if held else 'tuned':8s} {corpus:12s} {len(rows):3d} abstracts  both   kg as built "
-                      f"{figure([everything[i].doc for i in rows], [built[i] for i in rows], 'both')}")
+                      f"{figure([docs[i] for i in rows], [built[i] for i in rows], 'both')}  ·  without the entity judge "
+                      f"{figure([docs[i] for i in rows], [unjudged[i] for i in rows], 'both')}", flush=True)
+        if args.only_corpus_stages:
+            return
     for held in parts:
         annotated = read_annotated(args.labels, args.abstracts, held_out=held)
         name = "held out" if held else "tuned"

@@ -37,6 +37,7 @@ from .ingest import FileSetting, read_papers
 from .link.similar import similar_papers
 from .model import Entity, Paper, PaperExtraction
 from .resolve.propagate import propagate
+from .resolve.useful import keep_useful
 from .write.triples import node_iri
 from .link.relations import listed_relations, sentence_relations, variant_relations
 from .resolve import corpus_names, resolution_report, resolve
@@ -161,6 +162,25 @@ def unique_papers(papers: Iterable[Paper], *, strict: bool = False,
     return list(kept.values()), list(dict.fromkeys(merged))
 
 
+def resolved(extractions: list[PaperExtraction], taxonomy: pwc.Lexicon, *, judged: bool = True
+             ) -> tuple[list[PaperExtraction], list[Entity], list[Entity]]:
+    """The corpus stages between extraction and linking: ``(extractions, entities, poor nodes)``.
+
+    Each paper's mentions are judged (learned, after the cache, so cached papers too: the mentions a
+    reader would label, then each paper's own names among them, then what makes a score
+    incomparable); the names are resolved across papers and looked up in every abstract; and with
+    ``judged``, the entities that are poor nodes (:mod:`kg.resolve.useful`) are set apart."""
+    for extraction in extractions:
+        prune_mentions(extraction)
+        settle_proposals(extraction)
+        settle_settings(extraction)
+    names = corpus_names(extractions)  # what resolution and its last step both read
+    entities = resolve(extractions, known_datasets=taxonomy.datasets, names=names)
+    extractions, entities = propagate(extractions, entities, names=names)
+    entities, poor = keep_useful(entities, extractions) if judged else (entities, [])
+    return extractions, entities, poor
+
+
 def build(
     inputs: Iterable[str | Path],
     output: str | Path,
@@ -241,17 +261,10 @@ def build(
             raise KGError("\n".join([f"None of the {counted(len(papers), 'abstract')} could be extracted:"] + skipped_lines(skipped)))
         hits = store.hits if store is not None else 0
         said(f"Extracted {counted(len(extractions), 'paper')} ({hits:,} from the cache, {len(extractions) - hits:,} parsed)")
-        for extraction in extractions:  # learned, after the cache (cached papers too): the mentions a reader
-            prune_mentions(extraction)  # would label, then each paper's own names among them
-            settle_proposals(extraction)
-            settle_settings(extraction)  # what makes a score incomparable: read from its words, cached papers too
-        # Resolution, then its last step: the names it found looked up in every abstract.
         taxonomy = pwc.load()
-        names = corpus_names(extractions)  # what resolution and its last step both read
-        entities = resolve(extractions, known_datasets=taxonomy.datasets, names=names)
-        extractions, entities = propagate(extractions, entities, names=names)
+        extractions, entities, judged_out = resolved(extractions, taxonomy)
         said(f"Resolved {counted(sum(len(ex.mentions) for ex in extractions), 'mention')} into "
-             f"{counted(len(entities), 'entity', 'entities')}")
+             f"{counted(len(entities), 'entity', 'entities')} ({counted(len(judged_out), 'poor node')} left out)")
         relations = (variant_relations(entities, extractions) + sentence_relations(entities, extractions)
                      + listed_relations(entities, extractions))
         # The concept hierarchy joins specific names to the concepts papers share.

@@ -161,12 +161,14 @@ def entity_vectors(entities: Iterable[Entity], extractions: Iterable[PaperExtrac
     return Vectors([entity_node(e.type, e.key) for e in entities], matrix, spans, contexts)
 
 
-def pooled_contexts(entities: list[Entity], by_paper: dict[str, PaperExtraction]) -> tuple[np.ndarray | None, np.ndarray | None]:
+def pooled_contexts(entities: list[Entity], by_paper: dict[str, PaperExtraction],
+                    centred: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Each entity's mean over its mentions of what the span model's encoder read: its own words
     (``spans``) and the rest of their sentences (``contexts``), centred on the mean of all entities
-    (every two vectors of one encoder share a direction; the centred cosines tell them apart) and of
-    unit length. A mention with no vector (one found in another abstract after extraction) adds
-    nothing; None where no extraction carries any."""
+    (every two vectors of one encoder share a direction; the centred cosines tell them apart; not
+    with ``centred`` False, for a reader that must not depend on the corpus) and of unit length. A
+    mention with no vector (one found in another abstract after extraction) adds nothing; None
+    where no extraction carries any."""
     owner: dict[str, list[tuple[int, int]]] = {}  # paper -> (entity row, mention index), read one paper at a time
     for e, entity in enumerate(entities):
         for paper, index in entity.mentions:
@@ -193,7 +195,8 @@ def pooled_contexts(entities: list[Entity], by_paper: dict[str, PaperExtraction]
     has = counts > 0
     for matrix in pooled.values():
         matrix[has] /= counts[has, None]
-        matrix[has] -= matrix[has].mean(axis=0)
+        if centred:
+            matrix[has] -= matrix[has].mean(axis=0)
         matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
     return pooled["spans"], pooled["around"]
 

@@ -326,3 +326,51 @@ def test_a_metric_named_with_its_setting_is_the_metric_and_a_measure_of_its_own_
     assert sorted(sorted(e.aliases) for e in entities) == [
         ["accuracy", "certified robust accuracy", "zero-shot accuracy"], ["attack success rate"], ["error"],
         ["quantization error"], ["success rate"]]
+
+
+# ---------------------------------------------------------------- the judge of useful nodes
+
+def _paper(pid: str, text: str, names: list[tuple[str, str, str | None]]):
+    from kg.model import Mention, PaperExtraction
+    mentions, at = [], 0
+    for name, label, role in names:
+        start = text.index(name, at)
+        mentions.append(Mention(start, start + len(name), name, label, 0, 0.9, "rules", role=role))
+        at = start + len(name)
+    return PaperExtraction(Paper(pid, text), [(0, len(text))], mentions, {})
+
+
+def _weights_against(feature: str) -> dict:
+    """A judge that scores an entity with ``feature`` set far below its threshold, and any other above it."""
+    from kg.resolve.useful import FEATURES
+    coef = [0.0] * len(FEATURES)
+    coef[FEATURES.index(feature)] = -20.0
+    return {"features": list(FEATURES), "mean": [0.0] * len(FEATURES), "scale": [1.0] * len(FEATURES),
+            "coef": coef, "intercept": 5.0, "threshold": 0.5}
+
+
+def test_an_entity_the_judge_scores_low_leaves_the_graph_unless_a_paper_proposes_it():
+    from kg.link.graph import build_graph
+    from kg.resolve.useful import keep_useful
+    extractions = [_paper("a", "We train on a GPU with the Adam optimizer.", [("GPU", "Dataset", "uses"), ("Adam", "Method", "uses")]),
+                   _paper("b", "We propose GPT5, trained on a GPU.", [("GPT5", "Method", "proposes"), ("GPU", "Dataset", "uses")])]
+    entities = resolve(extractions)
+    kept, dropped = keep_useful(entities, extractions, _weights_against("digit"))
+    assert [e.label for e in dropped] == [] and {e.label for e in kept} == {"GPU", "Adam", "GPT5"}  # GPT5 is proposed
+    kept, dropped = keep_useful(entities, extractions, _weights_against("acronym"))
+    assert [e.label for e in dropped] == ["GPU"]
+    graph = build_graph(extractions, kept, [], {})
+    assert not [n for n, d in graph.nodes(data=True) if d.get("label") == "GPU"]  # its mentions add nothing
+    assert any(d.get("label") == "Adam" for _, d in graph.nodes(data=True))
+
+
+def test_the_shipped_judge_reads_vectors_as_wide_as_the_span_models():
+    import numpy as np
+    from kg.extract.spans import HEADS_FILE
+    from kg.resolve.useful import FEATURES, WEIGHTS, model
+    weights = model()
+    assert weights is not None and weights["features"] == list(FEATURES) and 0 < weights["threshold"] < 1
+    with np.load(HEADS_FILE) as heads:  # the entity head reads a span's two ends and its width
+        hidden = (heads["entity.0.weight"].shape[1] - heads["width.weight"].shape[1]) // 2
+    assert len(weights["coef"]) == len(FEATURES) + hidden == len(weights["mean"]) == len(weights["scale"])
+    assert WEIGHTS.stat().st_size < 100_000
