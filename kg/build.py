@@ -283,7 +283,7 @@ def build(
             extraction.contexts = ""
         said(f"Made the graph of {counted(graph.number_of_nodes(), 'node')} and {counted(graph.number_of_edges(), 'edge')}, "
              "with similar papers and entity vectors")
-        extra = {"report.md": resolution_report(entities, extractions)} if report else {}
+        extra = {"report.md": resolution_report(entities, extractions, judged_out)} if report else {}
         tally = serialize.Tally()
         written = write_outputs(graph, output, base=base, title=title or output.name, extra=extra, vectors=vectors,
                                 formats=formats, staging=staging, builds=builds, tally=tally)

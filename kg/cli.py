@@ -56,7 +56,7 @@ def _formats(value: str) -> tuple[str, ...]:
               help="Base IRI under which papers and entities are minted.")
 @click.option("--strict", is_flag=True, help="Fail on the first unreadable record instead of skipping it.")
 @click.option("--report", is_flag=True,
-              help="Also write OUTPUT.report.md: every merged cluster (largest first) and ambiguous acronym.")
+              help="Also write OUTPUT.report.md: every merged cluster (largest first), ambiguous acronym and poor node left out.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Processes for extraction. Default: every core.")
 @click.option("--no-cache", is_flag=True,
               help="Re-extract every abstract. By default extractions are cached by text and extractor "

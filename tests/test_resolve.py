@@ -4,7 +4,7 @@ import pytest
 from kg.extract import extract_papers
 from kg.keys import is_generic_key, resolution_key
 from kg.model import Paper
-from kg.resolve import resolve
+from kg.resolve import resolution_report, resolve
 
 
 @pytest.mark.parametrize("a, b", [
@@ -362,6 +362,8 @@ def test_an_entity_the_judge_scores_low_leaves_the_graph_unless_a_paper_proposes
     graph = build_graph(extractions, kept, [], {})
     assert not [n for n, d in graph.nodes(data=True) if d.get("label") == "GPU"]  # its mentions add nothing
     assert any(d.get("label") == "Adam" for _, d in graph.nodes(data=True))
+    report = resolution_report(kept, extractions, dropped)  # the report names what was left out
+    assert "## Poor nodes left out" in report and "- `GPU` (Dataset, 2 papers)" in report
 
 
 def test_the_shipped_judge_reads_vectors_as_wide_as_the_span_models():

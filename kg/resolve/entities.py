@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 
 from .. import lexicon
 from ..keys import ACRONYM_PLURAL, is_acronym_like, is_generic_key, resolution_key, singular
@@ -623,9 +623,10 @@ def _preferred_label(forms: Counter) -> str:
     return label
 
 
-def resolution_report(entities: list[Entity], extractions: list[PaperExtraction]) -> str:
+def resolution_report(entities: list[Entity], extractions: list[PaperExtraction], poor: Sequence[Entity] = ()) -> str:
     """A Markdown report of every merge, so wrong ones can be seen: clusters with more than one
-    surface form, largest first, then acronyms the corpus defines in more than one way."""
+    surface form, largest first, then acronyms the corpus defines in more than one way, and the
+    ``poor`` nodes the judge of useful nodes left out (:func:`kg.resolve.useful.keep_useful`)."""
     by_paper = {ex.paper.id: ex for ex in extractions}
     lines = ["# Resolution report", "",
              f"{counted(len(entities), 'entity', 'entities')} from {counted(sum(len(e.mentions) for e in entities), 'mention')} "
@@ -678,6 +679,14 @@ def resolution_report(entities: list[Entity], extractions: list[PaperExtraction]
         lines.append(f"- `{_md(label)}` ({type_}): " + "; ".join(
             f"{e.key} ({len({pid for pid, _ in e.mentions})} papers)" for e in same))
     if not shared:
+        lines.append("(none)")
+    lines += ["", "## Poor nodes left out", "",
+              "Entities the judge of useful nodes (`kg/resolve/useful.py`) scored below its threshold, that no "
+              "paper proposes and no result names: their mentions add nothing to the graph.", ""]
+    papers_of = {e.key: len({pid for pid, _ in e.mentions}) for e in poor}
+    for entity in sorted(poor, key=lambda e: (-papers_of[e.key], e.label)):
+        lines.append(f"- `{_md(entity.label)}` ({entity.type}, {counted(papers_of[entity.key], 'paper')})")
+    if not poor:
         lines.append("(none)")
     return "\n".join(lines) + "\n"
 
