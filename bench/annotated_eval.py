@@ -76,26 +76,31 @@ def kg_predictions(docs, without=frozenset()):
     return [[(m.start, m.end, m.label, m.rule) for m in x.mentions] for x in extractions]
 
 
+def extracted(papers, cache: str | None = None) -> list:
+    """The extractions of ``papers`` on two processes, read from and added to the extraction cache file
+    ``cache`` where one is given (as ``kg build`` keeps it)."""
+    from kg.cache import ExtractionCache
+    from kg.extract import extract_all, extractor_name, in_processes
+    from kg.extract.pipeline import load_pipeline
+
+    store = ExtractionCache(Path(cache), extractor=extractor_name(load_pipeline())) if cache else None
+    try:
+        return extract_all(papers, executor=in_processes(2), cache=store)
+    finally:
+        if store is not None:
+            store.close()
+
+
 def built_predictions(docs, cache: str | None = None, judged: bool = True):
     """The mentions of ``docs`` as a build over them all keeps them: extracted, judged, proposals settled,
     resolved across them, the names found propagated and, with ``judged``, the poor nodes left out
     (:func:`kg.build.resolved`); a mention counts where it resolves to an entity, as in the graph.
     ``cache``: an extraction cache file to read and fill."""
-    from pathlib import Path
-
     from kg import pwc
     from kg.build import resolved
-    from kg.cache import ExtractionCache
-    from kg.extract import extract_all, extractor_name, in_processes
-    from kg.extract.pipeline import load_pipeline
     from kg.model import Paper
 
-    store = ExtractionCache(Path(cache), extractor=extractor_name(load_pipeline())) if cache else None
-    try:
-        extractions = extract_all([Paper(doc.doc_key, doc.text) for doc in docs], executor=in_processes(2), cache=store)
-    finally:
-        if store is not None:
-            store.close()
+    extractions = extracted([Paper(doc.doc_key, doc.text) for doc in docs], cache)
     extractions, entities, _ = resolved(extractions, pwc.load(), judged=judged)
     kept = {ref for entity in entities for ref in entity.mentions}
     return [[(m.start, m.end, m.label, m.rule) for i, m in enumerate(x.mentions) if (x.paper.id, i) in kept]

@@ -34,14 +34,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from annotated_eval import extracted  # noqa: E402
 from mention_judge import LABELS, kg_type  # noqa: E402
 
 from kg import pwc  # noqa: E402
 from kg.build import resolved, unique_papers  # noqa: E402
-from kg.cache import ExtractionCache  # noqa: E402
 from kg.evaluate.annotated import read_annotated  # noqa: E402
-from kg.extract import extract_all, extractor_name, in_processes  # noqa: E402
-from kg.extract.pipeline import load_pipeline  # noqa: E402
 from kg.ingest import read_papers  # noqa: E402
 from kg.resolve import useful  # noqa: E402
 
@@ -55,13 +53,7 @@ def held_out(text: str) -> bool:
 
 def corpus_entities(sources: list[str], cache: str | None):
     papers, _ = unique_papers(read_papers(sources, on_skip=lambda error: None))
-    store = ExtractionCache(Path(cache), extractor=extractor_name(load_pipeline())) if cache else None
-    try:
-        extractions = extract_all(papers, executor=in_processes(2), cache=store)
-    finally:
-        if store is not None:
-            store.close()
-    extractions, entities, _ = resolved(extractions, pwc.load(), judged=False)
+    extractions, entities, _ = resolved(extracted(papers, cache), pwc.load(), judged=False)
     return extractions, entities
 
 

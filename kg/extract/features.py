@@ -94,14 +94,15 @@ def feature_names() -> tuple[str, ...]:
             "its long form in the title")
 
 
-def load_weights(path: Path) -> dict | None:
+def load_weights(path: Path, names: tuple[str, ...] | None = None) -> dict | None:
     """A learned layer's weights (``coef``, one per feature, and its thresholds) as its bench wrote them,
-    or None where none ship; ``ValueError`` if they were fitted on other features than these."""
+    or None where none ship; ``ValueError`` if they were fitted on other features than ``names``
+    (default: a mention's, :func:`feature_names`)."""
     try:
         found = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    if tuple(found["features"]) != feature_names():
+    if tuple(found["features"]) != (names if names is not None else feature_names()):
         raise ValueError(f"{path}: its features are not this kg's; retrain it")
     return found
 

@@ -32,14 +32,20 @@ def model(path: Path = WEIGHTS) -> dict | None:
     return load_weights(path)
 
 
+def claimed(extraction: PaperExtraction) -> set[int]:
+    """The mentions of ``extraction`` a result names (its metric, dataset or method) or the rules propose:
+    what a paper claims, which no judge drops."""
+    named = {i for r in extraction.results for i in (r.metric, r.dataset, r.subject) if i is not None}
+    return named | {i for i, m in enumerate(extraction.mentions) if m.role in PROPOSING}
+
+
 def prune(extraction: PaperExtraction, weights: dict | None = None) -> int:
     """Drop the mentions of ``extraction`` scored below ``keep`` that no result names and the rules do not
     propose, renumbering what points at mentions (results, links, synonyms); return how many were dropped."""
     weights = weights if weights is not None else model()
     if weights is None or not extraction.mentions:
         return 0
-    named = {i for r in extraction.results for i in (r.metric, r.dataset, r.subject) if i is not None}
-    named |= {i for i, m in enumerate(extraction.mentions) if m.role in PROPOSING}
+    named = claimed(extraction)
     kept = [i for i, p in enumerate(probabilities(extraction, weights)) if p >= weights["keep"] or i in named]
     if len(kept) == len(extraction.mentions):
         return 0

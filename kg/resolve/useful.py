@@ -17,11 +17,12 @@ then resolve to nothing and add nothing to the graph.
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 
 import numpy as np
 
+from ..extract.features import load_weights
+from ..extract.judge import claimed
 from ..keys import is_acronym_like, is_category, is_generic_key
 from ..model import Entity, PaperExtraction
 from ..similarity import pooled_contexts
@@ -32,7 +33,6 @@ KINDS = ENTITY_TYPES
 #: The shape of an entity's name and its reach; then its mean span vector.
 FEATURES = ("log papers", "log names", "acronym", "words", "capital inside", "digit", "class of things",
             "generic", "no vector", *(f"type {kind}" for kind in KINDS))
-PROPOSING = ("proposes", "introduces")
 
 
 def name_features(entity: Entity) -> list[float]:
@@ -59,13 +59,7 @@ def features(entities: list[Entity], extractions: list[PaperExtraction]) -> np.n
 @functools.cache
 def model(path: Path = WEIGHTS) -> dict | None:
     """The shipped weights, or None where none ship (every entity is kept)."""
-    try:
-        found = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    if tuple(found["features"]) != FEATURES:
-        raise ValueError(f"{path}: its features are not this kg's; retrain it (bench/entity_judge.py --train)")
-    return found
+    return load_weights(path, FEATURES)
 
 
 def scores(rows: np.ndarray, weights: dict) -> np.ndarray:
@@ -85,13 +79,10 @@ def keep_useful(entities: list[Entity], extractions: list[PaperExtraction],
     weights = weights if weights is not None else model()
     if weights is None or not entities:
         return entities, []
-    claimed = set()
-    for ex in extractions:
-        named = {i for r in ex.results for i in (r.metric, r.dataset, r.subject) if i is not None}
-        claimed |= {(ex.paper.id, i) for i, m in enumerate(ex.mentions) if i in named or m.role in PROPOSING}
+    claims = {(ex.paper.id, i) for ex in extractions for i in claimed(ex)}
     p = scores(features(entities, extractions), weights)
     kept, dropped = [], []
     for entity, score in zip(entities, p):
-        keep = score >= weights["threshold"] or any(ref in claimed for ref in entity.mentions)
+        keep = score >= weights["threshold"] or any(ref in claims for ref in entity.mentions)
         (kept if keep else dropped).append(entity)
     return kept, dropped
