@@ -10,6 +10,9 @@ exactly as it was.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
+import functools
 import itertools
 import os
 import shutil
@@ -117,6 +120,24 @@ def skipped_lines(skipped: list[InputError], *, limit: int = 100) -> list[str]:
     return lines
 
 
+def release_freed_memory() -> None:
+    """Give back to the system the memory a stage freed. glibc's allocator keeps freed memory for the
+    process's later use, scattered between what is still held, so that a build would go on holding
+    what its stages once needed (at 20,000 abstracts, 0.33 GB of the 1.6 GB held after similar papers).
+    Nothing where the C library is not glibc."""
+    trim = getattr(_libc(), "malloc_trim", None)
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _libc():
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+
+
 def _listed(ids: list[str], limit: int = 10) -> str:
     return ", ".join(ids[:limit]) + (f" and {len(ids) - limit:,} more" if len(ids) > limit else "")
 
@@ -216,6 +237,7 @@ def build(
     clock = [started]
 
     def said(line: str) -> None:  # a stage has ended: its line, with the seconds since the last one
+        release_freed_memory()
         now = time.perf_counter()
         if on_stage:
             on_stage(f"{line} in {now - clock[0]:.1f} s")
@@ -276,11 +298,11 @@ def build(
         links = edge_counts(graph)
         said(f"Linked {counted(sum(links[link] for link in LINKS) - links[BROADER], 'relation')} and "
              f"{counted(links[BROADER], 'broader link')} ({counted(len(hierarchy.concepts), 'concept')})")
+        vectors = entity_vectors(entities, extractions)
+        for extraction in extractions:  # pooled and propagated: what the encoder read and the parse's tokens
+            extraction.contexts = extraction.tokens = extraction.token_spans = ""  # are not held from here on
         for paper, similar in similar_papers(graph).items():  # for the index and the explorer's paper pages
             graph.nodes[paper]["similar"] = similar
-        vectors = entity_vectors(entities, extractions)
-        for extraction in extractions:  # pooled: what the encoder read is not held while the graph is written
-            extraction.contexts = ""
         said(f"Made the graph of {counted(graph.number_of_nodes(), 'node')} and {counted(graph.number_of_edges(), 'edge')}, "
              "with similar papers and entity vectors")
         extra = {"report.md": resolution_report(entities, extractions, judged_out)} if report else {}

@@ -40,6 +40,8 @@ DIMENSIONS = 256
 #: paper alike.
 CONTEXT_WEIGHT = 0.5
 MAX_SENTENCES = 8  # of an entity's sentences, the first ones embedded
+#: Texts the tokenizer reads at once: its encodings of a whole corpus at once take tens of kB an abstract.
+BATCH = 1024
 
 
 class Encoder:
@@ -51,10 +53,13 @@ class Encoder:
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """One row per text, of unit length; a text with no known piece gets a zero row."""
+        texts = list(texts)
         out = np.zeros((len(texts), self.table.shape[1]), dtype=np.float32)
-        for row, encoding in enumerate(self.tokenizer.encode_batch(list(texts), add_special_tokens=False)):
-            if encoding.ids:
-                out[row] = self.table[encoding.ids].mean(axis=0)
+        for first in range(0, len(texts), BATCH):
+            batch = self.tokenizer.encode_batch(texts[first:first + BATCH], add_special_tokens=False)
+            for row, encoding in enumerate(batch, start=first):
+                if encoding.ids:
+                    out[row] = self.table[encoding.ids].mean(axis=0)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return np.divide(out, norms, out=out, where=norms > 0)
 

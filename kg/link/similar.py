@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from collections import Counter
+from collections.abc import Callable
 
 import networkx as nx
 import numpy as np
@@ -33,7 +35,7 @@ from ..text import clean
 
 SIMILAR = 10  # papers listed as similar to each paper
 PART_WEIGHT = 0.2  # the entities' and the meaning's weight each, beside the words' 1
-CELLS = 16_000_000  # cosines computed at once (a block of papers against those after it): 384 MB of buffers
+CELLS = 4_000_000  # cosines computed at once (a block of papers against those after it): 96 MB of buffers
 _WORD = re.compile(r"[a-z][a-z0-9\-]+")
 
 #: One similar paper: (paper node, score, words' cosine, entities' cosine, meaning's cosine).
@@ -64,8 +66,8 @@ def similar_papers(G: nx.MultiDiGraph, k: int = SIMILAR, *, weight: float = PART
     if n < 2:
         return {}
     texts = [clean(f"{G.nodes[p].get('title') or ''}. {G.nodes[p].get('abstract') or ''}").text for p in papers]
-    words = _tfidf([_WORD.findall(text.lower()) for text in texts])
-    entities = _tfidf([sorted({e for _, e in G.out_edges(p)}) for p in papers], sublinear=False)
+    words = _tfidf(texts, lambda text: _WORD.findall(text.lower()))
+    entities = _tfidf(papers, lambda paper: sorted({e for _, e in G.out_edges(paper)}), sublinear=False)
     meaning = _meaning(texts, encoder)
     # Each part is of unit length or zero: the whole vector's squared length is the sum of its parts'.
     length = np.sqrt(_present(words) + weight ** 2 * (_present(entities) + _present(meaning)))
@@ -140,24 +142,30 @@ class _Best:
             yield columns[above], scores[above], parts[above]
 
 
-def _tfidf(documents: list[list[str]], *, sublinear: bool = True) -> "sparse.csr_matrix":
-    """Rows of unit length: each term's (1 + log count, or 1) times its smoothed inverse document
-    frequency; terms of one document only are left out (they match nothing)."""
+def _tfidf(documents: list, terms: Callable[[object], list[str]], *, sublinear: bool = True) -> "sparse.csr_matrix":
+    """Rows of unit length, one per document: each of its ``terms``' (1 + log count, or 1) times its
+    smoothed inverse document frequency; terms of one document only are left out (they match nothing).
+
+    The terms are read twice, once to count and once to weigh, rather than held for a whole corpus."""
     # Imported here: scipy brings OpenBLAS, whose thread buffers a process that only imports kg
     # (a kg serve query worker, under its memory cap) should not pay for.
     from scipy import sparse
 
     n = len(documents)
-    df = Counter(term for terms in documents for term in set(terms))
+    df = Counter(term for document in documents for term in set(terms(document)))
     column = {term: c for c, term in enumerate(sorted(term for term, count in df.items() if count > 1))}
-    rows, columns, values = [], [], []
-    for r, terms in enumerate(documents):
-        for term, count in Counter(terms).items():
+    idf = {term: math.log((1 + n) / (1 + df[term])) + 1 for term in column}
+    del df
+    rows, columns, values = array("i"), array("i"), array("f")
+    for r, document in enumerate(documents):
+        for term, count in Counter(terms(document)).items():
             if term in column:
                 rows.append(r)
                 columns.append(column[term])
-                values.append(((1 + math.log(count)) if sublinear else 1.0) * (math.log((1 + n) / (1 + df[term])) + 1))
-    matrix = sparse.csr_matrix((values, (rows, columns)), shape=(n, len(column)), dtype=np.float32)
+                values.append(((1 + math.log(count)) if sublinear else 1.0) * idf[term])
+    matrix = sparse.csr_matrix((np.frombuffer(values, dtype=np.float32),
+                                (np.frombuffer(rows, dtype=np.int32), np.frombuffer(columns, dtype=np.int32))),
+                               shape=(n, len(column)), dtype=np.float32)
     norms = np.sqrt(matrix.multiply(matrix).sum(axis=1)).A.ravel()
     norms[norms == 0] = 1.0
     return sparse.diags(1 / norms).dot(matrix).tocsr()
