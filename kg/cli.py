@@ -20,7 +20,8 @@ from .vocab import DEFAULT_BASE
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="kg")
-def main():
+@click.pass_context
+def main(context):
     """Turn research-paper abstracts into a knowledge graph of tasks, methods,
     datasets, metrics and models, then query it with SPARQL, explore it, and
     find related methods.
@@ -31,6 +32,15 @@ def main():
       open graphs/sample.html
       kg query -g graphs/sample --example top-datasets
     """
+    if context.invoked_subcommand not in TRAINING_COMMANDS:
+        without_torch()
+
+
+def without_torch() -> None:
+    """Have this process's imports find no PyTorch. spaCy's thinc imports it wherever it is installed
+    (the ``train`` extra), though no command but training runs it: a second and half a gigabyte in a
+    build and in each of its extraction workers."""
+    sys.modules.setdefault("torch", None)  # None: ``import torch`` raises ImportError
 
 
 def _formats(value: str) -> tuple[str, ...]:
@@ -352,6 +362,10 @@ def _add_commands() -> None:
 
     for command in (*ANSWERS, eval_group, *TRAINING):
         main.add_command(command)
+    TRAINING_COMMANDS.update(command.name for command in TRAINING)
+
+
+TRAINING_COMMANDS: set[str] = set()  # the commands that run PyTorch
 
 
 _add_commands()

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -539,3 +540,15 @@ def test_counts_printed_have_thousands_separators_and_a_querys_own_numbers_stay(
                               "<https://w3id.org/kg/ontology#Paper> .\n" for i in range(1200)), encoding="utf-8")
     stats = CliRunner().invoke(main, ["stats", "-g", str(papers)])
     assert stats.exit_code == 0 and re.search(r"^Paper +1,200 *$", stats.output, re.M), stats.output
+
+
+@pytest.mark.parametrize("command, blocked", [(["stats", "-g", "graphs/sample"], True), (["train-ner", "--help"], False)])
+def test_only_training_commands_let_pytorch_be_imported(command, blocked):
+    """spaCy's thinc imports PyTorch wherever the train extra installed it; kg's other commands never
+    run it and keep it out of their process (and their extraction workers)."""
+    script = ("import sys\nfrom kg.cli import main\n"
+              f"try:\n    main({command!r})\nexcept SystemExit:\n    pass\n"
+              "print('torch' in sys.modules and sys.modules['torch'] is None)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.stdout.strip().splitlines()[-1] == str(blocked)
