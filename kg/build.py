@@ -285,6 +285,8 @@ def build(
         said(f"Extracted {counted(len(extractions), 'paper')} ({hits:,} from the cache, {len(extractions) - hits:,} parsed)")
         taxonomy = pwc.load()
         extractions, entities, judged_out = resolved(extractions, taxonomy)
+        for extraction in extractions:  # the parse's tokens, which propagation read, are not held from here on
+            extraction.tokens = extraction.token_spans = ""
         said(f"Resolved {counted(sum(len(ex.mentions) for ex in extractions), 'mention')} into "
              f"{counted(len(entities), 'entity', 'entities')} ({counted(len(judged_out), 'poor node')} left out)")
         relations = (variant_relations(entities, extractions) + sentence_relations(entities, extractions)
@@ -299,8 +301,8 @@ def build(
         said(f"Linked {counted(sum(links[link] for link in LINKS) - links[BROADER], 'relation')} and "
              f"{counted(links[BROADER], 'broader link')} ({counted(len(hierarchy.concepts), 'concept')})")
         vectors = entity_vectors(entities, extractions)
-        for extraction in extractions:  # pooled and propagated: what the encoder read and the parse's tokens
-            extraction.contexts = extraction.tokens = extraction.token_spans = ""  # are not held from here on
+        for extraction in extractions:  # pooled: what the encoder read is not held from here on
+            extraction.contexts = ""
         for paper, similar in similar_papers(graph).items():  # for the index and the explorer's paper pages
             graph.nodes[paper]["similar"] = similar
         said(f"Made the graph of {counted(graph.number_of_nodes(), 'node')} and {counted(graph.number_of_edges(), 'edge')}, "

@@ -13,9 +13,9 @@ import functools
 import hashlib
 import itertools
 import json
-import mmap
 import os
 import re
+import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -283,20 +283,20 @@ class LastBuild:
     untrusted: list[str] = field(default_factory=list)
 
     @functools.cached_property
-    def opened(self) -> dict[str, dict[str, bytes | mmap.mmap]]:
-        """Each stream's files, mapped into memory, that still hold the bytes the last build wrote: their size and
+    def opened(self) -> dict[str, dict[str, "_Positioned"]]:
+        """Each stream's files, open to be read by position, that still hold the bytes the last build wrote: their size and
         digest are the recorded ones. Blocks are copied from these bytes, once checked, never trusted by size:
         a byte changed in place or lines sorted would otherwise reappear in every build after. A file that is
         gone is left out; one that is there and changed is left out and named in :attr:`untrusted`."""
-        opened: dict[str, dict[str, bytes | mmap.mmap]] = {}
+        opened: dict[str, dict[str, _Positioned]] = {}
         for stream, files in self.files.items():
             opened[stream] = {}
             for part, path in files.items():
                 if not path.is_file() or part not in self.placed[stream].files:
                     continue
                 size, digest = self.placed[stream].files[part]
-                data = _mapped(path) if path.stat().st_size == size else None
-                if data is not None and _file_digest(data) == digest:
+                data = _Positioned(path) if path.stat().st_size == size else None
+                if data is not None and data.digest() == digest:
                     opened[stream][part] = data
                 else:
                     self.untrusted.append(path.name)
@@ -440,18 +440,34 @@ def _file_hash():
     return hashlib.blake2b(digest_size=DIGEST_SIZE)
 
 
-def _file_digest(data: bytes | mmap.mmap) -> str:
-    """A file's digest, as :func:`_write_blocks` recorded it (BLAKE2b runs at about 1 GB/s: a tenth of a
-    second for a conference's files, which a rebuild reads anyway to copy them)."""
+def _file_digest(data: bytes) -> str:
+    """The digest of ``data`` as :func:`_write_blocks` records a file's."""
     digest = _file_hash()
     digest.update(data)
     return digest.hexdigest()
 
 
-def _mapped(path: Path) -> bytes | mmap.mmap:
-    """The file at ``path``, mapped into memory (an empty one as b"": it cannot be mapped)."""
-    with path.open("rb") as file:
-        return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) if os.fstat(file.fileno()).st_size else b""
+class _Positioned:
+    """A file of the last build, read by position: ``file[start:stop]`` is its bytes there. Read, not
+    mapped, so that what a rebuild copies passes through the page cache rather than staying in this
+    process (the mapped files of a 100,000-abstract graph, gigabytes, counted as the build's own)."""
+
+    def __init__(self, path: Path):
+        with path.open("rb") as file:
+            self.fd = os.dup(file.fileno())
+        weakref.finalize(self, os.close, self.fd)
+
+    def __getitem__(self, where: slice) -> bytes:
+        return os.pread(self.fd, where.stop - where.start, where.start)
+
+    def digest(self) -> str:
+        """The file's digest, as :func:`_write_blocks` recorded it (BLAKE2b runs at about 1 GB/s: a tenth
+        of a second for a conference's files, which a rebuild reads anyway to copy them)."""
+        digest, at = _file_hash(), 0
+        while chunk := os.pread(self.fd, 1 << 20, at):
+            digest.update(chunk)
+            at += len(chunk)
+        return digest.hexdigest()
 
 
 def _subject_digest(subject: str) -> bytes:
