@@ -47,9 +47,10 @@ from .resolve import corpus_names, resolution_report, resolve
 from .similarity import Vectors, entity_vectors
 from .strings import counted
 from .kept import sign_store, write_manifest
-from .query.tables import write_tables
+from .query.tables import store_answers, write_tables
 from .store import INDEX_SUFFIX, STORE_SUFFIX, TABLES_SUFFIX, VECTORS_SUFFIX, store_digest, write_store
 from .text import normalize_for_id
+from .viz.overview import field_map
 from .viz.render import render_html
 from .vocab import BROADER, DEFAULT_BASE, ENTITY_TYPES, LINKS
 
@@ -403,21 +404,23 @@ def write_outputs(graph: nx.MultiDiGraph, stem: Path, *, base: str, title: str,
     last = _last_build(record, setting, home, stem, store_is_last, tally) if builds is not None else None
     patch = last is not None and not tally.unpatched
     try:
-        def fill(store):
+        def fill(store) -> dict:
             serialize.write_rdf(graph, staging / stem.name, base=base, formats=formats, store=store,
                                 last=last, patch=patch, tally=tally)
+            return store_answers(store)
 
         # The store 'kg serve' and 'kg query' open in milliseconds, instead of parsing a file.
         staged_store = staging / f"{stem.name}{STORE_SUFFIX}"
-        write_store(staged_store, fill, start_from=store_path if patch else None)
-        write_tables(graph, staging / f"{stem.name}{TABLES_SUFFIX}", base=base)
+        answers = write_store(staged_store, fill, start_from=store_path if patch else None)
+        topics = field_map(graph)  # the map of the field: the page draws it, kg serve's page reads it kept
+        write_tables(graph, staging / f"{stem.name}{TABLES_SUFFIX}", base=base, topics=topics, **answers)
         kept = [TABLES_SUFFIX]
         if vectors is not None:
             vectors.save(staging / f"{stem.name}{VECTORS_SUFFIX}")
             kept.append(VECTORS_SUFFIX)
         sign_store(staged_store, write_manifest(staging / stem.name, kept))
         if "html" in formats:
-            render_html(graph, staging / f"{stem.name}.html", title=title)
+            render_html(graph, staging / f"{stem.name}.html", title=title, topics=topics)
         for suffix, text in (extra or {}).items():
             (staging / f"{stem.name}.{suffix}").write_text(text, encoding="utf-8")
         written = outputs.make_current(staging, stem, keep_store=builds is None or store_is_last)

@@ -333,3 +333,34 @@ def test_the_manifest_is_the_same_for_the_same_files_and_the_store_carries_its_m
     assert _file(again, ".manifest.json").read_bytes() == manifest
     assert (store_dir(stem) / "kg-build-mark").read_text() == hashlib.sha256(manifest).hexdigest()
     assert sorted(json.loads(manifest)["files"]) == sorted(KEPT)
+
+
+def _first_pages(stem) -> dict:
+    """What kg serve shows as it starts, for the graph at ``stem``: the explorer, the query page, the summary."""
+    app = serve.make_app(stem, timeout=10, overview_nodes=20)
+    try:
+        return {path: serve.get(app, path)[2] for path in ("/", "/query.json", "/index.json")}
+    finally:
+        app.close()
+
+
+def test_what_the_server_shows_first_is_read_kept_and_is_what_the_store_gives(tmp_path, monkeypatch):
+    """The map of the field, the example queries' values and the triples are worked out by the build and
+    kept in the tables: the server reads them there, neither mapping the field nor asking the store
+    again, and shows what it would show working them out from the store."""
+    from kg.build import write_outputs
+    from kg.query import Example
+    from kg.viz import render
+    from kg.vocab import DEFAULT_BASE
+    from support import two_fields
+
+    stem = tmp_path / "kept" / "g"
+    write_outputs(two_fields(), stem, base=DEFAULT_BASE, title="kg", formats=("nt",))
+    bare = _copy(stem, tmp_path / "bare")
+    _file(bare, TABLES_SUFFIX).unlink()
+    from_store = _first_pages(bare)
+    assert b"CIFAR-10" in from_store["/"] and json.loads(from_store["/index.json"])["triples"] > 0  # a map, a count
+
+    monkeypatch.setattr(render, "field_map", lambda G: pytest.fail("the server mapped the field again"))
+    monkeypatch.setattr(Example, "choices", lambda *args: pytest.fail("the server asked the store for examples"))
+    assert _first_pages(stem) == from_store

@@ -49,6 +49,15 @@ class Topic:
     papers: int  # papers in it
     members: tuple[tuple[str, int], ...]  # (entity, its papers in the topic), most telling first
 
+    def as_json(self) -> dict:
+        """The topic as the explorer's page and the kept tables hold it."""
+        return {"id": self.id, "name": self.name, "papers": self.papers, "members": [list(m) for m in self.members]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Topic":
+        return cls(str(data["id"]), str(data["name"]), int(data["papers"]),
+                   tuple((str(entity), int(papers)) for entity, papers in data["members"]))
+
 
 def field_map(G: nx.MultiDiGraph) -> list[Topic]:
     """The topics of ``G``: communities of its papers (Leiden, at :data:`RESOLUTION`) in the graph that

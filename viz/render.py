@@ -42,7 +42,7 @@ from kg.query.views import limits
 
 from .layout import induced, layout
 from .network import drawing_meta, kinds_of, vis_network
-from .overview import field_map, select_overview
+from .overview import Topic, field_map, select_overview
 
 ASSETS = Path(__file__).parent
 VIS_NETWORK = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2"
@@ -60,7 +60,7 @@ PAGE_BYTES = 15_000_000
 
 
 def render_html(G: nx.MultiDiGraph, path, *, title: str = "kg", max_nodes: int = 400,
-                max_bytes: int = PAGE_BYTES) -> Path:
+                max_bytes: int = PAGE_BYTES, topics: list[Topic] | None = None) -> Path:
     """Write an interactive, offline HTML explorer of ``G`` to ``path``.
 
     Nodes are coloured by kind (with a legend that doubles as type filters)
@@ -120,14 +120,16 @@ def render_html(G: nx.MultiDiGraph, path, *, title: str = "kg", max_nodes: int =
     path = Path(path)
     with replacing(path) as (out,):
         # "replace": a lone surrogate in a corpus string must not stop the page being written
-        out.write(render_page(G, title=title, max_nodes=max_nodes, max_bytes=max_bytes).encode("utf-8", "replace"))
+        out.write(render_page(G, title=title, max_nodes=max_nodes, max_bytes=max_bytes, topics=topics)
+                  .encode("utf-8", "replace"))
     return path
 
 
 def render_page(G: nx.MultiDiGraph, *, title: str = "kg", max_nodes: int = 400, served: bool = False,
-                max_bytes: int = PAGE_BYTES) -> str:
+                max_bytes: int = PAGE_BYTES, topics: list[Topic] | None = None) -> str:
     """The explorer page of ``G`` as HTML text: the page :func:`render_html` writes or, with
-    ``served``, the one ``kg serve`` sends.
+    ``served``, the one ``kg serve`` sends. ``topics`` is the map of ``G``'s field where it was made
+    already (:func:`kg.viz.overview.field_map`, which it is made by otherwise).
 
     A served page holds only what it draws and fetches the rest from the
     server it came from (and nowhere else): each node's evidence, related
@@ -143,7 +145,10 @@ def render_page(G: nx.MultiDiGraph, *, title: str = "kg", max_nodes: int = 400, 
     """
     if max_nodes < 1:
         raise ValueError(f"max_nodes must be at least 1, got {max_nodes}.")
-    topics = field_map(G) if G.number_of_nodes() > max_nodes else []
+    if G.number_of_nodes() <= max_nodes:
+        topics = []
+    elif topics is None:
+        topics = field_map(G)
     if len(topics) < 2:  # papers share too little to map: the most mentioned entities and their papers
         topics = []
         H = induced(G, select_overview(G, max_nodes))
@@ -159,7 +164,7 @@ def render_page(G: nx.MultiDiGraph, *, title: str = "kg", max_nodes: int = 400, 
     def page(tables: dict) -> str:
         explorer = _explorer_data(G, H, tables)
         explorer["meta"]["served"] = served
-        explorer["map"] = [{"id": t.id, "name": t.name, "papers": t.papers, "members": t.members} for t in topics]
+        explorer["map"] = [topic.as_json() for topic in topics]
         env.globals.update(explorer=explorer, holds=tables["holds"])
         return net.generate_html()
 

@@ -68,11 +68,17 @@ class Example:
         has one, so that its example shows the hierarchy at work. Thus ``kg query --list``, its
         errors and the query page cite names of the graph queried, not of the sample.
         """
+        return chosen_value(self.choices(store, tries), or_most_mentioned=or_most_mentioned)
+
+    def choices(self, store, tries: int = 5) -> dict[str, list[str | None]]:
+        """For each parameter, ``[the name for which the query answers, the first name tried]`` as
+        :meth:`values_in` chooses them (None for none): what the build keeps beside a graph, so that
+        ``kg serve`` does not ask the store again as it starts."""
         from ..store import run_query
 
-        chosen: dict[str, str | None] = {}
+        chosen: dict[str, list[str | None]] = {}
         for name in self.params:
-            chosen[name] = None
+            chosen[name] = [None, None]
             classes = kg_terms([self.param_types.get(name, "Method")])
             candidates = list(run_query(store, with_values(view("top-concepts"), "class", *classes))) \
                 if name == "concept" else []
@@ -80,14 +86,20 @@ class Example:
                 top = itertools.islice(run_query(store, with_values(view("top-entities"), "class", *classes)), 10 * tries)
                 candidates = sorted(top, key=lambda row: says_little(row["label"].value))  # a stable sort
             candidates = candidates[:tries]
+            if candidates:
+                chosen[name][1] = candidates[0]["label"].value
             for row in candidates:
-                trial = {**{n: v for n, v in chosen.items() if v is not None}, name: row["label"].value}
+                trial = {**{n: v for n, (v, _) in chosen.items() if v is not None}, name: row["label"].value}
                 if next(iter(run_query(store, self.bind(trial))), None) is not None:
-                    chosen[name] = row["label"].value
+                    chosen[name][0] = row["label"].value
                     break
-            if chosen[name] is None and or_most_mentioned and candidates:
-                chosen[name] = candidates[0]["label"].value
         return chosen
+
+
+def chosen_value(choices: dict[str, list[str | None]], *, or_most_mentioned: bool = False) -> dict[str, str | None]:
+    """Each parameter's example value of :meth:`Example.choices`: the name that answers, else (with
+    ``or_most_mentioned``) the first name tried."""
+    return {name: answers or (first if or_most_mentioned else None) for name, (answers, first) in choices.items()}
 
 
 def says_little(label: str) -> bool:

@@ -110,12 +110,27 @@ def graph_tables(G: nx.MultiDiGraph, *, nodes=None, first=(), budget: int | None
     return tables
 
 
-def write_tables(G: nx.MultiDiGraph, path, *, base: str) -> None:
+def store_answers(store) -> dict:
+    """What the SPARQL ``store`` of a graph answers that ``kg serve`` shows as it starts, as
+    :func:`write_tables` keeps it: its ``triples``, and each example query's parameter values
+    (``examples``, :meth:`kg.query.Example.choices`)."""
+    from . import examples
+
+    return {"triples": len(store), "examples": {name: example.choices(store) for name, example in examples().items()}}
+
+
+def write_tables(G: nx.MultiDiGraph, path, *, base: str, topics: list | None = None,
+                 triples: int | None = None, examples: dict | None = None) -> None:
     """Write the whole graph's tables (:func:`graph_tables`) to ``path`` as JSON: the file ``kg build``
     keeps beside a graph (``NAME.tables.json``) for every panel ``kg serve`` and the commands show, and
     for the index they look nodes up in (:func:`kg.query.graph_index.index_from_tables`). Beside the
     page's columns it holds what the index reads and the page does not: the layout's version
-    (:data:`kg.query.views.TABLES_FORMAT`), the base IRI, each entity's salience as the store holds it, each paper's title."""
+    (:data:`kg.query.views.TABLES_FORMAT`), the base IRI, each entity's salience as the store holds it, each paper's title.
+
+    It also holds what ``kg serve`` shows first, which would otherwise be worked out again each time
+    it starts (seconds at 20,000 papers): the map of the field, ``topics``
+    (:func:`kg.viz.overview.field_map`), and what the graph's SPARQL store answers of it
+    (:func:`store_answers`)."""
     from ..write.triples import decimal_literal
     from .views import TABLES_FORMAT, Tables
 
@@ -126,6 +141,10 @@ def write_tables(G: nx.MultiDiGraph, path, *, base: str) -> None:
     tables["base"] = base
     tables["salience"] = [float(decimal_literal(float(G.nodes[n].get("salience") or 0.0))[0]) for n in nodes]
     tables["paper_title"] = [str(G.nodes[n].get("title") or "") for n in papers]
+    if topics is not None:
+        tables["map"] = [topic.as_json() for topic in topics]
+    if triples is not None:
+        tables["triples"], tables["examples"] = triples, examples
     with open(path, "w", encoding="utf-8") as file:
         json.dump(tables, file, ensure_ascii=False, separators=(",", ":"))
 

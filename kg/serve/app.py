@@ -27,6 +27,7 @@ from ..similarity import graph_vectors
 # kg.viz is the top-level viz/ folder (installed under that name, see pyproject.toml): the pages'
 # templates, script and style live with the explorer's.
 from ..viz import render
+from ..viz.overview import Topic
 from ..store import PREFIXES, STORE_SUFFIX, fill_store, graph_file, graph_stem, store_dir
 from ..vocab import NODE_KINDS
 from ..query.graph_index import GraphIndex, graph_index
@@ -394,8 +395,13 @@ class App:
         index = self.index()
         with self._page_lock:
             if self._explorer is None:
+                kept = index.tables.t.get("map") if index.tables is not None else None  # the map the build made
+                try:
+                    topics = [Topic.from_json(topic) for topic in kept] if isinstance(kept, list) else None
+                except (KeyError, TypeError, ValueError):  # not as a build writes it: the map is made anew
+                    topics = None
                 self._explorer = self._render.render_page(index.graph, title=self.title, max_nodes=self.overview_nodes,
-                                                          served=True).encode("utf-8")
+                                                          served=True, topics=topics).encode("utf-8")
             return self._explorer
 
     def index_view(self) -> dict:
@@ -405,7 +411,9 @@ class App:
                 kinds: dict[str, int] = {}
                 for _, kind in G.nodes(data="kind"):
                     kinds[kind] = kinds.get(kind, 0) + 1
-                self._summary = {"title": self.title, "triples": len(self.store), "nodes": kinds,
+                kept = self.index().tables.t.get("triples") if self.index().tables is not None else None
+                triples = kept if type(kept) is int else len(self.store)  # noqa: E721 - not a bool
+                self._summary = {"title": self.title, "triples": triples, "nodes": kinds,
                                  "edges": G.number_of_edges(),
                                  "urls": {"explorer": "/", "query": "/query", "sparql": "/sparql"}}
             return self._summary
@@ -425,7 +433,8 @@ class App:
     def query_view(self, query: str = "") -> dict:
         with self._page_lock:
             if self._examples is None:  # bound to the graph's entities: the same for every request
-                self._examples = example_queries(self.store)
+                tables = self.index().tables
+                self._examples = example_queries(self.store, tables.t.get("examples") if tables is not None else None)
         # Opened bare, the editor holds the first example (not run): a start, not an empty box.
         query = query or (self._examples[0]["query"] if self._examples else "")
         return {"query": query, "endpoint": "/sparql", "examples": self._examples, "node_kinds": list(NODE_KINDS),
