@@ -56,30 +56,35 @@ def features(extraction: PaperExtraction) -> np.ndarray:
     first_sentence = {}
     for m in extraction.mentions:
         first_sentence.setdefault(m.text.lower(), m.sentence)
+    # Read once per sentence and per name, however many mentions share them.
+    sentence_words = functools.cache(lambda start, end: set(_words(text[start:end])))
+    name_words = functools.cache(lambda name: set(_words(name)))
+    category = functools.cache(is_category)
     rows = []
     for m in extraction.mentions:
         s_start, s_end = sentences[min(m.sentence, len(sentences) - 1)]
         before, after = _words(text[s_start:m.start])[-6:], _words(text[m.end:s_end])[:3]
-        sentence_words = set(_words(text[s_start:s_end]))
+        in_sentence = sentence_words(s_start, s_end)
         name = m.text
+        words = name_words(name)
         row = [1.0]
         row += [float(m.role == r) for r in ROLES]
         row += [float(m.label == label) for label in ENTITY_TYPES]
         row += [float(m.rule == rule) for rule in RULES]
         row += [float(bool(BEFORE[k] & set(before))) for k in BEFORE]
         row += [float(bool(AFTER[k] & set(after))) for k in AFTER]
-        row += [float("we" in sentence_words), float(bool(BEFORE["propose"] & sentence_words)),
+        row += [float("we" in in_sentence), float(bool(BEFORE["propose"] & in_sentence)),
                 float(m.confidence), float(m.role_confidence),
                 float(bool(m.acronym_of)), float(name.isupper() and len(name) > 1),
                 float(any(c.isupper() for c in name[1:])), float(any(c.isdigit() for c in name)),
-                float(is_category(name)), min(len(name.split()), 6) / 6,
+                float(category(name)), min(len(name.split()), 6) / 6,
                 m.sentence / max(len(sentences) - 1, 1), float(m.sentence == 0),
                 float(m.sentence == len(sentences) - 1), min(counts[name.lower()], 5) / 5,
                 float(first_sentence[name.lower()] == m.sentence),
-                float(bool(title) and set(_words(name)) <= title),
-                len(set(_words(name)) & title) / max(len(set(_words(name))), 1),
+                float(bool(title) and words <= title),
+                len(words & title) / max(len(words), 1),
                 float(bool(title) and title_text.startswith(name.lower()) and title_text[len(name):len(name) + 1] in (":", " ", "")),
-                float(bool(m.acronym_of) and bool(title) and set(_words(m.acronym_of)) <= title)]
+                float(bool(m.acronym_of) and bool(title) and name_words(m.acronym_of) <= title)]
         rows.append(row)
     return np.array(rows, dtype=np.float64).reshape(-1, len(feature_names()))
 
