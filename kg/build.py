@@ -297,17 +297,18 @@ def build(
         entities = entities + hierarchy.concepts
         # Each entity's reach, salience and Papers with Code name, written on its node.
         annotations = annotate(entities, hierarchy.links, extractions, taxonomy)
+        vectors = entity_vectors(entities, extractions)
+        for extraction in extractions:  # pooled: what the encoder read is not held while the graph is made
+            extraction.contexts = ""
         graph = build_graph(extractions, entities, relations + hierarchy.links, annotations)
         links = edge_counts(graph)
         said(f"Linked {counted(sum(links[link] for link in LINKS) - links[BROADER], 'relation')} and "
-             f"{counted(links[BROADER], 'broader link')} ({counted(len(hierarchy.concepts), 'concept')})")
-        vectors = entity_vectors(entities, extractions)
-        for extraction in extractions:  # pooled: what the encoder read is not held from here on
-            extraction.contexts = ""
+             f"{counted(links[BROADER], 'broader link')} ({counted(len(hierarchy.concepts), 'concept')}), "
+             "with the entities' vectors")
         for paper, similar in similar_papers(graph).items():  # for the index and the explorer's paper pages
             graph.nodes[paper]["similar"] = similar
         said(f"Made the graph of {counted(graph.number_of_nodes(), 'node')} and {counted(graph.number_of_edges(), 'edge')}, "
-             "with similar papers and entity vectors")
+             "with similar papers")
         extra = {"report.md": resolution_report(entities, extractions, judged_out)} if report else {}
         tally = serialize.Tally()
         written = write_outputs(graph, output, base=base, title=title or output.name, extra=extra, vectors=vectors,
