@@ -161,9 +161,22 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
 
         return open_graph(graph)
 
+    @functools.cache
+    def kept():  # the examples' values the build chose, kept in the graph's tables (None: none kept)
+        from .query.views import kept_tables
+
+        tables = kept_tables(graph)
+        return tables.t.get("examples") if tables is not None else None
+
+    def cited(ex):  # the names cited for the example's parameters: the build's, else the store's
+        from .query import kept_values
+
+        found = kept_values(kept(), ex)
+        return found if found is not None else ex.values_in(store())
+
     if list_examples:
         for name, ex in shipped.items():
-            found = ex.values_in(store()) if ex.params else {}
+            found = cited(ex) if ex.params else {}
             params = " ".join(f"--bind {k}=VALUE (a {ex.param_types.get(k, 'name')}"
                               + (f", e.g. {found[k]}" if found[k] else "") + ")" for k in ex.params)
             say(f"{name}\n    {ex.description}\n" + (f"    parameters: {params}\n" if params else ""))
@@ -179,7 +192,7 @@ def query(graph, sparql, query_file, example, bindings, fmt, list_examples, time
             raise KGError(f"No example query {example!r}; choose one of: {', '.join(shipped)}.")
         missing = [name for name in shipped[example].params if name not in values]
         if missing:
-            found = shipped[example].values_in(store())
+            found = cited(shipped[example])
             raise click.UsageError(f"The example {example!r} needs " + " and ".join(
                 f"--bind {name}=VALUE" + (f" (for instance --bind {name}={found[name]!r})" if found[name] else "")
                 for name in missing) + ".")

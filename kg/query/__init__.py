@@ -102,6 +102,25 @@ def chosen_value(choices: dict[str, list[str | None]], *, or_most_mentioned: boo
     return {name: answers or (first if or_most_mentioned else None) for name, (answers, first) in choices.items()}
 
 
+def kept_values(kept, example: Example, *, or_most_mentioned: bool = False) -> dict[str, str | None] | None:
+    """``example``'s values (as :meth:`Example.values_in` gives them) from the choices a build kept in
+    a graph's tables (``kept``: :func:`kg.query.tables.store_answers`'s ``examples``), or None where
+    they are not there as a build writes them.
+
+    >>> ex = examples()["methods-on-benchmark"]
+    >>> kept_values({"methods-on-benchmark": {"benchmark": [None, "ImageNet"]}}, ex, or_most_mentioned=True)
+    {'benchmark': 'ImageNet'}
+    >>> kept_values({"methods-on-benchmark": {"benchmark": "ImageNet"}}, ex) is None
+    True
+    """
+    choices = kept.get(example.name) if isinstance(kept, dict) else None
+    if not (isinstance(choices, dict) and set(choices) == set(example.params) and all(
+            isinstance(pair, list) and len(pair) == 2 and all(v is None or isinstance(v, str) for v in pair)
+            for pair in choices.values())):
+        return None
+    return chosen_value(choices, or_most_mentioned=or_most_mentioned)
+
+
 def says_little(label: str) -> bool:
     """Whether a name makes a poor example of a parameter's value: a class of things rather than
     one (:func:`kg.keys.is_category`: "neural networks", "classification"), or an acronym in the

@@ -16,7 +16,7 @@ import pyoxigraph as ox
 
 from .. import vocab
 from ..query.graph_index import GraphIndex, node_view
-from ..query import chosen_value, examples, kg_terms, view, view_with, with_values
+from ..query import examples, kept_values, kg_terms, view, view_with, with_values
 
 _reading = threading.Lock()  # guards the panels kept with the index
 #: How many panels the server keeps read: a page opened again answers from memory.
@@ -31,13 +31,9 @@ def example_queries(store: ox.Store | None = None, kept: dict | None = None) -> 
     build made of the same store and kept in the graph's tables (:func:`kg.query.tables.store_answers`),
     read instead of asking the store again."""
     shipped = []
-    for name, example in examples().items():
-        choices = kept.get(name) if isinstance(kept, dict) else None
-        if isinstance(choices, dict) and set(choices) == set(example.params) and all(
-                isinstance(pair, list) and len(pair) == 2 and all(v is None or isinstance(v, str) for v in pair)
-                for pair in choices.values()):
-            found = chosen_value(choices, or_most_mentioned=True)
-        else:
+    for example in examples().values():
+        found = kept_values(kept, example, or_most_mentioned=True)
+        if found is None:
             found = example.values_in(store, or_most_mentioned=True) if store is not None else {}
         chosen = {name: found.get(name) or value for name, value in example.params.items()}
         shipped.append({"name": example.name, "description": example.description, "query": example.bind(chosen)})
