@@ -20,8 +20,7 @@ from .vocab import DEFAULT_BASE
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="kg")
-@click.pass_context
-def main(context):
+def main():
     """Turn research-paper abstracts into a knowledge graph of tasks, methods,
     datasets, metrics and models, then query it with SPARQL, explore it, and
     find related methods.
@@ -32,15 +31,17 @@ def main(context):
       open graphs/sample.html
       kg query -g graphs/sample --example top-datasets
     """
-    if context.invoked_subcommand not in TRAINING_COMMANDS:
-        without_torch()
 
 
-def without_torch() -> None:
-    """Have this process's imports find no PyTorch. spaCy's thinc imports it wherever it is installed
-    (the ``train`` extra), though no command but training runs it: a second and half a gigabyte in a
-    build and in each of its extraction workers."""
-    sys.modules.setdefault("torch", None)  # None: ``import torch`` raises ImportError
+def run() -> None:
+    """The ``kg`` program: :func:`main`, in a process that finds no PyTorch unless the command trains.
+    spaCy's thinc imports PyTorch wherever it is installed (the ``train`` extra), though no other
+    command runs it: a second and half a gigabyte in a build and in each of its extraction workers.
+    (Done here, not in :func:`main`, which tests and other programs call within their own process.)"""
+    command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
+    if command not in TRAINING_COMMANDS:
+        sys.modules.setdefault("torch", None)  # None: ``import torch`` raises ImportError
+    main()
 
 
 def _formats(value: str) -> tuple[str, ...]:
@@ -385,4 +386,4 @@ _add_commands()
 
 
 if __name__ == "__main__":
-    main()
+    run()

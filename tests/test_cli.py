@@ -546,8 +546,8 @@ def test_counts_printed_have_thousands_separators_and_a_querys_own_numbers_stay(
 def test_only_training_commands_let_pytorch_be_imported(command, blocked):
     """spaCy's thinc imports PyTorch wherever the train extra installed it; kg's other commands never
     run it and keep it out of their process (and their extraction workers)."""
-    script = ("import sys\nfrom kg.cli import main\n"
-              f"try:\n    main({command!r})\nexcept SystemExit:\n    pass\n"
+    script = ("import sys\nfrom kg.cli import run\n"
+              f"sys.argv = ['kg', *{command!r}]\ntry:\n    run()\nexcept SystemExit:\n    pass\n"
               "print('torch' in sys.modules and sys.modules['torch'] is None)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                           cwd=Path(__file__).resolve().parents[1])
