@@ -391,11 +391,17 @@ class App:
 
     # ------------------------------------------------------------------ views
 
+    def _kept(self, key: str):
+        """What the build kept under ``key`` in the graph's tables (:func:`kg.query.tables.write_tables`), None
+        where it kept no tables or nothing under ``key``: what the store answers then is worked out anew."""
+        tables = self.index().tables
+        return tables.t.get(key) if tables is not None else None
+
     def explorer_page(self) -> bytes:
         index = self.index()
         with self._page_lock:
             if self._explorer is None:
-                kept = index.tables.t.get("map") if index.tables is not None else None  # the map the build made
+                kept = self._kept("map")  # the map the build made
                 try:
                     topics = [Topic.from_json(topic) for topic in kept] if isinstance(kept, list) else None
                 except (KeyError, TypeError, ValueError):  # not as a build writes it: the map is made anew
@@ -411,7 +417,7 @@ class App:
                 kinds: dict[str, int] = {}
                 for _, kind in G.nodes(data="kind"):
                     kinds[kind] = kinds.get(kind, 0) + 1
-                kept = self.index().tables.t.get("triples") if self.index().tables is not None else None
+                kept = self._kept("triples")
                 triples = kept if type(kept) is int else len(self.store)  # noqa: E721 - not a bool
                 self._summary = {"title": self.title, "triples": triples, "nodes": kinds,
                                  "edges": G.number_of_edges(),
@@ -433,8 +439,7 @@ class App:
     def query_view(self, query: str = "") -> dict:
         with self._page_lock:
             if self._examples is None:  # bound to the graph's entities: the same for every request
-                tables = self.index().tables
-                self._examples = example_queries(self.store, tables.t.get("examples") if tables is not None else None)
+                self._examples = example_queries(self.store, self._kept("examples"))
         # Opened bare, the editor holds the first example (not run): a start, not an empty box.
         query = query or (self._examples[0]["query"] if self._examples else "")
         return {"query": query, "endpoint": "/sparql", "examples": self._examples, "node_kinds": list(NODE_KINDS),
