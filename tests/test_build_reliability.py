@@ -225,6 +225,7 @@ def _plain(links: Path, folder: Path, *, store: bool) -> None:
             shutil.copy2(path, folder / path.name)
 
 
+@pytest.mark.slow  # a build killed at each of its steps in turn: dozens of processes
 @pytest.mark.parametrize("start", ["links", "plain files and store", "plain files"])
 def test_a_build_killed_at_any_step_of_making_it_current_leaves_one_whole_graph(previous, tmp_path, start):
     """Whatever the old graph's paths are (links into its build folder, plain files an older kg wrote, or

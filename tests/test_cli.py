@@ -140,6 +140,7 @@ def test_every_command_has_help(command):
     assert result.exit_code == 0 and "Usage: main" in result.output and "Example" in result.output
 
 
+@pytest.mark.slow  # two whole builds, each in a fresh process
 def test_rebuilds_write_identical_rdf_files(tmp_path):
     # Different hash seeds: set and dict orders must not leak into the files.
     for name, seed in (("a", "1"), ("b", "2")):

@@ -17,6 +17,7 @@ from kg.store import open_graph
 from support import FIXTURES
 
 distributed = pytest.importorskip("distributed", reason="the cluster extra (dask[distributed]) is not installed")
+pytestmark = pytest.mark.slow  # each test starts a cluster of worker processes
 
 
 @pytest.fixture(scope="module")

@@ -167,6 +167,7 @@ def test_each_corpus_allows_the_classes_it_does_not_rule_out(tmp_path):
                                           kg.relation.index("Trained-With") + 1]
 
 
+@pytest.mark.slow  # three short training runs
 def test_a_stopped_training_run_resumes_to_the_model_an_unstopped_one_gives(tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
