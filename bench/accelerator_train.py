@@ -4,7 +4,7 @@ Such a machine has torch but neither spaCy, the corpora nor the encoder's weight
 to it is small. So the run is made in two halves:
 
 ``prepare``, here, where kg is installed: reads every training and dev file and the corpora once
-(:func:`kg.train.spans.prepare`, spaCy's tokens), adds each corpus's held-out annotated abstracts,
+(:func:`kg.train.examples.prepare`, spaCy's tokens), adds each corpus's held-out annotated abstracts,
 and writes to FOLDER ``prepared.pkl.xz``, the encoder's weights in float16 (``minilm/``, 45 MB,
 made float32 again there) and the pure-Python wheels kg imports that the machine lacks (rdflib)::
 
@@ -52,7 +52,7 @@ def prepare(args) -> None:
     from kg.extract.spans import config
     from kg.train.adapt import encoder_path
     from kg.train.recipe import settings_from
-    from kg.train.spans import prepare as prepare_documents, to_example
+    from kg.train.examples import prepare as prepare_documents, to_example
 
     settings = settings_from(config().get("training", {}), args.set)
     folder = Path(args.folder)
@@ -145,7 +145,7 @@ def _encoder_from(folder: Path) -> Path:
 def load(folder: Path) -> dict:
     """What ``prepare`` wrote, the unlabelled abstracts made documents again."""
     from kg.evaluate.scierc import SciercDoc
-    from kg.train.spans import Example
+    from kg.train.examples import Example
 
     with lzma.open(folder / "prepared.pkl.xz", "rb") as data:
         loaded = pickle.load(data)
@@ -157,7 +157,7 @@ def load(folder: Path) -> dict:
 
 def held_out_figures(model, held_out: dict) -> dict:
     """The model alone on each corpus's held-out abstracts: exact entities of both layers in kg's types."""
-    from kg.train.spans import kg_type_entities, predictions
+    from kg.train.dev import kg_type_entities, predictions
 
     out = {}
     for corpus, examples in sorted(held_out.items()):
@@ -208,7 +208,10 @@ def salvage(folder: str, plan: dict, results: str) -> None:
 
     from kg.extract.spans import SpanModel
     from kg.train.adapt import encoder_path
-    from kg.train.spans import SCHEMAS, DevScores, build_model, export
+    from kg.train.dev import DevScores
+    from kg.train.export import export
+    from kg.train.network import build_model
+    from kg.train.recipe import SCHEMAS
 
     loaded = load(Path(folder))
     settings = {**loaded["settings"], **{k: v for k, v in plan.items() if k in loaded["settings"]}}

@@ -13,7 +13,8 @@ from kg.extract.rules import find_ner_mentions
 from kg.extract.spans import TOKENIZER_FILE
 from kg.train.adapt import mask, windows
 from kg.train.recipe import check_files, corpus_of, settings_from
-from kg.train.spans import SCHEMAS, allowed_classes
+from kg.train.examples import allowed_classes
+from kg.train.recipe import SCHEMAS
 
 ABSTRACT = "We fine-tune diffusion models  on ImageNet.\nFID drops by half."
 

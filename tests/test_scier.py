@@ -11,7 +11,8 @@ from kg.errors import InputError
 from kg.evaluate.scier import (glue, read_scier, read_scier_llm, read_scier_plm, score_entities, score_relations,
                                typed_relations)
 from kg.extract.spans import TOKENIZER_FILE, Labels, SpanModel, model_labels
-from kg.train.spans import SCHEMAS, Example, allowed_classes, targets
+from kg.train.examples import Example, allowed_classes, targets
+from kg.train.recipe import SCHEMAS
 
 # One paper in both of SciER's layouts: two sentences, the LLM one a line each.
 LLM = [
@@ -201,7 +202,7 @@ def test_a_stopped_training_run_resumes_to_the_model_an_unstopped_one_gives(tmp_
 def test_self_training_keeps_the_teachers_confident_spans_and_leaves_its_unsure_ones_open():
     from kg.evaluate.scierc import SciercDoc
     from kg.extract.spans import Entity
-    from kg.train.spans import silver_examples
+    from kg.train.examples import silver_examples
 
     words = ["We", "train", "BERT", "on", "SQuAD", "with", "care", "."]
     example = Example(SciercDoc("u", tuple(words), ((0, 8),), (), "", (), ()), words, [], [(0, 8)], [], [], "silver")
@@ -220,7 +221,7 @@ def test_self_training_keeps_the_teachers_confident_spans_and_leaves_its_unsure_
 
 
 def test_a_tenth_of_the_readers_tuned_abstracts_chooses_the_epoch_and_is_never_trained_on():
-    from kg.train.spans import readers_dev
+    from kg.train.examples import readers_dev
 
     ids = [f"paper{n}" for n in range(2000)]
     share = sum(map(readers_dev, ids)) / len(ids)

@@ -10,14 +10,13 @@ import click
 from ..errors import KGError
 
 
-def _training_module():
+def _check_train_extra() -> None:
+    """Name what is missing before a run starts, where the train extra is not installed."""
     try:
-        from . import spans as train_spans
         import torch  # noqa: F401
         import transformers  # noqa: F401
     except ImportError as error:
         raise KGError(f"Training needs the train extra ({error.name} is missing): pip install -e '.[train]'") from None
-    return train_spans
 
 
 @click.command(name="train-ner")
@@ -79,12 +78,16 @@ def train_ner_command(train_files, abstract_files, dev_files, output, checkpoint
         check_checkpoints(checkpoints, settings)
     if settings["silver_weight"] and not teacher:
         raise click.UsageError("--set silver_weight needs --teacher, the span model that labels the unlabelled abstracts")
-    train_spans = _training_module()
+    _check_train_extra()
+    from ..extract.spans import SpanModel
+    from .examples import prepare
+    from .spans import train_prepared
+
     log = lambda line: click.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True)  # noqa: E731
-    prepared = train_spans.prepare(list(train_files), list(dev_files), settings, list(abstract_files), log=log)
-    scores = train_spans.train_prepared(prepared, output or MODEL_DIR, settings=settings, checkpoints=checkpoints,
-                                        threads=threads, stop_after=stop_after, device=device, log=log,
-                                        teacher=train_spans.SpanModel.from_files(Path(teacher)) if teacher else None)
+    prepared = prepare(list(train_files), list(dev_files), settings, list(abstract_files), log=log)
+    scores = train_prepared(prepared, output or MODEL_DIR, settings=settings, checkpoints=checkpoints,
+                            threads=threads, stop_after=stop_after, device=device, log=log,
+                            teacher=SpanModel.from_files(Path(teacher)) if teacher else None)
     if scores is not None:
         click.echo(f"Dev: {scores.line()}")
 
@@ -110,11 +113,12 @@ def train_relations_command(train_file, dev_file, model_dir, epochs):
     Examples:
       kg train-relations --train scierc/train.json --dev scierc/dev.json --model /tmp/span_model
     """
-    train_spans = _training_module()
+    _check_train_extra()
     from ..extract.spans import MODEL_DIR
+    from .relations import train_relation_head
 
-    scores = train_spans.train_relation_head(train_file, dev_file, model_dir or MODEL_DIR, epochs=epochs,
-                                             log=lambda line: click.echo(line, err=True))
+    scores = train_relation_head(train_file, dev_file, model_dir or MODEL_DIR, epochs=epochs,
+                                 log=lambda line: click.echo(line, err=True))
     click.echo(f"Dev: {scores.line()}")
 
 
