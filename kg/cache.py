@@ -30,6 +30,9 @@ from .model import Paper, PaperExtraction
 
 T = TypeVar("T")
 
+#: Seconds a build waits for a cache file another program holds locked before it says so.
+LOCK_WAIT = 5.0
+
 
 class _CacheFile:
     """One SQLite file of the cache, made with its folder and its ``schema`` where missing.
@@ -50,7 +53,7 @@ class _CacheFile:
             if str(path) != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
                 _refuse_what_is_no_file(Path(path), self.kind)
-            self._db = sqlite3.connect(str(path))
+            self._db = sqlite3.connect(str(path), timeout=LOCK_WAIT)
         self._run(self._make_schema)
 
     def _make_schema(self, db: sqlite3.Connection) -> None:
@@ -79,7 +82,7 @@ class _CacheFile:
                 os.replace(path.with_name(path.name + ending), aside.with_name(aside.name + ending))
         self.set_aside.append(f"The {self.kind} {path} could not be read ({error}): set aside as {aside.name}, "
                               "and made anew.")
-        self._db = sqlite3.connect(str(path))
+        self._db = sqlite3.connect(str(path), timeout=LOCK_WAIT)
         self._make_schema(self._db)
 
     @contextlib.contextmanager

@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
+import kg.cache
 from kg.cache import ExtractionCache, LastBuilds
 from kg.cli import main
 from kg.errors import KGError
@@ -151,7 +152,8 @@ def test_a_folder_or_fifo_where_the_build_cache_belongs_is_named_with_what_to_do
     assert "free some space" not in result.output
 
 
-def test_a_build_cache_another_program_holds_locked_says_so(tmp_path):
+def test_a_build_cache_another_program_holds_locked_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(kg.cache, "LOCK_WAIT", 0.2)  # the build's wait, shortened: the outcome is the same
     cache = tmp_path / "builds.sqlite"
     LastBuilds(cache).close()
     holder = sqlite3.connect(cache, isolation_level=None)

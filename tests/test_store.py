@@ -2,13 +2,12 @@
 import pyoxigraph as ox
 
 from kg import store
-from support import FIXTURES, build
 
 
-def test_a_store_filled_in_chunks_holds_what_one_bulk_load_does(tmp_path, monkeypatch):
-    nt = build(FIXTURES / "sample.txt", tmp_path).with_name("sample.nt")
+def test_a_store_filled_in_chunks_holds_what_one_bulk_load_does(sample, tmp_path, monkeypatch):
+    nt = sample.with_name("sample.nt")
     whole = set(ox.Store.read_only(str(store.fill_store(nt, tmp_path / "whole.oxigraph"))))
-    monkeypatch.setattr(store, "_LOAD_CHUNK", 500)  # many chunks, each of whole lines
+    monkeypatch.setattr(store, "_LOAD_CHUNK", 20_000)  # bytes: dozens of chunks, each of whole lines
     chunked = set(ox.Store.read_only(str(store.fill_store(nt, tmp_path / "chunked.oxigraph"))))
     assert chunked == whole
     index = nt.with_name("sample.index.nt")  # loaded with the graph it indexes
