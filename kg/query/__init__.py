@@ -70,30 +70,44 @@ class Example:
         """
         return chosen_value(self.choices(store, tries), or_most_mentioned=or_most_mentioned)
 
-    def choices(self, store, tries: int = 5) -> dict[str, list[str | None]]:
+    def choices(self, store, tries: int = 5, *, ranked: dict | None = None) -> dict[str, list[str | None]]:
         """For each parameter, ``[the name for which the query answers, the first name tried]`` as
         :meth:`values_in` chooses them (None for none): what the build keeps beside a graph, so that
-        ``kg serve`` does not ask the store again as it starts."""
+        ``kg serve`` does not ask the store again as it starts. ``ranked`` holds the names tried for
+        each type, for the next example asked of the same store: ranking a type's entities reads
+        every one of them, most of the time of asking every example."""
         from ..store import run_query
 
+        ranked = {} if ranked is None else ranked
         chosen: dict[str, list[str | None]] = {}
         for name in self.params:
             chosen[name] = [None, None]
-            classes = kg_terms([self.param_types.get(name, "Method")])
-            candidates = list(run_query(store, with_values(view("top-concepts"), "class", *classes))) \
-                if name == "concept" else []
-            if not candidates:
-                top = itertools.islice(run_query(store, with_values(view("top-entities"), "class", *classes)), 10 * tries)
-                candidates = sorted(top, key=lambda row: says_little(row["label"].value))  # a stable sort
-            candidates = candidates[:tries]
+            key = (self.param_types.get(name, "Method"), name == "concept", tries)
+            if key not in ranked:
+                ranked[key] = _names_to_try(store, *key)
+            candidates = ranked[key]
             if candidates:
-                chosen[name][1] = candidates[0]["label"].value
-            for row in candidates:
-                trial = {**{n: v for n, (v, _) in chosen.items() if v is not None}, name: row["label"].value}
+                chosen[name][1] = candidates[0]
+            for label in candidates:
+                trial = {**{n: v for n, (v, _) in chosen.items() if v is not None}, name: label}
                 if next(iter(run_query(store, self.bind(trial))), None) is not None:
-                    chosen[name][0] = row["label"].value
+                    chosen[name][0] = label
                     break
         return chosen
+
+
+def _names_to_try(store, kind: str, concept: bool, tries: int) -> list[str]:
+    """The ``tries`` names of ``kind`` an example tries, best first: for a ``concept`` parameter the
+    names others are narrower than, where the graph has some; else those most papers mention, specific
+    names first (:func:`says_little`)."""
+    from ..store import run_query
+
+    classes = kg_terms([kind])
+    rows = list(run_query(store, with_values(view("top-concepts"), "class", *classes))) if concept else []
+    if not rows:
+        top = itertools.islice(run_query(store, with_values(view("top-entities"), "class", *classes)), 10 * tries)
+        rows = sorted(top, key=lambda row: says_little(row["label"].value))  # a stable sort
+    return [row["label"].value for row in rows[:tries]]
 
 
 def chosen_value(choices: dict[str, list[str | None]], *, or_most_mentioned: bool = False) -> dict[str, str | None]:

@@ -116,7 +116,9 @@ def store_answers(store) -> dict:
     (``examples``, :meth:`kg.query.Example.choices`)."""
     from . import examples
 
-    return {"triples": len(store), "examples": {name: example.choices(store) for name, example in examples().items()}}
+    ranked: dict = {}  # each type's names, ranked once for every example
+    return {"triples": len(store),
+            "examples": {name: example.choices(store, ranked=ranked) for name, example in examples().items()}}
 
 
 def write_tables(G: nx.MultiDiGraph, path, *, base: str, topics: list | None = None,
