@@ -146,19 +146,20 @@ def entity_vectors(entities: Iterable[Entity], extractions: Iterable[PaperExtrac
     entities, encoder = list(entities), encoder or load()
     by_paper = {ex.paper.id: ex for ex in extractions}
     names = encoder.encode([" ; ".join(dict.fromkeys([e.label, *e.aliases[:4]])) for e in entities])
-    sentences, owners = [], []
+    sentences: dict[tuple[str, int], int] = {}  # (paper, sentence) -> its row: a sentence naming several entities is read once
+    owners, rows = [], []
     for row, entity in enumerate(entities):
         seen = set()
         for paper_id, index in entity.mentions:
-            ex = by_paper[paper_id]
-            where = (paper_id, ex.mentions[index].sentence)
+            where = (paper_id, by_paper[paper_id].mentions[index].sentence)
             if where not in seen and len(seen) < MAX_SENTENCES:
                 seen.add(where)
-                start, end = ex.sentences[where[1]]
-                sentences.append(ex.paper.abstract[start:end])
                 owners.append(row)
+                rows.append(sentences.setdefault(where, len(sentences)))
+    texts = [by_paper[paper_id].paper.abstract[slice(*by_paper[paper_id].sentences[sentence])]
+             for paper_id, sentence in sentences]
     context = np.zeros_like(names)
-    np.add.at(context, owners, encoder.encode(sentences))
+    np.add.at(context, owners, encoder.encode(texts)[rows])
     context /= np.maximum(np.linalg.norm(context, axis=1, keepdims=True), 1e-9)
     matrix = names + CONTEXT_WEIGHT * context
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
