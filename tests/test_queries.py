@@ -50,3 +50,17 @@ def test_every_example_query_parses_and_says_what_it_answers(name):
     example = examples()[name]
     assert example.description
     ox.Store().query(example.text, prefixes=PREFIXES)
+
+
+def test_the_build_ranks_each_types_names_once_for_all_examples_and_keeps_what_each_alone_gives(sample, monkeypatch):
+    import kg.query
+    from kg.query.tables import store_answers
+    from kg.store import open_graph
+
+    store = open_graph(sample)
+    alone = {name: example.choices(store) for name, example in examples().items()}
+    ranked, rank = [], kg.query._names_to_try
+    monkeypatch.setattr(kg.query, "_names_to_try", lambda store, *key: ranked.append(key) or rank(store, *key))
+    kept = store_answers(store)
+    assert kept["examples"] == alone
+    assert len(ranked) == len(set(ranked)) < sum(len(example.params) for example in examples().values())
