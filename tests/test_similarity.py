@@ -44,6 +44,24 @@ def test_an_entitys_sentences_move_its_vector_towards_their_topic(encoder):
     assert vectors.matrix[0] @ lstm > vectors.matrix[1] @ lstm
 
 
+def test_a_sentence_naming_several_entities_is_read_once_and_each_gets_what_it_alone_would(encoder):
+    text = "We train GAN and VAE models on faces."
+    both = PaperExtraction(Paper("p1", text), [(0, len(text))],
+                           [Mention(9, 12, "GAN", "Method", 0, 0.9, "rules"), Mention(17, 20, "VAE", "Method", 0, 0.9, "rules")], {})
+    gan, vae = Entity("gan", "Method", "GAN", [], [("p1", 0)]), Entity("vae", "Method", "VAE", [], [("p1", 1)])
+    read = []
+
+    class Counting:
+        def encode(self, texts):
+            read.extend(texts)
+            return encoder.encode(texts)
+
+    together = entity_vectors([gan, vae], [both], Counting())
+    assert read.count(text) == 1
+    for row, entity in enumerate([gan, vae]):
+        assert np.array_equal(together.matrix[row], entity_vectors([entity], [both], encoder).matrix[0])
+
+
 def test_vectors_survive_saving_within_a_hundredth(tmp_path, encoder):
     original = Vectors(["method/a", "task/b"], encoder.encode(["dropout", "image captioning"]))
     loaded = Vectors.load(Kept.of(original.save(tmp_path / "g.vectors.npz")))
