@@ -86,6 +86,8 @@ def main() -> None:
         with open(f"reader{args.start + k}_calibration.jsonl", "w") as out:
             # A later round's readers take the sentences the first round's left (each eighth's tail).
             first = k * size + (CALIBRATION if args.start else 0)
+            if first + CALIBRATION > len(dev):  # the last slice runs past the file's end: take its start
+                first = 0
             for i in range(first, min(first + CALIBRATION, len(dev))):
                 out.write(json.dumps({"doc": dev[i]["doc_id"], "sent": i, "sentence": dev[i]["sentence"]}) + "\n")
         with open(f"reader{args.start + k}_abstracts.jsonl", "w") as sents, \
