@@ -9,10 +9,7 @@ the manner of PURE and SpERT, on one shared encoder:
   the entity head, from its first and last pieces and a width embedding;
   the best-scoring spans that do not overlap are kept;
 - every ordered pair of kept spans in a sentence is scored by the relation
-  head, from both spans, their labels and the words between them;
-- where the model has a pair reader (``pairs.npz``, :mod:`.pairs`), the
-  pairs of each sentence the head finds likeliest related are read again
-  with typed markers, and the reader's class replaces the head's.
+  head, from both spans, their labels and the words between them.
 
 What ships is the int8 ONNX encoder, the heads' weights and the tokenizer.
 Running it needs numpy, ``onnxruntime`` and ``tokenizers``: no torch.
@@ -43,7 +40,6 @@ from spacy.tokens import Doc, Span
 from spacy.util import minibatch
 
 from ..vocab import SCIERC_RELATIONS, SCIERC_SYMMETRIC, SCIERC_TYPES
-from .pairs import PAIRS_FILE, PairReader
 
 #: Where the trained model lives in the package.
 MODEL_DIR = Path(__file__).parent / "span_model"
@@ -249,9 +245,8 @@ class SpanModel:
     """
 
     def __init__(self, encoder: Callable[[np.ndarray, np.ndarray], np.ndarray], weights: dict[str, np.ndarray],
-                 tokenizer, *, version: str = "", labels: Labels | None = None, pairs: PairReader | None = None):
+                 tokenizer, *, version: str = "", labels: Labels | None = None):
         self.encoder = encoder
-        self.pairs = pairs
         self.weights = {name: np.asarray(value, dtype=np.float32) for name, value in weights.items()}
         self.tokenizer = tokenizer
         self.version = version
@@ -264,8 +259,8 @@ class SpanModel:
 
     @classmethod
     def from_files(cls, directory: Path = MODEL_DIR, *, threads: int | None = None) -> SpanModel:
-        """The model saved in ``directory`` (``encoder.onnx``, ``heads.npz``, ``tokenizer.json``, the labels
-        in ``config.json``, and the pair reader's ``pairs.npz`` where there is one)."""
+        """The model saved in ``directory`` (``encoder.onnx``, ``heads.npz``, ``tokenizer.json``, and the labels
+        in ``config.json``)."""
         import onnxruntime
         from tokenizers import Tokenizer
 
@@ -282,11 +277,9 @@ class SpanModel:
         heads = (directory / HEADS_FILE.name).read_bytes()
         with np.load(directory / HEADS_FILE.name) as weights:
             arrays = {name: weights[name] for name in weights.files}
-        reader = directory / PAIRS_FILE
-        digest = hashlib.sha1(heads + (directory / ENCODER_FILE.name).read_bytes()
-                              + (reader.read_bytes() if reader.exists() else b"")).hexdigest()[:8]
+        digest = hashlib.sha1(heads + (directory / ENCODER_FILE.name).read_bytes()).hexdigest()[:8]
         return cls(encoder, arrays, Tokenizer.from_file(str(directory / TOKENIZER_FILE.name)), version=digest,
-                   labels=model_labels(directory), pairs=PairReader.from_file(reader) if reader.exists() else None)
+                   labels=model_labels(directory))
 
     def encode(self, chunks: Sequence[Chunk]) -> list[np.ndarray]:
         """The encoder's last hidden states of each chunk (pieces × hidden).
@@ -395,52 +388,18 @@ class SpanModel:
         if not pairs:
             return []
         probabilities = self.relation_probabilities(hidden, chunk, pairs, np.array(labels))
-        chosen = {}  # ordered pair -> (relation index, probability), for the pairs found related
+        out, seen = [], set()
         for (i, j), row in zip(indices, probabilities):
             k = int(row[1:].argmax())
-            if row[k + 1] > row[0]:
-                chosen[i, j] = (k, float(row[k + 1]))
-        if self.pairs is not None:
-            relations = len(self.labels.relation)
-            head_rows = dict(zip(indices, probabilities))
-            for (i, j), row in self._read_again(hidden, chunk, found, indices, probabilities, sentence_of):
-                row = self.pairs.blended(row, head_rows[i, j], head_rows[j, i])
-                chosen.pop((i, j), None)
-                chosen.pop((j, i), None)
-                best = int(row.argmax())
-                if best:
-                    chosen[(i, j) if best <= relations else (j, i)] = ((best - 1) % relations, float(row[best]))
-        out, seen = [], set()
-        for i, j in indices:
-            if (i, j) not in chosen:
+            if row[k + 1] <= row[0]:
                 continue
-            k, probability = chosen[i, j]
             label = self.labels.relation[k]
             key = (min(i, j), max(i, j), label) if label in self.labels.symmetric else (i, j, label)
             if key in seen:
                 continue
             seen.add(key)
-            out.append(Relation(base + i, base + j, label, round(probability, 3)))
+            out.append(Relation(base + i, base + j, label, round(float(row[k + 1]), 3)))
         return out
-
-    def _read_again(self, hidden, chunk: Chunk, found, indices, probabilities, sentence_of):
-        """The pair reader's class probabilities for the ``pairs_per_sentence`` unordered pairs of each
-        sentence the relation head finds likeliest related (either way), as ``((first, second), row)``."""
-        likeliest: dict[tuple[int, int], float] = {}
-        for (i, j), none in zip(indices, probabilities[:, 0]):
-            key = (min(i, j), max(i, j))  # ``found`` is sorted: the lower index is the span that comes first
-            likeliest[key] = max(likeliest.get(key, 0.0), 1.0 - float(none))
-        by_sentence: dict[int, list[tuple[float, int, int]]] = {}
-        for (i, j), related in likeliest.items():
-            by_sentence.setdefault(sentence_of[found[i][0]], []).append((-related, i, j))
-        chosen = [(i, j) for group in by_sentence.values() for _, i, j in sorted(group)[: self.pairs.pairs_per_sentence]]
-        if not chosen:
-            return []
-        first, last = np.asarray(chunk.first), np.asarray(chunk.last)
-        pieces = np.array([[first[found[i][0]], last[found[i][1] - 1], first[found[j][0]], last[found[j][1] - 1]]
-                           for i, j in chosen])
-        labels = np.array([[found[i][2], found[j][2]] for i, j in chosen])
-        return zip(chosen, self.pairs.probabilities(hidden, pieces, labels))
 
 
 def shipped() -> bool:

@@ -2,7 +2,6 @@
 recipe (the train extra). ``kg.cli`` adds them to the ``kg`` command."""
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -123,63 +122,5 @@ def train_relations_command(train_file, dev_file, model_dir, epochs):
     click.echo(f"Dev: {scores.line()}")
 
 
-@click.command(name="train-pairs")
-@click.option("--train", "train_files", required=True, multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="A training file with relations: SciER's, or kg's annotated abstracts (with --abstracts).")
-@click.option("--abstracts", "abstract_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="A corpus kg build reads: the texts of the annotated abstracts. Give it once per file.")
-@click.option("--dev", "dev_files", required=True, multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="A dev file (SciER's); with annotated abstracts in --train, their dev tenth is scored too.")
-@click.option("--model", "model_dir", default=None, type=click.Path(file_okay=False, exists=True),
-              help="The span model the reader is trained for; its pairs.npz is written. Default: kg/extract/span_model.")
-@click.option("--checkpoints", default=None, type=click.Path(file_okay=False),
-              help="A folder for the state after every epoch; rerun with the same folder to resume a stopped run.")
-@click.option("--stop-after", default=None, type=click.IntRange(min=1), metavar="EPOCH",
-              help="End the run after this epoch's checkpoint; rerun with the same --checkpoints to go on.")
-@click.option("--threads", default=None, type=click.IntRange(min=1), help="CPU threads for torch (default: all).")
-@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
-              help="Change one setting of the reader's recipe, e.g. --set epochs=3 or --set pairs_per_sentence=6.")
-def train_pairs_command(train_files, abstract_files, dev_files, model_dir, checkpoints, stop_after, threads, overrides):
-    """Train the pair reader: relations read again with typed markers.
 
-    Each pair of entities in a sentence gets four markers (its spans' starts
-    and ends, typed by entity), which two attention layers of their own read
-    against the span model's encoder states; the reader learns SciER's nine
-    relations, either way, or none. At build time it reads again the pairs
-    the relation head finds likeliest (pairs_per_sentence of each sentence).
-    The epoch with the best end-to-end strict relation F1 on dev (and on the
-    readers' dev tenth) is written to the model's pairs.npz. Needs the train
-    extra; about 5 minutes an epoch on 2 cores.
-
-    \b
-    Examples:
-      kg train-pairs --train scier/LLM/train.jsonl --train bench/annotated/readers.jsonl \\
-                     --abstracts neurips2023/oral.csv --abstracts ICLR17_submissions.csv \\
-                     --dev scier/PLM/dev.jsonl --checkpoints /tmp/pairs-ckpt
-    """
-    from ..extract.spans import MODEL_DIR, config
-    from .recipe import DEFAULTS as SPAN_DEFAULTS, check_files, settings_from
-
-    model_dir = Path(model_dir) if model_dir else MODEL_DIR
-    from .pairs import DEFAULTS
-
-    settings = settings_from(config().get("pair_reader", {}).get("training", {}) if model_dir == MODEL_DIR else {},
-                             overrides, DEFAULTS)
-    if stop_after and not checkpoints:
-        raise click.UsageError("--stop-after needs --checkpoints, the folder the next run resumes from")
-    span_settings = {**SPAN_DEFAULTS, **json.loads((model_dir / "config.json").read_text()).get("training", {}),
-                     "adapt_epochs": 0, "silver_weight": 0.0}
-    check_files(train_files, dev_files, span_settings["schema"])
-    _check_train_extra()
-    from .examples import prepare
-    from .pairs import train_pairs
-
-    log = lambda line: click.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True)  # noqa: E731
-    prepared = prepare(list(train_files), list(dev_files), span_settings, list(abstract_files), log=log)
-    scores = train_pairs(model_dir, prepared.train, prepared.dev, settings, schema=span_settings["schema"],
-                         checkpoints=checkpoints, stop_after=stop_after, threads=threads, log=log)
-    if scores is not None:
-        click.echo(f"Dev: {scores.line()}")
-
-
-COMMANDS = (train_ner_command, train_relations_command, train_pairs_command)
+COMMANDS = (train_ner_command, train_relations_command)

@@ -12,7 +12,6 @@ from .adapt import encoder_path
 from .dev import DevScores, score
 from .network import heads_of
 from .recipe import SCHEMAS
-from ..extract.pairs import PAIRS_FILE
 from ..extract.spans import SpanModel
 
 
@@ -69,10 +68,6 @@ def export(model, tokenizer, dev_examples, output_dir: Path, settings: dict, bes
         output_dir.mkdir(parents=True, exist_ok=True)
         for file in staging.iterdir():
             file.replace(output_dir / file.name)
-        stale = output_dir / PAIRS_FILE
-        if stale.exists():  # it read the states of the encoder just replaced
-            stale.unlink()
-            log(f"Removed {stale}: the pair reader learned the old encoder's states; retrain it with kg train-pairs")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     log(f"Saved {output_dir}; dev {quantised.line()}")

@@ -39,9 +39,9 @@ CHOICES = {"schema": tuple(SCHEMAS), "scierc_docs": tuple(SCIERC_DOCS)}
 RECIPE_FILE = "recipe.json"
 
 
-def settings_from(recipe: dict, overrides, defaults: dict | None = None) -> dict:
-    """``recipe`` (a config.json's ``training``) over ``defaults`` (:data:`DEFAULTS`, the span model's),
-    with each ``KEY=VALUE`` of ``overrides`` checked and applied.
+def settings_from(recipe: dict, overrides) -> dict:
+    """``recipe`` (a config.json's ``training``) over :data:`DEFAULTS`, with each ``KEY=VALUE`` of
+    ``overrides`` checked and applied.
 
     >>> settings_from({}, ["epochs=3", "schema=kg"])["epochs"], settings_from({}, ["schema=kg"])["schema"]
     (3, 'kg')
@@ -49,15 +49,14 @@ def settings_from(recipe: dict, overrides, defaults: dict | None = None) -> dict
     Traceback (most recent call last):
     kg.errors.KGError: --set epochs=x: epochs takes a whole number (the recipe's is 15).
     """
-    defaults = DEFAULTS if defaults is None else defaults
-    settings = {**defaults, **recipe}
+    settings = {**DEFAULTS, **recipe}
     for item in overrides:
         key, equals, value = item.partition("=")
         if not equals:
             raise KGError(f"--set {item}: give KEY=VALUE, e.g. --set epochs=5.")
-        if key not in defaults:
-            raise KGError(f"--set {item}: no setting {key!r}; the settings are {', '.join(defaults)}.")
-        kind = type(defaults[key])
+        if key not in DEFAULTS:
+            raise KGError(f"--set {item}: no setting {key!r}; the settings are {', '.join(DEFAULTS)}.")
+        kind = type(DEFAULTS[key])
         if key in CHOICES:
             if value not in CHOICES[key]:
                 raise KGError(f"--set {item}: {key} is one of {', '.join(CHOICES[key])}.")
