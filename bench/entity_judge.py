@@ -41,6 +41,7 @@ from kg import pwc  # noqa: E402
 from kg.build import resolved, unique_papers  # noqa: E402
 from kg.evaluate.annotated import read_annotated  # noqa: E402
 from kg.ingest import read_papers  # noqa: E402
+from kg.extract.spans import encoder_digest  # noqa: E402
 from kg.resolve import useful  # noqa: E402
 
 CORPUS_OF = {"neurips": "neurips2023", "iclr": "iclr2017_18", "corl": "corl2024"}  # names in readers.jsonl
@@ -157,7 +158,9 @@ def main(argv=None) -> None:
         p = useful.scores(rows[folds == k], model)
         gained += [net(p, y[folds == k], t, args.cost) for t in thresholds]
     print("threshold: " + ", ".join(f"{t:.2f} {g:+.0f}" for t, g in zip(thresholds, gained)))
-    weights = {**fit(rows, y, weight, args.c), "threshold": float(thresholds[int(np.argmax(gained))])}
+    # The encoder whose states the vectors are: another encoder's are read on the names alone (useful.scores).
+    weights = {"encoder": encoder_digest(), **fit(rows, y, weight, args.c),
+               "threshold": float(thresholds[int(np.argmax(gained))])}
     if args.train:
         useful.WEIGHTS.write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
         useful.model.cache_clear()

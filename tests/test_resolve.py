@@ -376,3 +376,18 @@ def test_the_shipped_judge_reads_vectors_as_wide_as_the_span_models():
         hidden = (heads["entity.0.weight"].shape[1] - heads["width.weight"].shape[1]) // 2
     assert len(weights["coef"]) == len(FEATURES) + hidden == len(weights["mean"]) == len(weights["scale"])
     assert WEIGHTS.stat().st_size < 100_000
+
+
+def test_the_shipped_judge_was_fitted_on_the_shipped_encoder_and_reads_another_encoders_vectors_as_none():
+    """A span model retrained and put in place has states in another space: the judge then scores on the
+    names alone, as it would with no vector, rather than reading them as the encoder it was fitted on."""
+    import numpy as np
+    from kg.extract.spans import encoder_digest
+    from kg.resolve.useful import FEATURES, model, scores
+    weights = model()
+    assert weights["encoder"] == encoder_digest() != ""
+    rows = np.random.default_rng(0).normal(size=(20, len(weights["coef"])))
+    alone = np.hstack([rows[:, :len(FEATURES)], np.tile(np.asarray(weights["mean"])[len(FEATURES):], (20, 1))])
+    other = scores(rows, weights, encoder="another-one")
+    assert np.allclose(other, scores(alone, weights))
+    assert not np.allclose(other, scores(rows, weights))

@@ -407,6 +407,14 @@ def shipped() -> bool:
     return ENCODER_FILE.exists() and HEADS_FILE.exists()
 
 
+@functools.cache
+def encoder_digest(directory: Path = MODEL_DIR) -> str:
+    """The first 12 hex digits of the SHA-1 of the encoder in ``directory`` ("" where none ships): what a
+    learned layer fitted on its states records, so that another encoder's states are never read with it."""
+    path = Path(directory) / ENCODER_FILE.name
+    return hashlib.sha1(path.read_bytes()).hexdigest()[:12] if path.exists() else ""
+
+
 @functools.lru_cache(maxsize=None)
 def load_span_model(threads: int | None = None) -> SpanModel:
     """The shipped model, loaded once per process and thread count."""

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..extract.features import load_weights
+from ..extract.spans import encoder_digest
 from ..extract.judge import claimed
 from ..keys import is_acronym_like, is_category, is_generic_key
 from ..model import Entity, PaperExtraction
@@ -62,11 +63,14 @@ def model(path: Path = WEIGHTS) -> dict | None:
     return load_weights(path, FEATURES)
 
 
-def scores(rows: np.ndarray, weights: dict) -> np.ndarray:
+def scores(rows: np.ndarray, weights: dict, *, encoder: str | None = None) -> np.ndarray:
     """The probability that each entity of ``rows`` (:func:`features`) is a useful node. Rows whose
-    vector has another width than the model's (another encoder) are scored on their names alone."""
+    vectors another encoder read than the one the weights were fitted on (``encoder``, the shipped
+    one's digest by default: :func:`kg.extract.spans.encoder_digest`), or whose vector has another
+    width, are scored on their names alone: two encoders' states are not in the same space."""
     mean, scale, coef = (np.asarray(weights[k], dtype=np.float64) for k in ("mean", "scale", "coef"))
-    if rows.shape[1] != len(coef):
+    fitted_on = weights.get("encoder")
+    if fitted_on and fitted_on != (encoder if encoder is not None else encoder_digest()) or rows.shape[1] != len(coef):
         rows = np.hstack([rows[:, :len(FEATURES)], np.tile(mean[len(FEATURES):], (len(rows), 1))])
     z = ((rows - mean) / scale) @ coef + float(weights["intercept"])
     return 1 / (1 + np.exp(-z))
