@@ -40,8 +40,8 @@ from mention_judge import LABELS, kg_type  # noqa: E402
 from kg import pwc  # noqa: E402
 from kg.build import resolved, unique_papers  # noqa: E402
 from kg.evaluate.annotated import read_annotated  # noqa: E402
-from kg.ingest import read_papers  # noqa: E402
 from kg.extract.spans import encoder_digest  # noqa: E402
+from kg.ingest import read_papers  # noqa: E402
 from kg.resolve import useful  # noqa: E402
 
 CORPUS_OF = {"neurips": "neurips2023", "iclr": "iclr2017_18", "corl": "corl2024"}  # names in readers.jsonl

@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from ..extract.features import load_weights
-from ..extract.spans import encoder_digest
 from ..extract.judge import claimed
+from ..extract.spans import encoder_digest
 from ..keys import is_acronym_like, is_category, is_generic_key
 from ..model import Entity, PaperExtraction
 from ..similarity import pooled_contexts
@@ -70,7 +70,8 @@ def scores(rows: np.ndarray, weights: dict, *, encoder: str | None = None) -> np
     width, are scored on their names alone: two encoders' states are not in the same space."""
     mean, scale, coef = (np.asarray(weights[k], dtype=np.float64) for k in ("mean", "scale", "coef"))
     fitted_on = weights.get("encoder")
-    if fitted_on and fitted_on != (encoder if encoder is not None else encoder_digest()) or rows.shape[1] != len(coef):
+    other_encoder = bool(fitted_on) and fitted_on != (encoder if encoder is not None else encoder_digest())
+    if other_encoder or rows.shape[1] != len(coef):
         rows = np.hstack([rows[:, :len(FEATURES)], np.tile(mean[len(FEATURES):], (len(rows), 1))])
     z = ((rows - mean) / scale) @ coef + float(weights["intercept"])
     return 1 / (1 + np.exp(-z))
