@@ -388,6 +388,6 @@ def test_the_shipped_judge_was_fitted_on_the_shipped_encoder_and_reads_another_e
     assert weights["encoder"] == encoder_digest() != ""
     rows = np.random.default_rng(0).normal(size=(20, len(weights["coef"])))
     alone = np.hstack([rows[:, :len(FEATURES)], np.tile(np.asarray(weights["mean"])[len(FEATURES):], (20, 1))])
-    other = scores(rows, weights, encoder="another-one")
+    other = scores(rows, {**weights, "encoder": "another-one"})
     assert np.allclose(other, scores(alone, weights))
     assert not np.allclose(other, scores(rows, weights))

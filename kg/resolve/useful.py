@@ -63,14 +63,14 @@ def model(path: Path = WEIGHTS) -> dict | None:
     return load_weights(path, FEATURES)
 
 
-def scores(rows: np.ndarray, weights: dict, *, encoder: str | None = None) -> np.ndarray:
+def scores(rows: np.ndarray, weights: dict) -> np.ndarray:
     """The probability that each entity of ``rows`` (:func:`features`) is a useful node. Rows whose
-    vectors another encoder read than the one the weights were fitted on (``encoder``, the shipped
-    one's digest by default: :func:`kg.extract.spans.encoder_digest`), or whose vector has another
-    width, are scored on their names alone: two encoders' states are not in the same space."""
+    vectors another encoder read than the one the weights record (``encoder``: the shipped one's digest,
+    :func:`kg.extract.spans.encoder_digest`), or whose vector has another width, are scored on their
+    names alone: two encoders' states are not in the same space."""
     mean, scale, coef = (np.asarray(weights[k], dtype=np.float64) for k in ("mean", "scale", "coef"))
     fitted_on = weights.get("encoder")
-    other_encoder = bool(fitted_on) and fitted_on != (encoder if encoder is not None else encoder_digest())
+    other_encoder = bool(fitted_on) and fitted_on != encoder_digest()
     if other_encoder or rows.shape[1] != len(coef):
         rows = np.hstack([rows[:, :len(FEATURES)], np.tile(mean[len(FEATURES):], (len(rows), 1))])
     z = ((rows - mean) / scale) @ coef + float(weights["intercept"])
