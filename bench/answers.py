@@ -33,7 +33,7 @@ from pathlib import Path
 
 from kg.keys import resolution_key
 from kg.query.leaderboard import leaderboard
-from kg.query.views import kept_tables
+from kg.query.graph_index import read_tables
 from kg.store import open_graph, run_query
 
 JUDGED = Path(__file__).with_name("concepts_dev.json")
@@ -115,7 +115,7 @@ def _number(text: str) -> float | None:
     return float(match.group()) if match else None
 
 
-def leaderboard_figures(store, judged: list[dict], tables=None) -> None:
+def leaderboard_figures(store, judged: list[dict], tables) -> None:
     ids = dict(rows(store, "SELECT ?p ?id WHERE { ?p a kg:Paper ; dcterms:identifier ?id }"))
     gold = defaultdict(set)
     for result in judged:
@@ -123,12 +123,12 @@ def leaderboard_figures(store, judged: list[dict], tables=None) -> None:
             gold[result["dataset"]].add((result["paper"], _number(result["value"])))
     for dataset, expected in sorted(gold.items()):
         try:
-            first = leaderboard(store, dataset, tables=tables)
+            first = leaderboard(tables, dataset)
         except Exception as error:  # noqa: BLE001 - a dataset the graph lacks scores nothing
             print(f"leaderboard {dataset}: {error}")
             continue
         # Every metric's board: a judged score counts as found when the board of its metric ranks it.
-        boards = [first] + [leaderboard(store, dataset, metric, tables=tables) for metric in first.other_metrics]
+        boards = [first] + [leaderboard(tables, dataset, metric) for metric in first.other_metrics]
         scores = [e for b in boards for e in b.ranked]
         ranked = {(ids.get(e.paper), round(e.value, 4)) for e in scores}
         expected = {(p, round(v, 4)) for p, v in expected if v is not None}
@@ -172,7 +172,7 @@ def related_figures(store, graph: str, judged: list[dict]) -> None:
     from kg.query.related import RelatedIndex
     from kg.similarity import graph_vectors
 
-    index, vectors = RelatedIndex(store), graph_vectors(graph)
+    index, vectors = RelatedIndex(read_tables(graph)), graph_vectors(graph)
     hits = shown = 0
     for item in judged:
         relevant = {resolution_key(name) for name in item["relevant"]}
@@ -197,7 +197,7 @@ def main() -> None:
     if "proposals" in judged:
         proposal_figures(store, judged["proposals"])
     if "results" in judged:
-        leaderboard_figures(store, judged["results"], kept_tables(args.graph))
+        leaderboard_figures(store, judged["results"], read_tables(args.graph))
     if "synonyms" in judged:
         merge_figures(store, judged["synonyms"])
     if "related" in judged:

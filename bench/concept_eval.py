@@ -30,6 +30,7 @@ from pathlib import Path
 
 from kg import vocab
 from kg.errors import KGError
+from kg.query.graph_index import read_tables
 from kg.query.related import related
 from kg.similarity import graph_vectors
 from kg.store import open_graph, run_query
@@ -44,8 +45,8 @@ NARROWER_THAN = ("http://www.w3.org/2004/02/skos/core#broader", KG + "hyponymOf"
 class Graph:
     """What the benchmark needs from a graph: names, paper links and the narrower-than edges."""
 
-    def __init__(self, store):
-        self.store = store
+    def __init__(self, store, tables):
+        self.store, self.tables = store, tables
         self.names: dict[str, set[str]] = defaultdict(set)     # entity -> casefolded names
         self.label: dict[str, str] = {}                         # entity -> prefLabel
         self.by_name: dict[str, set[str]] = defaultdict(set)    # casefolded name -> entities
@@ -158,7 +159,7 @@ def report_related(graph: Graph, queries: list[dict], vectors=None) -> None:
     for q in queries:
         relevant = {name.casefold() for name in q["relevant"]}
         try:
-            label, ranked = related(graph.store, q["query"], k=10, vectors=vectors)
+            label, ranked = related(graph.tables, q["query"], k=10, vectors=vectors)
         except KGError:
             label, ranked = "(not in graph)", []
         names = [result_names(graph, r.label) for r in ranked]
@@ -190,7 +191,7 @@ def main() -> None:
     parser.add_argument("--no-similarity", action="store_true", help="rank related methods without the graph's vectors")
     args = parser.parse_args()
     dev = json.loads(Path(args.dev).read_text(encoding="utf-8"))
-    graph = Graph(open_graph(args.graph))
+    graph = Graph(open_graph(args.graph), read_tables(args.graph))
     report_concepts(graph, dev["concepts"], args.misses)
     report_related(graph, dev["related"], None if args.no_similarity else graph_vectors(args.graph))
     report_shape(graph)

@@ -62,13 +62,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from answers import _number, named_in_paper, names_of, proposals, rows  # noqa: E402
 
+from kg import vocab  # noqa: E402
 from kg.keys import resolution_key  # noqa: E402
 from kg.errors import KGError  # noqa: E402
 from kg.query.leaderboard import leaderboard  # noqa: E402
-from kg.query.lookup import read_entities  # noqa: E402
-from kg.query.graph_index import load_index  # noqa: E402
-from kg.query.tables import graph_tables  # noqa: E402
-from kg.query.views import Tables, kept_tables  # noqa: E402
+from kg.query.lookup import find_entity  # noqa: E402
+from kg.query.graph_index import index_from_tables, read_tables  # noqa: E402
 from kg.store import open_graph  # noqa: E402
 
 PARTS = ("tuned", "held out")
@@ -128,7 +127,7 @@ def _itself(dataset: str, variant: str | None) -> bool:
     return written == dataset.lower() or written in SAME_DATASET.get(dataset.lower(), set())
 
 
-def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally: Tally, tables=None) -> None:
+def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally: Tally, tables) -> None:
     ids = dict(rows(store, "SELECT ?p ?id WHERE { ?p a kg:Paper ; dcterms:identifier ?id }"))
     names, proposed = names_of(store), proposals(store)
     gold = defaultdict(dict)  # dataset -> (paper, value) -> judged record
@@ -139,10 +138,10 @@ def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally:
     for dataset, expected in sorted(gold.items()):
         boards = []  # every metric's, in every setting (a zero-shot score is on its own board)
         try:
-            first = leaderboard(store, dataset, tables=tables)
+            first = leaderboard(tables, dataset)
             for metric in [first.metric] + list(first.other_metrics):
-                board = first if metric == first.metric else leaderboard(store, dataset, metric, tables=tables)
-                boards += [board] + [leaderboard(store, dataset, metric, s or "standard", tables)
+                board = first if metric == first.metric else leaderboard(tables, dataset, metric)
+                boards += [board] + [leaderboard(tables, dataset, metric, s or "standard")
                                      for s in board.other_settings]
         except Exception:  # noqa: BLE001 - a dataset the graph lacks: every judged score is missed
             pass
@@ -177,9 +176,9 @@ def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally:
 
 
 def whole_tables(graph):
-    """The graph at ``graph`` read back whole, and its tables made readable: every task's view at once."""
-    G = load_index(open_graph(graph), texts=True).graph
-    return G, Tables(graph_tables(G))
+    """The graph at ``graph`` as its index, and its tables: every task's view at once."""
+    tables = read_tables(graph)
+    return index_from_tables(tables).graph, tables
 
 
 def compare_figures(tables, judged: list[dict], read: set[str] | None, tally: Tally) -> None:
@@ -237,14 +236,13 @@ def similar_figures(tables, judged: list[dict], corpus: str, tally: Tally) -> No
             tally.add("similar papers (top 5) judged similar", item["query"], sum(seen), len(seen))
 
 
-def keyword_figures(store, judged: list[dict], tally: Tally) -> None:
+def keyword_figures(tables, judged: list[dict], tally: Tally) -> None:
     """Of the shared author keywords judged to name a method or a task, those an entity goes by (as
     ``kg related KEYWORD`` finds one); the keyword itself decides its part."""
-    entities = read_entities(store)
     for record in judged:
         if record["kind"] in ("method", "task"):
             try:
-                entities.find(record["keyword"])
+                find_entity(tables, record["keyword"])
                 found = True
             except KGError:
                 found = False
@@ -259,7 +257,7 @@ def related_figures(store, graph: str, judged: list[dict], tally: Tally) -> None
     from kg.query.related import RelatedIndex
     from kg.similarity import graph_vectors
 
-    index, vectors = RelatedIndex(store), graph_vectors(graph)
+    index, vectors = RelatedIndex(read_tables(graph)), graph_vectors(graph)
     for item in judged:
         relevant = {resolution_key(name) for name in item["relevant"]}
         try:
@@ -278,7 +276,7 @@ def blind_related_figures(store, graph: str, judged: dict[str, dict[str, str]], 
     from kg.query.related import RelatedIndex
     from kg.similarity import graph_vectors
 
-    index, vectors = RelatedIndex(store, kept_tables(graph)), graph_vectors(graph)
+    index, vectors = RelatedIndex(read_tables(graph)), graph_vectors(graph)
     for query, labels in judged.items():
         try:
             _, found = index.related(query, k=5, vectors=vectors)
@@ -307,20 +305,19 @@ def synonym_figures(store, judged: dict, tally: Tally) -> None:
 _ACTOR = {"Method": "Method", "Model": "Method"}
 
 
-def type_figures(store, judged: list[dict], corpus: str, tally: Tally) -> None:
+def type_figures(tables, judged: list[dict], corpus: str, tally: Tally) -> None:
     """Of the judged entities of this corpus that are still entities, those with the judged type that
     the judges call useful; and of those judged useful, the share still entities (dropping junk must
     not drop these). The name decides its part."""
-    entities = read_entities(store)
     for item in (i for i in judged if i["corpus"] == corpus):
         try:
-            found = entities.find(item["name"])
+            found = tables.index_of[vocab.node_of_iri(find_entity(tables, item["name"]))]
         except KGError:
             found = None
         if item["useful"]:
             tally.add("useful judged entities kept", item["name"], found is not None)
         if found is not None:
-            kind = entities.type.get(found, "")
+            kind = tables.t["kinds"][tables.t["kind"][found]]
             right = item["useful"] and _ACTOR.get(kind, kind) == _ACTOR.get(item["type"], item["type"])
             tally.add("judged entities: right type and useful", item["name"], right)
 
@@ -341,13 +338,13 @@ def main() -> None:
         store, tally = open_graph(graph), Tally()
         tables = functools.cache(lambda graph=graph: whole_tables(graph))  # read once, and only if asked
         if judged.get("keywords"):
-            keyword_figures(store, judged["keywords"], tally)
+            keyword_figures(tables()[1], judged["keywords"], tally)
         if judged.get("broader"):
             broader_figures(store, judged["broader"], name, tally)
         if judged.get("similar"):
             similar_figures(tables(), judged["similar"], name, tally)
         if judged.get("types"):
-            type_figures(store, judged["types"], name, tally)
+            type_figures(tables()[1], judged["types"], name, tally)
         if judged.get("related"):
             related_figures(store, graph, judged["related"], tally)
         if judged.get("related_judged", {}).get(name):
@@ -358,7 +355,7 @@ def main() -> None:
             proposal_figures(store, judged["proposals"], tally)
         if judged.get("results"):
             read = set(judged["results_read"]) if judged.get("results_read") else None
-            leaderboard_figures(store, judged["results"], read, tally, kept_tables(graph))
+            leaderboard_figures(store, judged["results"], read, tally, tables()[1])
             compare_figures(tables(), judged["results"], read, tally)
         tallies[name] = tally
     if args.examples:

@@ -16,7 +16,7 @@ from pathlib import Path
 from kg.build import build
 from kg.query.related import related
 from kg.keys import resolution_key
-from kg.store import open_graph
+from kg.query.graph_index import read_tables
 from kg.vocab import ACTOR_TYPES
 
 EXPECTATIONS = Path(__file__).resolve().parents[1] / "tests" / "related_expectations.json"
@@ -27,12 +27,12 @@ def main(inputs: list[str]) -> None:
     expectations = {k: v for k, v in json.loads(EXPECTATIONS.read_text(encoding="utf-8")).items() if not k.startswith("_")}
     with tempfile.TemporaryDirectory() as out:
         build(inputs, Path(out) / "g", cache=None)
-        store = open_graph(Path(out) / "g")
+        tables = read_tables(Path(out) / "g")
         rankings = {}
         for query in expectations:
             results = []
             for entity_type in sorted(ACTOR_TYPES):
-                results += related(store, query, k=10_000, type=entity_type)[1]
+                results += related(tables, query, k=10_000, type=entity_type)[1]
             rankings[query] = results
     print(f"{len(expectations)} queries; mean precision@5 and recall@10")
     print(f"{'ranking by':<14}{'P@5':>7}{'R@10':>7}")

@@ -29,13 +29,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pyoxigraph as ox
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 from kg.errors import KGError  # noqa: E402
 from kg.keys import resolution_key  # noqa: E402
 from kg.query.related import FEATURES, WEIGHTS, RelatedIndex  # noqa: E402
-from kg.query.views import kept_tables  # noqa: E402
+from kg.query.graph_index import read_tables  # noqa: E402
 from kg.similarity import graph_vectors  # noqa: E402
 
 POOL = 60  # candidates scored per query
@@ -48,7 +47,7 @@ def part_of(query: str) -> str:
 def candidates(corpus: str, graph: str, lists: dict[str, set[str]], blind: dict[str, dict[str, str]]) -> list[dict]:
     """Every judged query's candidates: corpus, query, part, label, features, and whether the judgments
     call it related (None where neither judged it)."""
-    index = RelatedIndex(ox.Store.read_only(f"{graph}.oxigraph"), kept_tables(graph))
+    index = RelatedIndex(read_tables(graph))
     vectors = graph_vectors(graph)
     rows = []
     for query in dict.fromkeys([*lists, *blind]):

@@ -128,8 +128,8 @@ def stats_row(table: list[dict], name: str, label: str | None, kind: str | None)
 
 def explain_row(graph: Path, name: str, timeout: float) -> Row:
     """`kg explain NAME`: the papers whose evidence it prints, those with a role edge counted."""
+    from kg.query.graph_index import read_tables
     from kg.query.lookup import find_entity
-    from kg.store import open_graph
 
     out = run_kg(["explain", name, "-g", str(graph)], timeout)
     papers, with_role, current = set(), set(), None
@@ -141,7 +141,7 @@ def explain_row(graph: Path, name: str, timeout: float) -> Row:
         elif line.startswith("  paper ") and current:  # "paper ROLE LABEL": a role edge's evidence
             with_role.add(current)
     try:  # the node explain looked up, as it looks it up (kg.query.lookup.find_entity)
-        node = vocab.node_of_iri(find_entity(open_graph(graph), name))
+        node = vocab.node_of_iri(find_entity(read_tables(graph), name))
     except Exception as error:  # noqa: BLE001 - reported in the row
         return Row("kg explain", None, note=f"lookup failed: {error}")
     return Row("kg explain", node, len(with_role),

@@ -12,16 +12,16 @@ from kg.query.explain import explanation
 from kg.query.leaderboard import leaderboard
 from kg.query.panels import compare
 from kg.query.related import RelatedIndex
+from kg.query.graph_index import read_tables
 from kg.similarity import graph_vectors
-from kg.store import open_graph
 
 
 def answers(graph):
-    store = open_graph(graph)
+    tables = read_tables(graph)
     return {
-        ("related", "GRPO"): RelatedIndex(store).answer("GRPO", vectors=graph_vectors(graph)),
-        ("explain", "C-GRPO", "GRPO"): explanation(store, "C-GRPO", "GRPO"),
-        ("leaderboard", "AndroidWorld"): leaderboard(store, "AndroidWorld"),
+        ("related", "GRPO"): RelatedIndex(tables).answer("GRPO", vectors=graph_vectors(graph)),
+        ("explain", "C-GRPO", "GRPO"): explanation(tables, "C-GRPO", "GRPO"),
+        ("leaderboard", "AndroidWorld"): leaderboard(tables, "AndroidWorld"),
         ("compare", "mathematical reasoning"): compare(graph, "mathematical reasoning"),
     }
 
@@ -39,5 +39,5 @@ def test_the_command_prints_the_answer_python_gets(sample, fmt):
 
 
 def test_explain_marks_each_mention_in_its_text(sample):
-    text = explanation(open_graph(sample), "GRPO").as_text(mark=lambda mention: f"[[{mention}]]")
+    text = explanation(read_tables(sample), "GRPO").as_text(mark=lambda mention: f"[[{mention}]]")
     assert "[[GRPO]]" in text or "[[Group Relative Policy Optimization]]" in text

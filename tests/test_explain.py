@@ -5,14 +5,14 @@ from click.testing import CliRunner
 from kg.cli import main
 from kg.query.explain import explain
 from kg.ingest import read_papers
-from kg.store import open_graph
+from kg.query.graph_index import read_tables
 from kg.vocab import RELATIONS
 
 from support import FIXTURES
 
 
 def test_every_evidence_offset_slices_the_abstract_to_the_mention(sample):
-    labels, evidence = explain(open_graph(sample), "GRPO")
+    labels, evidence = explain(read_tables(sample), "GRPO")
     assert {e.relation for e in evidence} >= {"uses", "comparesWith", "variantOf"}
     abstracts = {p.id: p.abstract for p in read_papers([FIXTURES / "sample.txt"])}
     for e in evidence:
@@ -26,7 +26,7 @@ def test_every_evidence_offset_slices_the_abstract_to_the_mention(sample):
 
 
 def test_two_entities_show_the_papers_linking_them(sample):
-    labels, evidence = explain(open_graph(sample), "C-GRPO", "GRPO")
+    labels, evidence = explain(read_tables(sample), "C-GRPO", "GRPO")
     mentions = {e.mention for e in evidence}
     assert {"C-GRPO", "GRPO"} <= mentions
     # Only the paper that mentions both (the C-GRPO paper), not the PhoneRL paper that uses GRPO alone.

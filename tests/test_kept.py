@@ -1,8 +1,8 @@
 """The files ``kg build`` keeps beside a graph for its answers (the graph's tables, the entities' vectors)
-are read only as the build wrote them: every panel of the kept tables is
-the view the store gives; a kept file swapped in from another graph, edited, without its manifest, or
+are read only as the build wrote them: the tables are those the store gives (:func:`store_tables`),
+panel for panel; a kept file swapped in from another graph, edited, without its manifest, or
 whose headers lie is named in one line, never read past what the build recorded, and the answer comes
-from the store, unchanged."""
+from the tables made of the store, unchanged."""
 from __future__ import annotations
 
 import hashlib
@@ -19,7 +19,7 @@ import pytest
 from kg import serve
 from kg.kept import Kept, sign_store, write_manifest
 from kg.query import graph_index
-from kg.query.graph_index import index_from_tables, load_index, node_tables, node_view
+from kg.query.graph_index import index_from_tables, load_index, read_tables, store_tables
 from kg.query.explain import evidence_of
 from kg.query.leaderboard import leaderboard
 from kg.query.panels import compare
@@ -38,6 +38,12 @@ def graphs(tmp_path_factory):
     return {name: build(FIXTURES / f"{name}.txt", tmp_path_factory.mktemp(name)) for name in ("sample", "hostile")}
 
 
+@pytest.fixture(scope="module")
+def both(graphs):
+    """Each graph's tables as the build kept them and as its store gives them."""
+    return {name: (kept_tables(stem), store_tables(open_graph(stem))) for name, stem in graphs.items()}
+
+
 def _copy(stem, folder):
     """The graph at ``stem`` copied into ``folder`` as plain files; its path there."""
     shutil.copytree(stem.parent, folder, ignore=shutil.ignore_patterns(".kg-cache", f".{stem.name}.*"))
@@ -50,12 +56,9 @@ def _file(stem, suffix):
 
 def _answers(stem) -> dict:
     """What each kept file is read for, asked of the graph at ``stem``."""
-    store = open_graph(stem)
-    index = load_index(store)
-    node = next(n for n, d in index.graph.nodes(data=True) if d["kind"] == "Method")
-    tables = kept_tables(stem)  # read once, as kg serve reads it
-    return {"panel": node_view(store, node, index.iri[node], tables),
-            "related": RelatedIndex(store, tables).answer("GRPO").as_json(),
+    tables = read_tables(stem)  # read once, as kg serve reads it
+    node = next(node for node in tables.ids if node.startswith("method/"))
+    return {"panel": tables.view(node), "related": RelatedIndex(tables).answer("GRPO").as_json(),
             "vectors": graph_vectors(stem) is not None}
 
 
@@ -65,13 +68,11 @@ def _rerecord(stem) -> None:
 
 
 @pytest.mark.parametrize("name", ["sample", "hostile"])
-def test_every_panel_of_the_kept_tables_is_the_view_the_store_gives(graphs, name):
-    stem = graphs[name]
-    store, tables = open_graph(stem), kept_tables(stem)
-    index = load_index(store)
-    assert tables is not None and sorted(tables.ids) == sorted(index.graph)
-    for node in index.graph:
-        assert tables.view(node) == node_view(store, node, index.iri[node]), node
+def test_every_panel_of_the_kept_tables_is_the_view_the_store_gives(both, name):
+    kept, made = both[name]
+    assert kept is not None and kept.ids == made.ids and kept.ids
+    for node in kept.ids:
+        assert kept.view(node) == made.view(node), node
 
 
 @pytest.mark.parametrize("name", ["sample", "hostile"])
@@ -86,15 +87,14 @@ def test_the_index_made_from_the_kept_tables_is_the_one_the_store_gives(graphs, 
 
 
 @pytest.mark.parametrize("name", ["sample", "hostile"])
-def test_every_leaderboard_of_the_kept_tables_is_the_one_the_store_gives(graphs, name):
-    stem = graphs[name]
-    store, tables = open_graph(stem), kept_tables(stem)
-    datasets = [data["label"] for _, data in load_index(store).graph.nodes(data=True) if data["kind"] == "Dataset"]
+def test_every_leaderboard_of_the_kept_tables_is_the_one_the_store_gives(both, name):
+    kept, made = both[name]
+    datasets = [kept.t["label"][i] for i in range(kept.first) if kept.t["kinds"][kept.t["kind"][i]] == "Dataset"]
     ranked = 0
     for label in datasets:
-        kept = leaderboard(store, label, tables=tables)
-        assert kept.as_json() == leaderboard(store, label).as_json(), label
-        ranked += len(kept.ranked)
+        board = leaderboard(kept, label)
+        assert board.as_json() == leaderboard(made, label).as_json(), label
+        ranked += len(board.ranked)
     assert ranked or name == "hostile"
 
 
@@ -109,21 +109,17 @@ SELECT ?subject ?property ?object ?paper ?start ?end ?sentence ?confidence WHERE
 
 
 @pytest.mark.parametrize("name", ["sample", "hostile"])
-def test_the_statements_kg_explain_reads_of_the_kept_tables_are_the_stores(graphs, name):
+def test_the_statements_kg_explain_reads_of_the_kept_tables_are_the_stores(graphs, both, name):
     """Every statement about every entity, from the kept tables and from the tables of the store, is one the
     store holds, with its offsets, confidence and sentence, and every statement the store holds is there."""
-    stem = graphs[name]
-    store, tables = open_graph(stem), kept_tables(stem)
+    store, (tables, made) = open_graph(graphs[name]), both[name]
     stored = {(r["subject"].value, r["property"].value.rsplit("#", 1)[-1], r["object"].value, r["paper"].value,
                int(r["start"].value), int(r["end"].value), float(r["confidence"].value)): r["sentence"].value
               for r in store.query(STATEMENTS, prefixes=PREFIXES)}
-    index, read = load_index(store), set()
-    for node, data in index.graph.nodes(data=True):
-        if data["kind"] == "Paper":
-            continue
-        scoped = node_tables(store, node, index.iri[node])
-        found = evidence_of(tables, tables.index_of[node])
-        assert found == evidence_of(scoped, scoped.index_of[node]), node
+    read = set()
+    for i in range(tables.first):
+        found = evidence_of(tables, i)
+        assert found == evidence_of(made, made.index_of[tables.ids[i]]), tables.ids[i]
         for e in found:
             statement = (e.subject, e.relation, e.object, e.paper, e.start, e.end, e.confidence)
             assert e.before + e.mention + e.after == stored[statement], statement
@@ -132,8 +128,8 @@ def test_the_statements_kg_explain_reads_of_the_kept_tables_are_the_stores(graph
 
 
 @pytest.mark.parametrize("name", ["sample", "hostile"])
-def test_what_kg_related_ranks_from_the_kept_tables_is_what_it_reads_of_the_store(graphs, name):
-    kept, stored = RelatedTables.of(kept_tables(graphs[name])), RelatedTables.read(open_graph(graphs[name]))
+def test_what_kg_related_ranks_from_the_kept_tables_is_what_it_reads_of_the_store(both, name):
+    kept, stored = (RelatedTables.of(tables) for tables in both[name])
     assert (kept.entities, kept.labels, kept.types, kept.papers) == (stored.entities, stored.labels, stored.types, stored.papers)
     assert kept.entities and np.array_equal(kept.salience, stored.salience)
     for role, matrix in stored.roles.items():
@@ -144,10 +140,10 @@ def test_what_kg_related_ranks_from_the_kept_tables_is_what_it_reads_of_the_stor
 
 def test_the_server_and_kg_compare_answer_from_the_kept_tables(graphs, monkeypatch):
     stem = graphs["sample"]
-    store = open_graph(stem)
-    task = next(node for node, data in load_index(store).graph.nodes(data=True) if data["kind"] == "Task")
-    expected = kept_tables(stem).view(task)
-    monkeypatch.setattr(graph_index, "scope_of", lambda *args: pytest.fail("the store was read for a panel"))
+    tables = kept_tables(stem)
+    task = next(node for node in tables.ids if node.startswith("task/"))
+    expected = tables.view(task)
+    monkeypatch.setattr(graph_index, "store_tables", lambda *args: pytest.fail("the store was read for the tables"))
     monkeypatch.setattr(graph_index, "_select", lambda *args, **kinds: pytest.fail("the store was read for the index"))
     assert compare(stem, expected["label"]).view == expected
     app = serve.make_app(stem, timeout=10)
@@ -275,7 +271,7 @@ def test_an_array_header_claiming_more_than_its_member_holds_is_refused_before_a
     message = capsys.readouterr().err
     assert peak < 16 << 20
     assert message.count("\n") == 1 and str(file) in message and "1,000,000,000,000 elements" in message
-    assert RelatedIndex(open_graph(stem), kept_tables(stem)).answer("GRPO").as_json() == expected
+    assert RelatedIndex(read_tables(stem)).answer("GRPO").as_json() == expected
     app = serve.make_app(stem, timeout=10)
     try:
         status, _, body = serve.get(app, "/entity/method/grpo.json")

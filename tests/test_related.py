@@ -1,21 +1,16 @@
 """kg.query.related on a graph small enough to score by hand."""
 import math
 
-import pyoxigraph as ox
+import networkx as nx
 import pytest
 
 from kg.errors import KGError
 from kg.query.related import WEIGHTS as W
 from kg.query.related import related
+from kg.query.tables import whole_tables
+from kg.query.views import Tables
 
-KG = "https://w3id.org/kg/ontology#"
 ID = "https://w3id.org/kg/id/"
-SKOS_LABEL = "http://www.w3.org/2004/02/skos/core#prefLabel"
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-XSD_DECIMAL = "http://www.w3.org/2001/XMLSchema#decimal"
-RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-PROV = "http://www.w3.org/ns/prov#"
-DCTERMS = "http://purl.org/dc/terms/"
 
 # Five papers:                       A, B, C, E are methods; T, U tasks; D a dataset
 #   p1 proposes A, addresses T, evaluates on D
@@ -30,29 +25,33 @@ EDGES = [("p1", "proposes", "method/a"), ("p1", "addresses", "task/t"), ("p1", "
          ("p5", "proposes", "method/e")]
 
 
-SALIENCE = KG + "salience"
-BROADER = "http://www.w3.org/2004/02/skos/core#broader"
+def _tables(names: dict[str, str], edges: list[tuple[str, str, str]], links=()) -> Tables:
+    """The tables of a graph of salient entities (``names``: node -> label, the type read from the node),
+    the papers' role edges to them and the links between them (subject, link, object, papers stating it),
+    as the build writes them."""
+    G = nx.MultiDiGraph()
+    for node, label in names.items():
+        G.add_node(node, kind=node.split("/")[0].capitalize(), label=label, aliases=[], papers=0, salience=2.0)
+    for paper in dict.fromkeys(p for p, _, _ in edges):
+        G.add_node(f"paper/{paper}", kind="Paper", label=paper, title=paper, abstract="")
+    for paper, role, entity in edges:
+        G.add_edge(f"paper/{paper}", entity, key=role, role=role)
+    for subject, link, other, papers in links:
+        G.add_edge(subject, other, key=link, role=link, papers=papers)
+    return Tables(whole_tables(G, base=ID))
 
 
 @pytest.fixture(scope="module")
-def store() -> ox.Store:
-    store = ox.Store()
-    quads = [ox.Quad(ox.NamedNode(ID + "paper/" + p), ox.NamedNode(KG + role), ox.NamedNode(ID + e))
-             for p, role, e in EDGES]
-    for node in {e for _, _, e in EDGES} | {"method/g"}:
-        kind, name = node.split("/")
-        quads += [ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(RDF_TYPE), ox.NamedNode(KG + kind.capitalize())),
-                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SKOS_LABEL), ox.Literal(name.upper())),
-                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SALIENCE), ox.Literal("2", datatype=ox.NamedNode(XSD_DECIMAL)))]
-    quads.append(ox.Quad(ox.NamedNode(ID + "method/e"), ox.NamedNode(KG + "variantOf"), ox.NamedNode(ID + "method/a")))
-    # G is a concept no paper names: A and C are kinds of it, so it reaches p1 and p4.
-    quads += [ox.Quad(ox.NamedNode(ID + f"method/{m}"), ox.NamedNode(BROADER), ox.NamedNode(ID + "method/g")) for m in "ac"]
-    store.extend(quads)
-    return store
+def tables() -> Tables:
+    names = {node: node.split("/")[1].upper() for node in {e for _, _, e in EDGES} | {"method/g"}}
+    # E varies A; G is a concept no paper names: A and C are kinds of it, so it reaches p1 and p4.
+    links = [("method/e", "variantOf", "method/a", 1), ("method/a", "broader", "method/g", 1),
+             ("method/c", "broader", "method/g", 1)]
+    return _tables(names, EDGES, links)
 
 
-def test_scores_add_up_as_worked_out_by_hand(store):
-    label, found = related(store, "a")
+def test_scores_add_up_as_worked_out_by_hand(tables):
+    label, found = related(tables, "a")
     # N = 5 papers; A is in p1 and p3. Each part is a feature times its weight (W).
     # B (p2, p3): shares T and D across different papers (p1 for A, p2 for B). Each has
     #   spec = log(1 + 5/2); A's task profile (from p1, p3) is {T}, B's other papers' (p2) {T}:
@@ -74,16 +73,16 @@ def test_scores_add_up_as_worked_out_by_hand(store):
     assert found[2].reason() == "a kind or variant of A"
 
 
-def test_the_variants_side_says_which_way_round(store):
-    _, found = related(store, "E")
+def test_the_variants_side_says_which_way_round(tables):
+    _, found = related(tables, "E")
     # A and G above it: E is a variant of A, a kind of G (1/6 each); nothing else is shared. The tie
     # goes to the one with more papers.
     assert [(r.label, r.score, r.reason()) for r in found] == [("G", round(W["variant"] / 6, 3), "E is a kind or variant of it"),
                                                                ("A", round(W["variant"] / 6, 3), "E is a kind or variant of it")]
 
 
-def test_a_concept_reaches_the_papers_of_its_narrower_entities(store):
-    label, found = related(store, "g")
+def test_a_concept_reaches_the_papers_of_its_narrower_entities(tables):
+    label, found = related(tables, "g")
     # G's papers are A's and C's (p1, p3, p4). A (2 papers) and C (1) are kinds of it:
     # log2(3) / 4 and log2(2) / 4.
     assert label == "G"
@@ -92,21 +91,21 @@ def test_a_concept_reaches_the_papers_of_its_narrower_entities(store):
                      "C": (round(W["variant"] / 4, 3), "a kind or variant of G")}
 
 
-def test_k_type_and_salience_narrow_the_list(store):
-    assert [r.label for r in related(store, "a", k=1)[1]] == ["B"]
+def test_k_type_and_salience_narrow_the_list(tables):
+    assert [r.label for r in related(tables, "a", k=1)[1]] == ["B"]
     # Among tasks, T is mentioned with A in p1 only (NPMI of 1 of 2 and 2 among 5 papers), and its
     # other paper (p2) evaluates on A's dataset D (cosine 1).
-    assert [(r.label, r.score) for r in related(store, "a", type="Task")[1]] == [
+    assert [(r.label, r.score) for r in related(tables, "a", type="Task")[1]] == [
         ("T", round(W["datasets"] + W["co-mentioned"] * math.log(5 / 4) / math.log(5), 3))]
-    assert related(store, "a", min_salience=3)[1] == []
+    assert related(tables, "a", min_salience=3)[1] == []
 
 
-def test_an_unknown_name_suggests_close_ones(store):
+def test_an_unknown_name_suggests_close_ones(tables):
     with pytest.raises(KGError, match="No entity named 'AA'"):
-        related(store, "AA")
+        related(tables, "AA")
 
 
-def test_similar_vectors_add_a_part_and_a_reason(store):
+def test_similar_vectors_add_a_part_and_a_reason(tables):
     import numpy as np
 
     from kg.similarity import Vectors
@@ -114,13 +113,13 @@ def test_similar_vectors_add_a_part_and_a_reason(store):
     # A's and E's names at cosine 0.8, C's opposite: E gains (0.8 - 0.5) / 0.5 = 0.6, C nothing.
     vectors = Vectors(["method/a", "method/e", "method/c"],
                       np.array([[1.0, 0.0], [0.8, 0.6], [-1.0, 0.0]], dtype=np.float32))
-    found = {r.label: r for r in related(store, "a", vectors=vectors)[1]}
+    found = {r.label: r for r in related(tables, "a", vectors=vectors)[1]}
     assert found["E"].parts == {"variant": round(W["variant"] / 4, 3), "similar": round(W["similar"] * 0.6, 3)}
     assert found["E"].reason() == "a kind or variant of A; similar: 0.80"
     assert "similar" not in found["C"].parts
 
 
-def test_what_the_encoder_read_adds_a_context_part_and_grounds_an_answer(store):
+def test_what_the_encoder_read_adds_a_context_part_and_grounds_an_answer(tables):
     import numpy as np
 
     from kg.similarity import Vectors
@@ -132,7 +131,7 @@ def test_what_the_encoder_read_adds_a_context_part_and_grounds_an_answer(store):
     spans = np.array([[1, 0], [0.8, 0.6], [1, 0], [-1, 0]], dtype=np.float32)
     around = np.array([[1, 0], [0.6, 0.8], [0.6, 0.8], [0.2, 0.98]], dtype=np.float32)
     vectors = Vectors(["method/a", "method/e", "method/c", "method/b"], names, spans, around)
-    found = {r.label: r for r in related(store, "a", vectors=vectors)[1]}
+    found = {r.label: r for r in related(tables, "a", vectors=vectors)[1]}
     assert found["E"].parts["context"] == round(W["spans"] * 0.8 + W["contexts"] * 0.6, 3)
     assert found["E"].reason().endswith("context: 0.60 around it, 0.80 itself")
     assert found["C"].parts["context"] == round(W["spans"] + W["contexts"] * 0.6, 3)
@@ -147,34 +146,13 @@ def test_names_a_sentence_lists_together_are_related_and_say_so():
     names = {"method/gan": "GAN", "method/vae": "VAE", "method/x": "XNet"}
     edges = [("p1", "uses", "method/gan"), ("p1", "uses", "method/vae"), ("p1", "uses", "method/x"),
              ("p2", "uses", "method/gan"), ("p2", "uses", "method/vae"), ("p3", "uses", "method/x")]
-    store = _method_store(names, edges)
-    for paper in ("p1", "p2"):
-        statement = ox.BlankNode()
-        sentence = ox.NamedNode(ID + f"paper/{paper}#sentence-0")
-        store.extend([ox.Quad(statement, ox.NamedNode(RDF + "subject"), ox.NamedNode(ID + "method/gan")),
-                      ox.Quad(statement, ox.NamedNode(RDF + "predicate"), ox.NamedNode(KG + "listedWith")),
-                      ox.Quad(statement, ox.NamedNode(RDF + "object"), ox.NamedNode(ID + "method/vae")),
-                      ox.Quad(statement, ox.NamedNode(PROV + "wasDerivedFrom"), sentence),
-                      ox.Quad(sentence, ox.NamedNode(DCTERMS + "isPartOf"), ox.NamedNode(ID + f"paper/{paper}"))])
-    found = {r.label: r for r in RelatedIndex(store).related("GAN")[1]}
+    tables = _tables(names, edges, [("method/gan", "listedWith", "method/vae", 2)])
+    found = {r.label: r for r in RelatedIndex(tables).related("GAN")[1]}
     assert found["VAE"].parts["listed"] == round(W["listed"] * math.log2(3), 3)
     assert found["VAE"].reason().startswith("listed: in 2 papers")
     assert all("listed" not in r.parts for label, r in found.items() if label != "VAE")
     # Either way round: the relation has no direction.
-    assert {r.label: r for r in RelatedIndex(store).related("VAE")[1]}["GAN"].parts["listed"] == found["VAE"].parts["listed"]
-
-
-def _method_store(names: dict[str, str], edges: list[tuple[str, str, str]]) -> ox.Store:
-    """A store of Method entities (each salient) and the papers' edges to them."""
-    store = ox.Store()
-    quads = [ox.Quad(ox.NamedNode(ID + "paper/" + p), ox.NamedNode(KG + role), ox.NamedNode(ID + e))
-             for p, role, e in edges]
-    for node, label in names.items():
-        quads += [ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(RDF_TYPE), ox.NamedNode(KG + "Method")),
-                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SKOS_LABEL), ox.Literal(label)),
-                  ox.Quad(ox.NamedNode(ID + node), ox.NamedNode(SALIENCE), ox.Literal("2", datatype=ox.NamedNode(XSD_DECIMAL)))]
-    store.extend(quads)
-    return store
+    assert {r.label: r for r in RelatedIndex(tables).related("VAE")[1]}["GAN"].parts["listed"] == found["VAE"].parts["listed"]
 
 
 def test_variants_of_the_name_are_ranked_with_the_rest_as_kinds_of_it():
@@ -188,7 +166,7 @@ def test_variants_of_the_name_are_ranked_with_the_rest_as_kinds_of_it():
     edges = [("p1", "uses", "method/gan"), ("p1", "uses", "method/vae"), ("p2", "uses", "method/gan"),
              ("p2", "uses", "method/vae"), ("p2", "proposes", "method/wgan"), ("p3", "proposes", "method/sagan"),
              ("p3", "uses", "method/gan"), ("p4", "uses", "method/x"), ("p5", "uses", "method/x")]
-    index = RelatedIndex(_method_store(names, edges))
+    index = RelatedIndex(_tables(names, edges))
     found = {r.label: r for r in index.related("GAN")[1]}
     assert set(found) == {"VAE", "Wasserstein GAN", "self-attention GAN"}
     assert found["Wasserstein GAN"].parts["variant"] == round(W["variant"] / 4, 3) and found["Wasserstein GAN"].reason().startswith(
@@ -226,34 +204,33 @@ def test_in_a_large_corpus_an_established_method_outranks_a_one_paper_variant():
     for i in range(8, 208):
         names[f"method/f{i}"] = f"Filler{i}"
         edges.append((f"p{i}", "uses", f"method/f{i}"))
-    found = [r.label for r in RelatedIndex(_method_store(names, edges)).related("GAN")[1]]
+    found = [r.label for r in RelatedIndex(_tables(names, edges)).related("GAN")[1]]
     assert found == ["StyleGAN", "Wasserstein GAN"]
     # On a reading list (fewer than 200 papers) every paper's method counts in full.
     small = {n: label for n, label in names.items() if not label.startswith("Filler")}
     few = [e for e in edges if not e[2].startswith("method/f")]
-    assert [r.label for r in RelatedIndex(_method_store(small, few)).related("GAN")[1]][0] == "Wasserstein GAN"
+    assert [r.label for r in RelatedIndex(_tables(small, few)).related("GAN")[1]][0] == "Wasserstein GAN"
 
 
-def test_the_tables_a_build_writes_answer_as_its_store_does(sample, store):
+def test_the_tables_a_build_writes_answer_as_its_store_does(sample, tables):
     """``kg related`` reads the tables ``kg build`` keeps beside the graph; read from them, every answer
-    is the one the store gives."""
+    is the one the tables made of its store give."""
+    from kg.query.graph_index import store_tables
     from kg.query.related import RelatedIndex, RelatedTables
     from kg.query.views import kept_tables
     from kg.similarity import graph_vectors
     from kg.store import open_graph
 
-    graph, tables = open_graph(sample), kept_tables(sample)
-    assert tables is not None
-    from_file, from_store = RelatedIndex(graph, tables), RelatedIndex(graph)
+    kept = kept_tables(sample)
+    assert kept is not None
+    from_file, from_store = RelatedIndex(kept), RelatedIndex(store_tables(open_graph(sample)))
     assert from_file.rows == from_store.rows and from_file.n_papers == from_store.n_papers > 0
     vectors = graph_vectors(sample)
     for iri in from_store.rows:
         for kind in ("Method", "Task"):
             assert from_file.answer(iri, type=kind, vectors=vectors).as_json() == \
                 from_store.answer(iri, type=kind, vectors=vectors).as_json()
-    # The hand-worked store of this module: its entities and links.
-    tables = RelatedTables.read(store)
-    assert tables.entities == sorted(ID + e for e in {e for _, _, e in EDGES} | {"method/g"}) and tables.papers == 5
-    assert tables.variants.tolist() == [[tables.entities.index(ID + "method/e"), tables.entities.index(ID + "method/a")]]
-
-
+    # The hand-worked graph of this module: its entities and links.
+    hand = RelatedTables.of(tables)
+    assert hand.entities == sorted(ID + e for e in {e for _, _, e in EDGES} | {"method/g"}) and hand.papers == 5
+    assert hand.variants.tolist() == [[hand.entities.index(ID + "method/e"), hand.entities.index(ID + "method/a")]]

@@ -424,11 +424,12 @@ def test_a_gain_joined_by_and_over_to_a_gain_is_a_gain():
 
 
 def test_a_score_of_no_named_method_is_credited_to_the_papers_one_proposal_and_says_so(tmp_path):
+    from kg.query.graph_index import read_tables
     from kg.query.leaderboard import leaderboard
     source = tmp_path / "p.txt"
     source.write_text("Test Papers\n\nWe propose FooNet, a network for image classification. "
                       "Experiments show that it reaches 81.5% top-1 accuracy on ImageNet.\n", encoding="utf-8")
-    [entry] = leaderboard(open_graph(build(source, tmp_path)), "ImageNet").ranked
+    [entry] = leaderboard(read_tables(build(source, tmp_path)), "ImageNet").ranked
     assert (entry.subject, entry.subject_from) == ("FooNet", "proposal")
     assert entry.reached_by() == "FooNet (its paper's proposal; the sentence names none)"
 

@@ -397,15 +397,15 @@ def test_entity_json_twin_has_evidence_offsets_into_each_sentence(server):
 
 
 def test_related_methods_read_the_graph_once_and_answer_from_the_index(sample, monkeypatch):
-    """The related-methods index is read from the store on the first request only."""
+    """The related-methods index is made of the graph's tables on the first request only."""
     from kg.query import related
 
     loads = []
     original = related.RelatedIndex.__init__
 
-    def counting(self, store, tables=None):
-        loads.append(store)
-        original(self, store, tables)
+    def counting(self, tables):
+        loads.append(tables)
+        original(self, tables)
 
     monkeypatch.setattr(related.RelatedIndex, "__init__", counting)
     app = serve.make_app(sample, timeout=10)

@@ -70,14 +70,13 @@ def test_vectors_survive_saving_within_a_hundredth(tmp_path, encoder):
 
 
 def test_a_build_writes_one_vector_per_entity_node(sample_build):
-    from kg.query.lookup import read_entities
-    from kg.store import open_graph
-    from kg.vocab import node_of_iri
+    from kg.query.graph_index import read_tables
 
     stem, _ = sample_build
     vectors = graph_vectors(stem)
     assert vectors is not None
-    entities = {node_of_iri(iri) for iri in read_entities(open_graph(stem)).label}
+    tables = read_tables(stem)
+    entities = set(tables.ids[:tables.first])
     assert set(vectors.nodes) == entities
     assert np.allclose(np.linalg.norm(vectors.matrix, axis=1), 1.0, atol=1e-3)
     # What the span model's encoder read around the mentions: a vector for every entity a paper names.

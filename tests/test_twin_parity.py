@@ -13,11 +13,10 @@ import urllib.parse
 import pytest
 
 from kg import serve
-from kg.query.graph_index import load_index
+from kg.query.graph_index import graph_index
 from kg.query.views import NEIGHBOURHOOD_LIMIT, SEARCH_LIMIT
 from kg.serve.pages import segments, urls
 from kg.serve.search import neighbourhood, search
-from kg.store import open_graph
 from kg.strings import truncate
 from kg.viz.network import LABEL_LIMIT, drawn_label
 from support import FIXTURES, build
@@ -39,7 +38,7 @@ def graph(request, sample, tmp_path_factory):
 @pytest.fixture(scope="module")
 def index(graph):
     """The graph read back as kg serve reads it (without vectors: search by meaning has no twin)."""
-    return load_index(open_graph(graph))
+    return graph_index(graph)
 
 
 @pytest.fixture(scope="module")

@@ -52,12 +52,11 @@ def related(name, graph, k, entity_type, fmt):
       kg related GRPO -g graphs/sample
       kg related "group relative policy optimization" -g graphs/sample --format json
     """
+    from .graph_index import read_tables
     from .related import RelatedIndex
-    from .views import kept_tables
     from ..similarity import graph_vectors
-    from ..store import open_graph
 
-    index = RelatedIndex(open_graph(graph), kept_tables(graph))
+    index = RelatedIndex(read_tables(graph))
     answer = index.answer(name, k=k, type=entity_type, vectors=graph_vectors(graph))
     print_answer(answer, fmt)
 
@@ -85,11 +84,10 @@ def explain(name, other, graph, fmt):
       kg explain C-GRPO GRPO -g graphs/sample
     """
     from .explain import explanation
-    from .views import kept_tables
-    from ..store import open_graph
+    from .graph_index import read_tables
 
     bold = lambda text: click.style(text, bold=True, underline=True)  # noqa: E731
-    print_answer(explanation(open_graph(graph), name, other, kept_tables(graph)), fmt, mark=bold if sys.stdout.isatty() else None)
+    print_answer(explanation(read_tables(graph), name, other), fmt, mark=bold if sys.stdout.isatty() else None)
 
 
 @click.command()
@@ -278,11 +276,10 @@ def leaderboard(dataset, graph, metric, setting, fmt):
       kg leaderboard CIFAR-10 -g graphs/iclr --metric accuracy
       kg leaderboard RULER -g graphs/iclr --format json
     """
+    from .graph_index import read_tables
     from .leaderboard import leaderboard as run_leaderboard
-    from .views import kept_tables
-    from ..store import open_graph
 
-    print_answer(run_leaderboard(open_graph(graph), dataset, metric, setting, kept_tables(graph)), fmt)
+    print_answer(run_leaderboard(read_tables(graph), dataset, metric, setting), fmt)
 
 
 

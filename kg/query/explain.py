@@ -1,7 +1,6 @@
 """Explain: the sentences behind an entity, or behind the links between two entities.
 
-Reads the statements behind the graph's edges from its tables (the kept ones, else those of what the
-entity's panel reads of the store: :func:`kg.query.graph_index.node_tables`), each a
+Reads the statements behind the graph's edges from its tables (:func:`kg.query.graph_index.read_tables`), each a
 ``kg:Statement`` of the store with the mention's offsets in the paper's abstract, and returns each
 with the abstract's sentence split around the mention, so a caller can highlight it.
 """
@@ -9,10 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pyoxigraph as ox
-
 from ..vocab import node_of_iri
-from .graph_index import node_tables
 from .lookup import find_entity
 from .views import STATEMENT_FIELDS, Tables
 
@@ -85,24 +81,20 @@ class Named:
     row: int
 
 
-def named(store: ox.Store, name: str, tables: Tables | None = None) -> Named:
-    """The entity named ``name`` (a label or alias, see :func:`kg.query.lookup.find_entity`) in ``tables``,
-    or in the tables of what its panel reads of ``store``."""
-    iri = find_entity(store, name)
-    node = node_of_iri(iri)
-    held = node_tables(store, node, iri, tables)
-    return Named(iri, held, held.index_of[node])
+def named(tables: Tables, name: str) -> Named:
+    """The entity named ``name`` (a label or alias, see :func:`kg.query.lookup.find_entity`) in ``tables``."""
+    iri = find_entity(tables, name)
+    return Named(iri, tables, tables.index_of[node_of_iri(iri)])
 
 
-def explain(store: ox.Store, name: str, other: str | None = None,
-            tables: Tables | None = None) -> tuple[dict[str, str], list[Evidence]]:
+def explain(tables: Tables, name: str, other: str | None = None) -> tuple[dict[str, str], list[Evidence]]:
     """The evidence behind the entity named ``name`` or, with ``other``, behind the links between them.
 
     Two entities are linked directly (``E-GRPO kg:variantOf GRPO``) or through the papers
     that mention both; direct links come first, then both entities' sentences in shared papers.
     Returns a map from entity IRI to label, and the evidence.
     """
-    return _explain([named(store, n, tables) for n in (name, other) if n is not None])
+    return _explain([named(tables, n) for n in (name, other) if n is not None])
 
 
 def _explain(entities: list[Named]) -> tuple[dict[str, str], list[Evidence]]:
@@ -157,9 +149,9 @@ class Explanation:
         return "\n".join(lines)
 
 
-def explanation(store: ox.Store, name: str, other: str | None = None, tables: Tables | None = None) -> Explanation:
+def explanation(tables: Tables, name: str, other: str | None = None) -> Explanation:
     """:func:`explain` with what a paper says each of ``name`` and ``other`` is, where one does."""
-    entities = [named(store, n, tables) for n in (name, other) if n is not None]
+    entities = [named(tables, n) for n in (name, other) if n is not None]
     labels, evidence = _explain(entities)
     definitions = [(e.iri, d) for e in entities if (d := definition_of(e.tables, e.row)) is not None]
     return Explanation(labels, definitions, evidence)

@@ -1,12 +1,11 @@
-"""The index: a graph as a networkx graph, for the explorer, search, neighbourhoods, the server's
-views, trends and the exports. :func:`graph_index` makes it from the tables the build kept
-(:func:`index_from_tables`), and reads the store only for a graph without them (:func:`load_index`).
+"""Every answer's one source: the graph's tables (:func:`read_tables`), and the index made of them,
+a networkx graph for the explorer, search, neighbourhoods, the server's views, trends and the
+exports (:func:`index_from_tables`).
 
-Read once per server from the store (kinds, labels, aliases, papers, their role edges and the
-relations between entities), so that search and neighbourhoods never query the store. With
-``texts``, also what a panel shows (abstracts, authors, URLs, every piece of evidence and the
-results), in the shape :func:`kg.link.graph.build_graph` gives, so that the tables
-:func:`kg.query.tables.graph_tables` writes of it are those the offline page embeds.
+The tables are those the build kept beside the graph. A graph whose build kept none (an RDF file
+alone, or a store a SPARQL server holds) has them made once from its store (:func:`store_tables`):
+the whole graph read as :func:`kg.link.graph.build_graph` holds it (:func:`load_index` with
+``texts``), then written as the build writes them, which a test holds equal to those the build kept.
 Node ids are the ids :mod:`kg.vocab` mints (``method/group-relative-policy-optimization``,
 ``paper/abc``), the same as in a built graph and its offline page.
 """
@@ -18,7 +17,7 @@ import pyoxigraph as ox
 
 from .. import vocab
 from ..link.graph import KnowledgeGraph
-from . import kg_terms, view, view_with, with_values
+from . import kg_terms, view, view_with
 from ..similarity import Vectors
 from ..store import PREFIXES, open_graph
 from ..strings import fold, js_order
@@ -71,16 +70,12 @@ def _terms(names) -> list:
     return [ox.NamedNode(str(vocab.link_iri(name) if name in vocab.LINKS else vocab.role_iri(name))) for name in names]
 
 
-def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool = False,
-               scope: Scope | None = None) -> GraphIndex:
+def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool = False) -> GraphIndex:
     """Read the nodes, names, role edges and links (relations and the hierarchy, with their
     support) of the graph in ``store``; ``vectors`` (:func:`kg.similarity.graph_vectors`) let
     search find entities by meaning. With ``texts``, also read papers' abstracts, authors (in
     name order: RDF keeps no other) and URLs, every edge's evidence and the results
     (``G.results``), as :func:`kg.link.graph.build_graph` holds them.
-
-    With ``scope`` (:func:`scope_of`), only its papers and entities are read, with the papers' edges,
-    texts and results and the entities' relations: what one node's panel reads, and no more.
 
     Rows are taken in the order of their values, not the engine's: the index, and every page
     laid out from it, are the same from the embedded store and from a SPARQL server."""
@@ -93,49 +88,40 @@ def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool =
         G.add_node(node, **data)
         return node
 
-    for row in ordered(_select(store, "index-entities", scope and {"e": scope.entities},
-                               **{"class": kg_terms(vocab.ENTITY_TYPES)}), "e"):
+    for row in ordered(_select(store, "index-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)}), "e"):
         kind = row["class"].value.rsplit("#", 1)[-1]
         node = add(row["e"].value, kind=kind, label=row["label"].value, aliases=[],
                    papers=int(row["papers"].value) if row["papers"] else 0,
                    reach=int(row["reach"].value) if row["reach"] else 0,
                    salience=float(row["salience"].value) if row["salience"] else 0.0)
         index.by_label.setdefault((kind, row["label"].value), node)
-    for row in ordered(_select(store, "index-aliases", scope and {"e": scope.entities}), "e", "alias"):
+    for row in ordered(_select(store, "index-aliases"), "e", "alias"):
         node = vocab.node_of_iri(row["e"].value)
         if node in G:
             G.nodes[node]["aliases"].append(row["alias"].value)
-    for row in ordered(_select(store, "index-papers", scope and {"p": scope.papers}), "p"):
+    for row in ordered(_select(store, "index-papers"), "p"):
         add(row["p"].value, kind="Paper", label=row["label"].value, title=value(row["title"]),
             venue=value(row["venue"]), year=int(row["year"].value) if row["year"] else None,
             decision=value(row["decision"]), url=value(row["url"]), abstract="", authors=[])
-    roles = scope.read.get("index-roles") if scope else None
-    if roles is None:
-        roles = _select(store, "index-roles", scope and {"p": scope.papers}, property=kg_terms(vocab.ROLES))
-    for row in ordered(roles, "p", "e", "property"):
+    for row in ordered(_select(store, "index-roles", property=kg_terms(vocab.ROLES)), "p", "e", "property"):
         paper, entity = vocab.node_of_iri(row["p"].value), vocab.node_of_iri(row["e"].value)
         if paper in G and entity in G:
             role = row["property"].value.rsplit("#", 1)[-1]
             G.add_edge(paper, entity, key=role, role=role)
-    relations = scope.read.get("index-relations") if scope else None
-    if relations is None:
-        relations = _select(store, "index-relations", scope and {"s": scope.focus, "o": scope.focus},
-                            property=_terms(vocab.LINKS))
-    for row in ordered(relations, "s", "o", "property"):
+    for row in ordered(_select(store, "index-relations", property=_terms(vocab.LINKS)), "s", "o", "property"):
         subject, other = vocab.node_of_iri(row["s"].value), vocab.node_of_iri(row["o"].value)
         if subject in G and other in G:
             link = row["property"].value.rsplit("#", 1)[-1]
             G.add_edge(subject, other, key=link, role=link, papers=int(row["papers"].value))
     # Each paper's similar papers: what its panel lists, and what the map's topics are found from.
-    rows = _select(store, "index-similar", scope and {"p": scope.papers})
-    for row in sorted(rows, key=lambda row: (row["p"].value, int(row["rank"].value.rsplit("#s", 1)[-1]))):
+    for row in sorted(_select(store, "index-similar"), key=lambda row: (row["p"].value, int(row["rank"].value.rsplit("#s", 1)[-1]))):
         paper, other = vocab.node_of_iri(row["p"].value), vocab.node_of_iri(row["other"].value)
         if paper in G and other in G:
             G.nodes[paper].setdefault("similar", []).append(
                 (other, *(float(row[part].value) if row[part] else 0.0 for part in ("score", "words", "entities", "meaning"))))
     _name(index)
     if texts:
-        _load_texts(store, G, scope)
+        _load_texts(store, G)
     return index
 
 
@@ -148,15 +134,32 @@ def _name(index: GraphIndex) -> None:
 
 
 def graph_index(graph, vectors: Vectors | None = None) -> GraphIndex:
-    """The index of the graph at ``graph``: made from the tables its build kept, else read from its store."""
+    """The index of the graph at ``graph``, made from its tables (:func:`read_tables`)."""
+    return index_from_tables(read_tables(graph), vectors)
+
+
+def read_tables(graph, store: ox.Store | None = None) -> Tables:
+    """The tables of the graph at ``graph``: those its build kept (:func:`kg.query.views.kept_tables`),
+    else made from its store (:func:`store_tables`): ``store`` where given (a SPARQL server's), else
+    the graph's own."""
     tables = kept_tables(graph)
-    return index_from_tables(tables, vectors) if tables is not None else load_index(open_graph(graph), vectors)
+    return tables if tables is not None else store_tables(store if store is not None else open_graph(graph))
+
+
+def store_tables(store: ox.Store) -> Tables:
+    """The tables of the graph in ``store``, as the build writes them (:func:`kg.query.tables.whole_tables`),
+    for a graph whose build kept none: seconds on a large graph, once per command or server."""
+    from .tables import whole_tables
+
+    index = load_index(store, texts=True)
+    some = next(iter(index.iri.items()), None)  # an IRI minted by kg is the graph's base and the node id
+    base = some[1][:len(some[1]) - len(some[0])] if some else vocab.DEFAULT_BASE
+    return Tables(whole_tables(index.graph, base=base, triples=len(store)))
 
 
 def index_from_tables(tables: Tables, vectors: Vectors | None = None) -> GraphIndex:
-    """The index :func:`load_index` reads of the store (without ``texts``), made from the tables the
-    build kept (:func:`kg.query.views.kept_tables`): the same nodes, attributes and edges in the same
-    order, which a test holds for whole graphs, in milliseconds where the store takes seconds."""
+    """The index of a graph made from its ``tables`` (:func:`read_tables`): the nodes, attributes and
+    edges :func:`load_index` reads of its store (without ``texts``), in the same order."""
     t, ids, first = tables.t, tables.ids, tables.first
     G, iris = KnowledgeGraph(), {node: t["base"] + node for node in ids}
     index = GraphIndex(G, iris, vectors=vectors, tables=tables)
@@ -190,102 +193,24 @@ def index_from_tables(tables: Tables, vectors: Vectors | None = None) -> GraphIn
     return index
 
 
-@dataclass
-class Scope:
-    """What one node's panel reads (:func:`scope_of`): IRIs of papers and entities, and of the focus
-    entity whose relations are read (none for a paper's panel)."""
-
-    papers: list = field(default_factory=list)
-    entities: list = field(default_factory=list)
-    focus: list = field(default_factory=list)
-    read: dict = field(default_factory=dict)  # view name -> the rows scope_of read of it, bound as load_index binds it
-
-
-#: Terms bound in one query: the engine's time grows with the square of a ``VALUES`` block's length
-#: (3,420 papers' results: 7.1 s in one query, 0.8 s in chunks of 100 to 500).
-VALUES_CHUNK = 256
-
-
-def _select(store: ox.Store, name: str, bound: dict | None = None, **kinds) -> list:
+def _select(store: ox.Store, name: str, **kinds) -> list:
     """The solutions of the view ``name`` whose variables in ``kinds`` (``class``, ``property``) take
-    one of their terms; with ``bound`` (variable -> terms), only those binding one of its variables
-    to one of its terms, each solution once.
-
-    Bound to a few nodes, the kinds are checked here rather than in the query: the engine joins a
-    second ``VALUES`` block late, which made one task's evidence take 4 s instead of 0.2 s."""
-    if bound is None:
-        return list(store.query(view_with(name, **kinds) if kinds else view(name), prefixes=PREFIXES))
-    wanted = {variable: {term.value for term in terms} for variable, terms in kinds.items()}
-    found = {}
-    for variable, terms in bound.items():
-        for start in range(0, len(terms), VALUES_CHUNK):
-            query = with_values(view(name), variable, *terms[start:start + VALUES_CHUNK])
-            for row in store.query(query, prefixes=PREFIXES):
-                if all(row[k] is not None and row[k].value in values for k, values in wanted.items()):
-                    found.setdefault(tuple(map(str, row)), row)
-    return list(found.values())
+    one of their terms."""
+    return list(store.query(view_with(name, **kinds) if kinds else view(name), prefixes=PREFIXES))
 
 
-def scope_of(store: ox.Store, node: str, iri: str) -> Scope:
-    """What the panel of ``node`` (its IRI ``iri``) reads: for a paper, it and its similar papers
-    with their entities; for an entity, its papers (those linking to it or reporting a result about
-    it), their entities and its relations' other ends."""
-    term, roles = ox.NamedNode(iri), kg_terms(vocab.ROLES)
-    if node.startswith(vocab.paper_node("")):
-        papers = {iri} | {row["other"].value for row in _select(store, "index-similar", {"p": [term]})}
-        focus = []
-    else:
-        papers = {row["p"].value for row in _select(store, "index-roles", {"e": [term]}, property=roles)}
-        papers |= {row["paper"].value for row in _select(store, "index-result-papers", {"e": [term]})}
-        focus = [term]
-        # the papers a relation of it is read from: its panel shows their sentences
-        papers |= {row["paper"].value for row in _select(store, "index-evidence", {"s": focus, "o": focus},
-                                                          property=_terms(vocab.LINKS))}
-    paper_terms = [ox.NamedNode(p) for p in sorted(papers)]
-    entities = {iri} if focus else set()
-    read = {"index-roles": _select(store, "index-roles", {"p": paper_terms}, property=roles),
-            "index-relations": _select(store, "index-relations", {"s": focus, "o": focus}, property=_terms(vocab.LINKS))}
-    entities |= {row["e"].value for row in read["index-roles"]}
-    for row in read["index-relations"]:
-        entities |= {row["s"].value, row["o"].value}
-    return Scope(paper_terms, [ox.NamedNode(e) for e in sorted(entities)], focus, read)
-
-
-def node_view(store: ox.Store, node: str, iri: str, tables: Tables | None = None) -> dict | None:
-    """The panel of ``node`` (its IRI ``iri``): the view of the whole graph's tables the build kept
-    (``tables``: :func:`kg.query.views.kept_tables`), else the view of the tables of only what the panel
-    reads of the store (:func:`scope_of`), the same view, which a test holds for every node of a graph."""
-    return node_tables(store, node, iri, tables).view(node)
-
-
-def node_tables(store: ox.Store, node: str, iri: str, tables: Tables | None = None) -> Tables:
-    """The tables to read ``node`` (its IRI ``iri``) from: the whole graph's the build kept (``tables``) where
-    they hold it, else the tables of only what its panel reads of the store (:func:`scope_of`), with the
-    base IRI the kept ones carry."""
-    from .tables import graph_tables
-
-    if tables is not None and node in tables.index_of:
-        return tables
-    scoped = graph_tables(load_index(store, texts=True, scope=scope_of(store, node, iri)).graph, statements=True)
-    scoped["base"] = iri[:len(iri) - len(node)]  # an IRI minted here is the graph's base and the node id
-    return Tables(scoped)
-
-
-def _load_texts(store: ox.Store, G: KnowledgeGraph, scope: Scope | None = None) -> None:
+def _load_texts(store: ox.Store, G: KnowledgeGraph) -> None:
     """Add to ``G`` (nodes and edges read by :func:`load_index`) what a panel shows."""
-    papers = scope and {"p": scope.papers}
-    for row in ordered(_select(store, "index-texts", papers), "p"):
+    for row in ordered(_select(store, "index-texts"), "p"):
         paper = vocab.node_of_iri(row["p"].value)
         if paper in G:
             G.nodes[paper].update(paper_id=row["id"].value, abstract=row["abstract"].value, url=value(row["url"]))
-    for row in ordered(_select(store, "index-authors", papers), "p", "author"):
+    for row in ordered(_select(store, "index-authors"), "p", "author"):
         paper = vocab.node_of_iri(row["p"].value)
         if paper in G:
             G.nodes[paper]["authors"].append(row["author"].value)
     sentences: dict[str, str] = {}  # each sentence's text held once, however many mentions it holds
-    # An entity's panel shows the evidence of its own links only; a paper's, of all its links.
-    bound = scope and ({"s": scope.focus, "o": scope.focus} if scope.focus else {"s": scope.papers})
-    evidence = _select(store, "index-evidence", bound, property=_terms(vocab.ROLES + vocab.LINKS))
+    evidence = _select(store, "index-evidence", property=_terms(vocab.ROLES + vocab.LINKS))
     for row in ordered(evidence, "s", "o", "property", "start"):
         subject, other, paper = (vocab.node_of_iri(row[name].value) for name in ("s", "o", "paper"))
         key = row["property"].value.rsplit("#", 1)[-1]
@@ -297,14 +222,14 @@ def _load_texts(store: ox.Store, G: KnowledgeGraph, scope: Scope | None = None) 
         if key in vocab.LINKS:  # a relation's evidence names its paper; a role's is its paper's own
             item["paper"] = G.nodes[paper]["paper_id"]
         G.edges[subject, other, key].setdefault("evidence", []).append(item)
-    for row in ordered(_select(store, "index-definitions", scope and {"e": scope.entities}), "e"):
+    for row in ordered(_select(store, "index-definitions"), "e"):
         entity, paper = vocab.node_of_iri(row["e"].value), vocab.node_of_iri(row["paper"].value)
         if entity in G and paper in G:
             G.nodes[entity]["definition"] = {"text": row["text"].value, "paper": G.nodes[paper]["paper_id"],
                                              "start": int(row["start"].value), "end": int(row["end"].value),
                                              "sentence": row["sentence"].value}
     results = G.results = []
-    for row in ordered(_select(store, "index-results", scope and {"paper": scope.papers}), "paper", "start"):
+    for row in ordered(_select(store, "index-results"), "paper", "start"):
         paper = vocab.node_of_iri(row["paper"].value)
         if paper not in G:
             continue

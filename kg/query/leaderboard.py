@@ -22,13 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import pyoxigraph as ox
-
 from ..errors import KGError
 from ..lexicon import lower_is_better
 from ..strings import counted
 from ..vocab import ACTOR_TYPES, node_of_iri
-from .graph_index import node_tables
 from .lookup import find_entity
 from .views import PROPOSING, Tables
 
@@ -121,20 +118,15 @@ class Board:
         return "\n".join(lines)
 
 
-def leaderboard(store: ox.Store, dataset: str, metric: str | None = None, setting: str | None = None,
-                tables: Tables | None = None) -> Board:
+def leaderboard(tables: Tables, dataset: str, metric: str | None = None, setting: str | None = None) -> Board:
     """The leaderboard of the dataset named ``dataset`` (a label or alias) under ``metric``, by
     default the metric with the most scores on it, in ``setting`` (see :func:`board`), read from the
-    graph's ``tables`` (:func:`kg.query.views.kept_tables`), else from the tables of what the dataset's
-    panel reads of ``store``.
+    graph's ``tables`` (:func:`kg.query.graph_index.read_tables`).
 
     Raises ``KGError`` when no dataset has that name (with close names to try), or when no score
     on it is of ``metric`` (naming those there are).
     """
-    iri = find_entity(store, dataset, type="Dataset")
-    node = node_of_iri(iri)
-    tables = node_tables(store, node, iri, tables)
-    i = tables.index_of[node]
+    i = tables.index_of[node_of_iri(find_entity(tables, dataset, type="Dataset"))]
     return board(tables.t["label"][i], entries_on(tables, i), metric, setting)
 
 

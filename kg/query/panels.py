@@ -1,19 +1,18 @@
 """Answers read from the panels of a graph: a task's papers side by side (``kg compare``) and a
 paper's most similar papers (``kg similar``). They are the views kg serve's pages show
-(:func:`kg.query.graph_index.node_view`), so a command and a page never disagree.
+(:meth:`kg.query.views.Tables.view`, of the graph's tables), so a command and a page never disagree.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from ..errors import KGError
-from ..store import PREFIXES, open_graph
 from ..strings import fold, counted
 from ..vocab import node_of_iri, paper_node
-from . import view
-from .graph_index import node_view
+from .graph_index import read_tables
 from .lookup import check_kind, find_entity, kinds_named
-from .views import kept_tables
+from .views import Tables
 
 
 @dataclass
@@ -47,9 +46,8 @@ class Comparison:
 
 def compare(graph, task: str) -> Comparison:
     """The comparison of the task named ``task`` (a label or alias) in the graph at ``graph``."""
-    store = open_graph(graph)
-    iri = find_entity(store, task, type="Task")
-    return Comparison(node_view(store, node_of_iri(iri), iri, kept_tables(graph)))
+    tables = read_tables(graph)
+    return Comparison(tables.view(node_of_iri(find_entity(tables, task, type="Task"))))
 
 
 @dataclass
@@ -76,31 +74,26 @@ class SimilarPapers:
 
 
 def similar(graph, paper: str) -> SimilarPapers:
-    """The papers most similar to ``paper`` (its id, node id or title, in any case) in the graph at ``graph``.
-    The paper is looked up first, so that a name no paper has is answered before the tables are read."""
-    store = open_graph(graph)
-    node, iri = paper_node_named(store, paper)
-    view = node_view(store, node, iri, kept_tables(graph))
+    """The papers most similar to ``paper`` (its id, node id or title, in any case) in the graph at ``graph``."""
+    tables = read_tables(graph)
+    node = paper_node_named(tables, paper)
+    view = tables.view(node)
     return SimilarPapers(node, view["title"], view["similar"])
 
 
-def paper_node_named(store, paper: str) -> tuple[str, str]:
-    """The node and IRI of the paper whose id, node id or title (in any case) is ``paper``, read from
-    its ids and titles alone."""
-    nodes, titled = {}, []
-    for row in store.query(view("paper-lookup"), prefixes=PREFIXES):
-        node, iri = node_of_iri(row["p"].value), row["p"].value
-        if row["id"] is not None and row["id"].value == paper:
-            return node, iri
-        nodes[node] = iri
-        if row["title"] is not None:
-            titled.append((row["title"].value, node))
+def paper_node_named(tables: Tables, paper: str) -> str:
+    """The node of the paper whose id, node id or title (in any case) is ``paper``."""
+    nodes = tables.ids[tables.first:]
+    for node in nodes:
+        if unquote(node.removeprefix("paper/")) == paper:  # the id paper_node minted the node from
+            return node
     for node in (paper, paper_node(paper)):
-        if node in nodes:
-            return node, nodes[node]
+        if node in tables.index_of and tables.index_of[node] >= tables.first:
+            return node
     wanted = fold(paper)
-    found = sorted(node for title, node in titled if fold(title) == wanted)
+    titles = tables.t["paper_title"]
+    found = sorted(node for node, title in zip(nodes, titles) if title and fold(title) == wanted)
     if not found:
-        check_kind(paper, "paper", kinds_named(store, paper))  # "kg similar GRPO": a method's command is another
+        check_kind(paper, "paper", kinds_named(tables, paper))  # "kg similar GRPO": a method's command is another
         raise KGError(f"No paper has the id or the title {paper!r}.")
-    return found[0], nodes[found[0]]
+    return found[0]

@@ -43,7 +43,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyoxigraph as ox
 from scipy import sparse
 
 from .. import lexicon, vocab
@@ -52,9 +51,7 @@ from ..vocab import node_of_iri
 from ..link.concepts import SALIENCE_THRESHOLD
 from ..keys import is_category, resolution_key
 from .lookup import find_entity
-from . import kg_terms, view, view_with, with_values
 from ..similarity import Vectors
-from ..store import run_query
 from .views import RELATION_FIELDS, Tables
 
 SIBLING_SHARE = 0.5  # of a variant's feature, what two kinds of one concept have
@@ -180,14 +177,7 @@ class RelatedTables:
     salience), each paper's role edges to them (one papers x entities 0/1 matrix per role), and the
     variant and broader links between them (pairs of entity rows).
 
-    Made from the graph's tables the build kept (:meth:`of`: milliseconds), or read from a store
-    (:meth:`read`: every role edge, 2 s at 20,000 papers) for a graph without them; a test holds the two
-    equal.
-
-    >>> import pyoxigraph as ox
-    >>> tables = RelatedTables.read(ox.Store())
-    >>> tables.entities, tables.papers
-    ([], 0)
+    Made from the graph's tables (:meth:`of`: milliseconds).
     """
 
     entities: list[str]  # IRIs, sorted
@@ -201,38 +191,8 @@ class RelatedTables:
     listed: np.ndarray  # (entity, entity, papers): pairs some sentence lists together, and in how many papers
 
     @classmethod
-    def read(cls, store: ox.Store) -> RelatedTables:
-        """The tables of the graph in ``store``."""
-        found = {}
-        for row in run_query(store, view_with("related-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)})):
-            salience = float(row["salience"].value) if row["salience"] else 0.0
-            found[row["e"].value] = (row["label"].value, row["class"].value.rsplit("#", 1)[-1], salience)
-        entities = sorted(found)
-        row_of = {e: i for i, e in enumerate(entities)}
-        # Every paper -> entity edge; the entity's type is read above. (Joining the types in the query
-        # made the engine take nine times as long.)
-        edges = [(row["p"].value, row["property"].value.rsplit("#", 1)[-1], row_of.get(row["e"].value))
-                 for row in run_query(store, view_with("index-roles", property=kg_terms(vocab.ROLES)))]
-        papers = {p: i for i, p in enumerate(sorted({p for p, _, e in edges if e is not None}))}
-        shape = (len(papers), len(entities))
-        roles = {role: _incidence(sorted({(papers[p], e) for p, r, e in edges if r == role and e is not None}), shape)
-                 for role in vocab.ROLES}
-
-        def pairs(name: str, a: str, b: str) -> np.ndarray:
-            found = sorted({(row_of[row[a].value], row_of[row[b].value]) for row in run_query(store, view(name))
-                            if row[a].value in row_of and row[b].value in row_of})
-            return np.array(found, dtype=np.int64).reshape(-1, 2)
-
-        listed = sorted((row_of[row["a"].value], row_of[row["b"].value], int(row["papers"].value))
-                        for row in run_query(store, view("listed-pairs")) if row["a"].value in row_of and row["b"].value in row_of)
-        return cls(entities, [found[e][0] for e in entities], [found[e][1] for e in entities],
-                   np.array([found[e][2] for e in entities], dtype=np.float64), len(papers), roles,
-                   pairs("variants", "variant", "base"), pairs("broader-links", "narrower", "broader"),
-                   np.array(listed, dtype=np.int64).reshape(-1, 3))
-
-    @classmethod
     def of(cls, tables: Tables) -> RelatedTables:
-        """The same tables, made from the graph's tables the build kept (:func:`kg.query.views.kept_tables`)."""
+        """The tables of the graph whose tables (:func:`kg.query.graph_index.read_tables`) are ``tables``."""
         t, ids, first = tables.t, tables.ids, tables.first
         iri = [t["base"] + node for node in ids]
         order = sorted(range(first), key=lambda i: iri[i])
@@ -268,16 +228,15 @@ class RelatedIndex:
     entity's papers (its own and its narrower ones'), and per entity how many of its papers
     address each task or evaluate on each dataset.
 
-    Built from the graph's kept tables (:func:`kg.query.views.kept_tables`) in a few hundred milliseconds at 20,000 papers; each :meth:`related` call
-    then touches only what the query shares with others: candidates come from its papers, its
-    variants and concepts, the inverted lists of its tasks and datasets, and its vector. Without
-    ``tables``, they are read from ``store`` (seconds on a large graph). ``kg serve`` builds the
-    index once, as it warms up; ``kg related`` once per run.
+    Built from the graph's tables (:func:`kg.query.graph_index.read_tables`) in a few hundred milliseconds
+    at 20,000 papers; each :meth:`related` call then touches only what the query shares with others:
+    candidates come from its papers, its variants and concepts, the inverted lists of its tasks and
+    datasets, and its vector. ``kg serve`` builds the index once, as it warms up; ``kg related`` once per run.
     """
 
-    def __init__(self, store: ox.Store, tables: Tables | None = None):
-        self.store = store
-        tables = RelatedTables.of(tables) if tables is not None else RelatedTables.read(store)
+    def __init__(self, graph_tables: Tables):
+        self.graph_tables = graph_tables
+        tables = RelatedTables.of(graph_tables)
         self.rows, self.labels, self.types = tables.entities, tables.labels, tables.types
         self.row = {e: i for i, e in enumerate(self.rows)}
         self.roles = tables.roles
@@ -285,7 +244,6 @@ class RelatedIndex:
         self.listed: dict[int, dict[int, int]] = defaultdict(dict)  # entity -> entity listed with it -> papers
         for a, b, papers in tables.listed.tolist():
             self.listed[a][b] = self.listed[b][a] = papers
-        self._names: dict[int, set[str]] = {}  # entity -> the names it goes by, read for the queries asked
         self.above: dict[int, set[int]] = defaultdict(set)  # entity -> what it varies or is a kind of
         self.below: dict[int, set[int]] = defaultdict(set)  # the inverse of ``above``
         narrower: dict[int, set[int]] = defaultdict(set)
@@ -362,14 +320,11 @@ class RelatedIndex:
 
     def _query(self, name: str) -> tuple[int, set[str]]:
         """The row of the entity named ``name`` (or with that IRI), and every name it goes by."""
-        iri = name if name in self.row else find_entity(self.store, name)
+        iri = name if name in self.row else find_entity(self.graph_tables, name)
         if iri not in self.row:
             raise KGError(f"{name!r} is not an entity of this graph's types ({', '.join(vocab.ENTITY_TYPES)}).")
         query = self.row[iri]
-        if query not in self._names:
-            found = run_query(self.store, with_values(view("entity-names"), "entity", ox.NamedNode(iri)))
-            self._names[query] = {row["name"].value for row in found}
-        return query, {self.labels[query]} | self._names[query]
+        return query, set(self.graph_tables.names(self.graph_tables.index_of[node_of_iri(iri)]))
 
     def answer(self, name: str, *, k: int = 10, type: str = "Method", vectors: Vectors | None = None) -> RelatedAnswer:
         """:meth:`related`, and the variants of the name it did not rank (:meth:`variants`), as
@@ -596,7 +551,7 @@ def _closure(links: dict[int, set[int]], entity: int) -> set[int]:
     return seen
 
 
-def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method",
+def related(tables: Tables, name: str, *, k: int = 10, type: str = "Method",
             min_salience: float = SALIENCE_THRESHOLD, vectors: Vectors | None = None) -> tuple[str, list[Related]]:
     """The ``k`` entities of ``type`` most related to the one named ``name``, best first.
 
@@ -604,4 +559,4 @@ def related(store: ox.Store, name: str, *, k: int = 10, type: str = "Method",
     parts; without them, neither is scored. Returns the query entity's label and the ranked list. To ask
     more than once, load a :class:`RelatedIndex` and call its :meth:`~RelatedIndex.related`.
     """
-    return RelatedIndex(store).related(name, k=k, type=type, min_salience=min_salience, vectors=vectors)
+    return RelatedIndex(tables).related(name, k=k, type=type, min_salience=min_salience, vectors=vectors)

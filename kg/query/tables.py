@@ -84,8 +84,8 @@ def graph_tables(G: nx.MultiDiGraph, *, nodes=None, first=(), budget: int | None
     held = set(G) if nodes is None else set(nodes)
     first = set(first) & held
     degree = dict(G.degree(held))
-    # Ties are broken by what the graph records of a node, not by its links here: a panel read from its
-    # own part of the graph (kg.query.graph_index.node_view) lists a row's entities as the whole graph does.
+    # Ties are broken by what the graph records of a node, not by its links here: a page holding part of
+    # a large graph lists a row's entities as the whole graph's tables do.
     entities = sorted((n for n in held if node_kind(G.nodes[n]) != PAPER),
                       key=lambda n: (-int(G.nodes[n].get("papers") or 0), -int(G.nodes[n].get("reach") or 0), str(n)))
     papers = sorted((n for n in held if node_kind(G.nodes[n]) == PAPER),
@@ -121,16 +121,23 @@ def store_answers(store) -> dict:
             "examples": {name: example.choices(store, ranked=ranked) for name, example in examples().items()}}
 
 
-def write_tables(G: nx.MultiDiGraph, path, *, base: str, topics: list | None = None,
-                 triples: int | None = None, examples: dict | None = None) -> None:
-    """Write the whole graph's tables (:func:`graph_tables`) to ``path`` as JSON: the file ``kg build``
-    keeps beside a graph (``NAME.tables.json``) for every panel ``kg serve`` and the commands show, and
-    for the index they look nodes up in (:func:`kg.query.graph_index.index_from_tables`). Beside the
-    page's columns it holds what the index reads and the page does not: the layout's version
-    (:data:`kg.query.views.TABLES_FORMAT`), the base IRI, each entity's salience as the store holds it, each paper's title.
+def write_tables(G: nx.MultiDiGraph, path, **columns) -> None:
+    """Write the whole graph's tables (:func:`whole_tables`) to ``path`` as JSON: the file ``kg build``
+    keeps beside a graph (``NAME.tables.json``), which every answer reads (:func:`kg.query.graph_index.read_tables`)."""
+    with open(path, "w", encoding="utf-8") as file:
+        json.dump(whole_tables(G, **columns), file, ensure_ascii=False, separators=(",", ":"))
 
-    It also holds what ``kg serve`` shows first, which would otherwise be worked out again each time
-    it starts (seconds at 20,000 papers): the map of the field, ``topics``
+
+def whole_tables(G: nx.MultiDiGraph, *, base: str, topics: list | None = None,
+                 triples: int | None = None, examples: dict | None = None) -> dict:
+    """The whole graph's tables (:func:`graph_tables`) with every statement behind its edges, as every
+    panel, command and the index (:func:`kg.query.graph_index.index_from_tables`) read them. Beside the
+    page's columns they hold what the index reads and the page does not: the layout's version
+    (:data:`kg.query.views.TABLES_FORMAT`), the base IRI, each entity's salience as the store holds it,
+    each paper's title.
+
+    ``kg build`` also keeps in them what ``kg serve`` shows first, which would otherwise be worked out
+    again each time it starts (seconds at 20,000 papers): the map of the field, ``topics``
     (:func:`kg.viz.overview.field_map`), and what the graph's SPARQL store answers of it
     (:func:`store_answers`)."""
     from ..write.triples import decimal_literal
@@ -147,8 +154,7 @@ def write_tables(G: nx.MultiDiGraph, path, *, base: str, topics: list | None = N
         tables["map"] = [topic.as_json() for topic in topics]
     if triples is not None:
         tables["triples"], tables["examples"] = triples, examples
-    with open(path, "w", encoding="utf-8") as file:
-        json.dump(tables, file, ensure_ascii=False, separators=(",", ":"))
+    return tables
 
 
 def _core_tables(G: nx.MultiDiGraph, entities: list, papers: list, *, whole: bool,

@@ -111,6 +111,30 @@ class Tables:
         self.lower, self.higher = set(t["lower_is_better"]), set(t["higher_is_better"])
         self._chars: dict[int, list[str]] = {}
         self._statements: dict[int, list[tuple[int, int]]] | None = None
+        self._named: dict = {}  # how names are keyed -> key -> entities (kg.query.lookup), made when first asked
+
+    def iri(self, i: int) -> str:
+        """The IRI of node ``i``."""
+        return self.t["base"] + self.ids[i]
+
+    def names(self, i: int) -> list[str]:
+        """Every name entity ``i`` goes by: its label, then its aliases."""
+        return list(dict.fromkeys([self.t["label"][i], *(self.t["aliases"][i] or ())]))
+
+    def named(self, key: str, keyed=str.lower) -> list[int]:
+        """The entities one of whose names ``keyed`` makes ``key`` (:func:`kg.query.lookup.find_entity`)."""
+        found = self._named.get(keyed)
+        if found is None:
+            found = self._named[keyed] = {}
+            for i in range(self.first):
+                for name in self.names(i):
+                    found.setdefault(keyed(name), []).append(i)
+        return found.get(key, [])
+
+    def name_keys(self, keyed=str.lower) -> list[str]:
+        """Every key ``keyed`` makes of a name (:meth:`named`)."""
+        self.named("", keyed)
+        return list(self._named[keyed])
 
     @classmethod
     def read(cls, kept: Kept) -> Tables:

@@ -22,8 +22,8 @@ Its parts, each readable on its own:
 
 - :mod:`.pool`: the worker processes that answer client SPARQL (and kg.query.related)
   within a time limit and a memory cap, with a spare for short queries;
-- :mod:`.search`: search and neighbourhoods over the index (:mod:`kg.query.graph_index`, the store as a light networkx graph);
-- :mod:`.pages`: the data of each page: a node's panel read by :mod:`kg.query.views` from the tables the offline page holds;
+- :mod:`.search`: search and neighbourhoods over the index (:mod:`kg.query.graph_index`, the graph's tables as a light networkx graph);
+- :mod:`.pages`: the data of each page: a node's panel read by :mod:`kg.query.views` from the graph's tables, as the offline page reads its own;
 - :mod:`.protocol`: a ``/sparql`` request read as the SPARQL 1.1 Protocol's query operation;
 - :mod:`.app`: the WSGI application and its routes;
 - :mod:`.server`: the threads and sockets around it, from :func:`start` to ``stop``.
@@ -36,7 +36,7 @@ import importlib
 _EXPORTS = {
     **dict.fromkeys(["App", "get", "make_app"], ".app"),
     **dict.fromkeys(["Running", "start"], ".server"),
-    **dict.fromkeys(["GraphIndex", "load_index"], "..query.graph_index"),
+    **dict.fromkeys(["GraphIndex", "read_tables"], "..query.graph_index"),
     **dict.fromkeys(["HTTPError", "QueryPool", "QueryTimeout", "ServerBusy", "oxigraph_engine", "query_within",
                      "result_reply"], ".pool"),
     **dict.fromkeys(["entity_view", "paper_view", "segments"], ".pages"),

@@ -30,7 +30,7 @@ from ..viz import render
 from ..viz.overview import Topic
 from ..store import PREFIXES, STORE_SUFFIX, fill_store, graph_file, graph_stem, store_dir
 from ..vocab import NODE_KINDS
-from ..query.graph_index import GraphIndex, graph_index
+from ..query.graph_index import GraphIndex, index_from_tables, read_tables
 from .search import neighbourhood, ranks, search
 from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph_engine
 from .protocol import read_query
@@ -107,9 +107,11 @@ class App:
         server through a DNS name of its own rebound to this computer's address.
     sparql : str, optional, keyword-only
         A SPARQL server's query endpoint that ``kg publish`` loaded the graph into:
-        every page, view and query then reads the current build there, named by
-        ``graph``'s file name, instead of the embedded store. The vectors beside
-        ``graph``, when there, still serve search by meaning.
+        every query then reads the current build there, named by ``graph``'s file
+        name, instead of the embedded store; the pages read the tables kept beside
+        ``graph`` where they are, else tables made once of the server's store
+        (:func:`kg.query.graph_index.read_tables`). The vectors beside ``graph``,
+        when there, still serve search by meaning.
 
     Examples
     --------
@@ -178,7 +180,7 @@ class App:
     def index(self) -> GraphIndex:
         with self._index_lock:
             if self._index is None:
-                self._index = graph_index(self.graph, graph_vectors(self.graph))
+                self._index = index_from_tables(read_tables(self.graph, self.store), graph_vectors(self.graph))
             return self._index
 
     def warm_up(self) -> None:
@@ -392,10 +394,9 @@ class App:
     # ------------------------------------------------------------------ views
 
     def _kept(self, key: str):
-        """What the build kept under ``key`` in the graph's tables (:func:`kg.query.tables.write_tables`), None
-        where it kept no tables or nothing under ``key``: what the store answers then is worked out anew."""
-        tables = self.index().tables
-        return tables.t.get(key) if tables is not None else None
+        """What the build kept under ``key`` in the graph's tables (:func:`kg.query.tables.whole_tables`), None
+        where it kept nothing under ``key`` (tables made from a store): it is then worked out anew."""
+        return self.index().tables.t.get(key)
 
     def explorer_page(self) -> bytes:
         index = self.index()
@@ -457,9 +458,9 @@ class App:
         is_json = raw.endswith(".json") and (index.find(raw[:-5]) is not None or index.find(raw) is None)
         node = self._node(raw[:-5] if is_json else raw)
         if node.startswith("paper/"):
-            view = paper_view(self.store, index, node)
+            view = paper_view(index, node)
         else:
-            view = entity_view(self.store, index, node)
+            view = entity_view(index, node)
             if with_related:  # the explorer's panel loads them apart, as they may take seconds
                 view.update(self.related_view(node))
         if is_json:
@@ -468,8 +469,8 @@ class App:
 
     def related_view(self, node: str) -> dict:
         """The methods :meth:`kg.query.related.RelatedIndex.related` ranks for this entity, each with its
-        node id. The index is read from the store once, as the server warms up (seconds on a large
-        graph); each answer then takes tens of milliseconds, and is kept."""
+        node id. The index is made of the graph's tables once, as the server warms up; each answer then
+        takes tens of milliseconds, and is kept."""
         if node not in self._answers:
             index = self.index()
             related = self.related_index()
@@ -487,7 +488,7 @@ class App:
 
         with self._related_lock:
             if self._related is None:
-                self._related = RelatedIndex(self.store, self.index().tables)
+                self._related = RelatedIndex(self.index().tables)
             return self._related
 
     def neighbourhood_view(self, raw: str, hops: str) -> dict:

@@ -2,9 +2,8 @@
 
 Each HTML page renders one of these and its JSON twin is the same dict, so the two cannot
 disagree. An entity's and a paper's view is read by :class:`kg.query.views.Tables` from the tables
-(:func:`kg.query.tables.graph_tables`) of what the panel reads (:func:`kg.query.graph_index.node_view`),
-the tables the offline page embeds and reads the same way (``viz/explorer/tables.js`` and
-``views.js``), so that a panel is the same served and offline; the server adds only what needs it: the node's IRI, the SPARQL query behind the panel and
+(:func:`kg.query.tables.graph_tables`) of the whole graph (:func:`kg.query.graph_index.read_tables`),
+as the offline page reads those it embeds (``viz/explorer/tables.js`` and ``views.js``), so that a panel is the same served and offline; the server adds only what needs it: the node's IRI, the SPARQL query behind the panel and
 the pages' URLs. Lists come from the index.
 """
 from __future__ import annotations
@@ -15,7 +14,7 @@ from urllib.parse import urlencode
 import pyoxigraph as ox
 
 from .. import vocab
-from ..query.graph_index import GraphIndex, node_view
+from ..query.graph_index import GraphIndex
 from ..query import examples, kept_values, kg_terms, view, view_with, with_values
 
 _reading = threading.Lock()  # guards the panels kept with the index
@@ -40,15 +39,15 @@ def example_queries(store: ox.Store | None = None, kept: dict | None = None) -> 
     return shipped
 
 
-def panel(store: ox.Store, index: GraphIndex, node: str) -> dict:
-    """The panel of ``node`` (:func:`kg.query.graph_index.node_view`, from the tables the build kept
-    where it kept them), the last :data:`KEPT_PANELS` kept with ``index``."""
+def panel(index: GraphIndex, node: str) -> dict:
+    """The panel of ``node`` (:meth:`kg.query.views.Tables.view` of the graph's tables), the last
+    :data:`KEPT_PANELS` kept with ``index``."""
     with _reading:
         found = index.panels.pop(node, None)
         if found is not None:
             index.panels[node] = found  # the most recent last
             return found
-    found = node_view(store, node, index.iri[node], index.tables)
+    found = index.tables.view(node)
     with _reading:
         index.panels[node] = found
         while len(index.panels) > KEPT_PANELS:
@@ -56,20 +55,20 @@ def panel(store: ox.Store, index: GraphIndex, node: str) -> dict:
     return found
 
 
-def entity_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
+def entity_view(index: GraphIndex, node: str) -> dict:
     """An entity's panel (:meth:`kg.query.views.Tables.entity_view`) with its IRI, its page's URLs and
     the SPARQL query listing its evidence."""
     iri = ox.NamedNode(index.iri[node])
     query = with_values(view("panel-evidence"), "entity", iri)
-    return {**panel(store, index, node), "iri": iri.value, "sparql": query, "urls": urls(node, query)}
+    return {**panel(index, node), "iri": iri.value, "sparql": query, "urls": urls(node, query)}
 
 
-def paper_view(store: ox.Store, index: GraphIndex, node: str) -> dict:
+def paper_view(index: GraphIndex, node: str) -> dict:
     """A paper's panel (:meth:`kg.query.views.Tables.paper_view`) with its IRI, its page's URLs and the
     SPARQL query listing its mentions."""
     iri = ox.NamedNode(index.iri[node])
     query = with_values(view_with("paper-mentions", **{"class": kg_terms(vocab.ENTITY_TYPES)}), "paper", iri)
-    return {**panel(store, index, node), "iri": iri.value, "sparql": query, "urls": urls(node, query)}
+    return {**panel(index, node), "iri": iri.value, "sparql": query, "urls": urls(node, query)}
 
 
 def urls(node: str, query: str | None = None) -> dict:
