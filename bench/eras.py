@@ -67,7 +67,7 @@ from kg.keys import resolution_key  # noqa: E402
 from kg.errors import KGError  # noqa: E402
 from kg.query.leaderboard import leaderboard  # noqa: E402
 from kg.query.lookup import find_entity  # noqa: E402
-from kg.query.graph_index import index_from_tables, read_tables  # noqa: E402
+from kg.query.graph_index import index_graph, read_tables  # noqa: E402
 from kg.store import open_graph  # noqa: E402
 
 PARTS = ("tuned", "held out")
@@ -178,7 +178,7 @@ def leaderboard_figures(store, judged: list[dict], read: set[str] | None, tally:
 def whole_tables(graph):
     """The graph at ``graph`` as its index, and its tables: every task's view at once."""
     tables = read_tables(graph)
-    return index_from_tables(tables).graph, tables
+    return index_graph(tables), tables
 
 
 def compare_figures(tables, judged: list[dict], read: set[str] | None, tally: Tally) -> None:

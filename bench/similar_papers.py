@@ -23,7 +23,7 @@ from collections import Counter
 import numpy as np
 
 from kg.link import similar
-from kg.query.graph_index import load_index
+from kg.query.graph_index import load_graph
 from kg.store import open_graph
 from kg.text import clean
 
@@ -94,7 +94,7 @@ def scores(G, labels_of, title):
 
 
 def main(graph, *files):
-    G = load_index(open_graph(graph), texts=True).graph
+    G = load_graph(open_graph(graph), texts=True)
     keywords = keywords_by_id(files)
     labels_of = lambda p: keywords.get(G.nodes[p]["paper_id"], set())  # noqa: E731
     scores(G, labels_of, "All papers")

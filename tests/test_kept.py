@@ -19,13 +19,14 @@ import pytest
 from kg import serve
 from kg.kept import Kept, sign_store, write_manifest
 from kg.query import graph_index
-from kg.query.graph_index import index_from_tables, load_index, read_tables, store_tables
+from kg.query.graph_index import GraphIndex, index_graph, load_graph, read_tables, store_tables
 from kg.query.explain import evidence_of
 from kg.query.leaderboard import leaderboard
 from kg.query.panels import compare
 from kg.query.related import RelatedIndex, RelatedTables
 from kg.query.views import kept_tables
 from kg.similarity import graph_vectors
+from kg.strings import fold
 from kg.store import PREFIXES, TABLES_SUFFIX, VECTORS_SUFFIX, open_graph, store_dir
 from support import FIXTURES, build
 
@@ -78,12 +79,22 @@ def test_every_panel_of_the_kept_tables_is_the_view_the_store_gives(both, name):
 @pytest.mark.parametrize("name", ["sample", "hostile"])
 def test_the_index_made_from_the_kept_tables_is_the_one_the_store_gives(graphs, name):
     """Search, neighbourhoods, the served page and the exports read this index: node for node, edge for
-    edge, in the same order and with the same attributes, names and IRIs."""
+    edge, in the same order and with the same attributes, names and IRIs; and what the server counts
+    and finds without the graph is what the graph holds."""
     stem = graphs[name]
-    from_store, from_tables = load_index(open_graph(stem)), index_from_tables(kept_tables(stem))
-    assert list(from_tables.graph.nodes(data=True)) == list(from_store.graph.nodes(data=True))
-    assert list(from_tables.graph.edges(keys=True, data=True)) == list(from_store.graph.edges(keys=True, data=True))
-    assert (from_tables.iri, from_tables.names, from_tables.by_label) == (from_store.iri, from_store.names, from_store.by_label)
+    tables = kept_tables(stem)
+    from_store, from_tables = load_graph(open_graph(stem)), index_graph(tables)
+    assert list(from_tables.nodes(data=True)) == list(from_store.nodes(data=True))
+    assert list(from_tables.edges(keys=True, data=True)) == list(from_store.edges(keys=True, data=True))
+    assert from_tables.graph["base"] == from_store.graph["base"] == tables.t["base"]
+    index, made = GraphIndex(tables), GraphIndex(store_tables(open_graph(stem)))
+    assert (index.iri, index.names, index.by_label) == (made.iri, made.names, made.by_label)
+    assert list(index.iri) == list(from_store) and tables.edges() == from_store.number_of_edges()
+    for node, data in from_store.nodes(data=True):
+        assert index.node(node) == (data["label"], data["kind"], data.get("papers", 0)), node
+        names = [data.get("title") or data["label"], *data.get("aliases", ())]
+        assert [(f, n) for f, n, found in index.names if found == node] == [(f, n) for f, n, _ in [
+            (fold(name), name, node) for name in dict.fromkeys(names) if name]], node
 
 
 @pytest.mark.parametrize("name", ["sample", "hostile"])
@@ -138,6 +149,22 @@ def test_what_kg_related_ranks_from_the_kept_tables_is_what_it_reads_of_the_stor
         assert np.array_equal(getattr(kept, links), getattr(stored, links)), links
 
 
+@pytest.mark.parametrize("name", ["sample", "hostile"])
+def test_the_served_map_page_made_of_the_tables_is_the_one_the_graph_gives(both, name):
+    """kg serve's first page opens on the map, made of the tables alone (no graph to make first): byte
+    for byte the page the graph gives, whichever entities the map draws."""
+    from kg.viz.overview import Topic
+    from kg.viz.render import render_page, served_map_page
+
+    tables = both[name][0]
+    entities = tables.ids[:tables.first]
+    topics = [Topic("topic/1", "first", 3, tuple((e, 2) for e in entities[::2])),
+              Topic("topic/2", "second", 2, tuple((e, 1) for e in entities[1::3]))]
+    page = served_map_page(tables, topics, title=name)
+    assert page == render_page(index_graph(tables), title=name, max_nodes=5, served=True, topics=topics)
+    assert '"links_total":[' in page and '"of_nodes":' in page
+
+
 def test_the_server_and_kg_compare_answer_from_the_kept_tables(graphs, monkeypatch):
     stem = graphs["sample"]
     tables = kept_tables(stem)
@@ -146,10 +173,16 @@ def test_the_server_and_kg_compare_answer_from_the_kept_tables(graphs, monkeypat
     monkeypatch.setattr(graph_index, "store_tables", lambda *args: pytest.fail("the store was read for the tables"))
     monkeypatch.setattr(graph_index, "_select", lambda *args, **kinds: pytest.fail("the store was read for the index"))
     assert compare(stem, expected["label"]).view == expected
+    # A panel, a search and the graph's summary need no networkx graph: the server answers them as it starts.
+    monkeypatch.setattr(graph_index, "index_graph", lambda *args: pytest.fail("the graph was made for a first page"))
     app = serve.make_app(stem, timeout=10)
     try:
         status, _, body = serve.get(app, f"/entity/{task}.json?related=0")
         assert status == 200 and json.loads(body)["papers"] == expected["papers"]
+        status, _, body = serve.get(app, "/search.json?q=grpo")
+        assert status == 200 and "GRPO" in [found["label"] for found in json.loads(body)["results"]]
+        status, _, body = serve.get(app, "/index.json")
+        assert status == 200 and json.loads(body)["nodes"]["Paper"] == len(tables.ids) - tables.first
     finally:
         app.close()
 

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from kg.cli import main
 from kg.store import open_graph, run_query
-from kg.query.graph_index import graph_index, load_index
+from kg.query.graph_index import GraphIndex, graph_index, store_tables
 from kg.query.trends import trends
 
 from support import FIXTURES
@@ -67,7 +67,7 @@ def test_a_setting_that_names_no_input_file_or_no_known_key_stops_the_build_with
 def test_trends_from_the_kept_tables_equal_those_from_the_store(two_years):
     for by in ("year", "venue"):
         kept = trends(graph_index(two_years), by=by, min_papers=1, top=100)
-        stored = trends(load_index(open_graph(two_years)), by=by, min_papers=1, top=100)
+        stored = trends(GraphIndex(store_tables(open_graph(two_years))), by=by, min_papers=1, top=100)
         assert kept.as_json() == stored.as_json() and kept.rising
 
 

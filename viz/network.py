@@ -72,13 +72,14 @@ def vis_network(H: nx.MultiDiGraph, positions: dict | None, title: str, *, kinds
     return net
 
 
-def drawing_meta(G: nx.MultiDiGraph, H: nx.MultiDiGraph) -> dict:
+def drawing_meta(H: nx.MultiDiGraph, kinds: list[str]) -> dict:
     """How the page draws what it adds itself: the legend (the kinds ``H`` draws, with counts),
-    every kind of ``G``'s colour, the physics of a neighbourhood it lays out, and node sizes."""
+    the colour of each of ``kinds`` (the whole graph's, :func:`kinds_of`), the physics of a
+    neighbourhood it lays out, and node sizes."""
     counts = Counter(node_kind(data) for _, data in H.nodes(data=True))
     legend = [{"name": kind, "colour": KIND_COLOURS.get(kind, OTHER_COLOUR), "count": counts[kind]}
               for kind in kinds_of(H)]
-    colours = {kind: KIND_COLOURS.get(kind, OTHER_COLOUR) for kind in kinds_of(G)}
+    colours = {kind: KIND_COLOURS.get(kind, OTHER_COLOUR) for kind in kinds}
     return {"kinds": legend, "colours": colours, "physics": PHYSICS, "paper_size": PAPER_SIZE,
             "label_limit": LABEL_LIMIT, "label_font": LABEL_FONT, "dot_size": DOT_SIZE, "label_gap": LABEL_GAP,
             "min_label_px": MIN_LABEL_PX, "symmetric": sorted(SYMMETRIC_RELATIONS)}

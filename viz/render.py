@@ -38,7 +38,7 @@ from markupsafe import Markup
 
 from kg.files import replacing
 from kg.query.tables import escaped_json, graph_tables, json_size
-from kg.query.views import limits
+from kg.query.views import Tables, limits
 
 from .layout import induced, layout
 from .network import drawing_meta, kinds_of, vis_network
@@ -156,23 +156,43 @@ def render_page(G: nx.MultiDiGraph, *, title: str = "kg", max_nodes: int = 400, 
     else:  # the page draws the map itself (viz/explorer/map.js); it holds each topic's members
         H = induced(G, {entity for topic in topics for entity, _ in topic.members})
         net = vis_network(nx.MultiDiGraph(), None, title, kinds=kinds_of(G))
-    env = _environment()
-    env.globals.update(total_nodes=G.number_of_nodes(), hidden_nodes=G.number_of_nodes() - H.number_of_nodes(),
-                       topics=len(topics), **_assets(served=served))
-    net.templateEnv, net.path = env, "explorer.html"
-
-    def page(tables: dict) -> str:
-        explorer = _explorer_data(G, H, tables)
-        explorer["meta"]["served"] = served
-        explorer["map"] = [topic.as_json() for topic in topics]
-        env.globals.update(explorer=explorer, holds=tables["holds"])
-        return net.generate_html()
-
+    page = _page(net, H, kinds_of(G), G.number_of_nodes(), topics, served=served)
     if served:
         return page(graph_tables(G, nodes=H))
     empty = graph_tables(G, nodes=())  # the page around its tables, measured once
     around = len(page(empty).encode("utf-8")) - json_size(empty)
     return page(graph_tables(G, first=H, budget=max_bytes - around))
+
+
+def served_map_page(tables: Tables, topics: list[Topic], *, title: str = "kg") -> str:
+    """The page :func:`render_page` serves (``served``) of the graph whose ``tables`` are given
+    (:func:`kg.query.graph_index.read_tables`) where it opens on the map of ``topics`` (two or more, and
+    more nodes than it draws), made of the tables alone: ``kg serve``'s first page, with no graph to
+    make first. A test holds the two pages equal."""
+    from kg.query.graph_index import index_graph, part_tables
+
+    members = {entity for topic in topics for entity, _ in topic.members}
+    H = induced(index_graph(tables, members), members)
+    net = vis_network(nx.MultiDiGraph(), None, title, kinds=tables.t["kinds"])
+    return _page(net, H, tables.t["kinds"], len(tables.ids), topics, served=True)(part_tables(tables, H))
+
+
+def _page(net, H: nx.MultiDiGraph, kinds: list[str], total: int, topics: list[Topic], *, served: bool):
+    """The page of ``net`` around the tables it is given: ``H`` what it draws first, ``kinds`` the
+    whole graph's (its legend's colours), ``total`` its nodes."""
+    env = _environment()
+    env.globals.update(total_nodes=total, hidden_nodes=total - H.number_of_nodes(), topics=len(topics),
+                       **_assets(served=served))
+    net.templateEnv, net.path = env, "explorer.html"
+
+    def page(tables: dict) -> str:
+        explorer = {"tables": tables, "meta": {**drawing_meta(H, kinds), **limits()}}
+        explorer["meta"]["served"] = served
+        explorer["map"] = [topic.as_json() for topic in topics]
+        env.globals.update(explorer=explorer, holds=tables["holds"])
+        return net.generate_html()
+
+    return page
 
 
 def subgraph_data(G: nx.MultiDiGraph, nodes, *, title: str = "kg") -> dict:
@@ -190,14 +210,7 @@ def subgraph_data(G: nx.MultiDiGraph, nodes, *, title: str = "kg") -> dict:
     H = induced(G, nodes)
     net = vis_network(H, layout(H) if len(H) else None, title, kinds=kinds_of(G))
     return {"nodes": net.nodes, "edges": net.edges, "options": net.options,
-            "explorer": _explorer_data(G, H, graph_tables(G, nodes=H))}
-
-
-def _explorer_data(G: nx.MultiDiGraph, H: nx.MultiDiGraph, tables: dict) -> dict:
-    """What the page needs besides vis-network's nodes and edges: the tables of the graph it holds,
-    how to draw what it adds (:func:`kg.viz.network.drawing_meta`: the legend, every kind's colour,
-    the physics of the neighbourhoods it lays out itself), and the limits of :mod:`kg.query.views`."""
-    return {"tables": tables, "meta": {**drawing_meta(G, H), **limits()}}
+            "explorer": {"tables": graph_tables(G, nodes=H), "meta": {**drawing_meta(H, kinds_of(G)), **limits()}}}
 
 
 def script_json(value) -> Markup:

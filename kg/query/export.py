@@ -3,7 +3,7 @@ the CSV files Neo4j imports.
 
 Nodes are the graph's papers and entities, edges its paper -> entity roles, its entity ->
 entity relations and its concept hierarchy (``broader``), read as ``kg serve`` reads them (from the
-tables the build kept, :func:`kg.query.graph_index.index_from_tables`, else from the store): a tool
+graph's tables, :func:`kg.query.graph_index.index_graph`): a tool
 shows what the explorer shows. Every
 attribute is a typed column: ``kind``, ``label``, ``aliases`` (joined by `` | ``), ``papers``,
 ``reach`` and ``salience`` for entities; ``kind``, ``label``, ``title``, ``venue``, ``year``,

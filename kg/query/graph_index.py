@@ -1,17 +1,17 @@
-"""Every answer's one source: the graph's tables (:func:`read_tables`), and the index made of them,
-a networkx graph for the explorer, search, neighbourhoods, the server's views, trends and the
-exports (:func:`index_from_tables`).
+"""Every answer's one source: the graph's tables (:func:`read_tables`); the index the server looks
+nodes up in and searches, made of them (:class:`GraphIndex`); and the graph as networkx, made of them
+too, for the explorer's drawings, trends and the exports (:func:`index_graph`).
 
 The tables are those the build kept beside the graph. A graph whose build kept none (an RDF file
 alone, or a store a SPARQL server holds) has them made once from its store (:func:`store_tables`):
-the whole graph read as :func:`kg.link.graph.build_graph` holds it (:func:`load_index` with
+the whole graph read as :func:`kg.link.graph.build_graph` holds it (:func:`load_graph` with
 ``texts``), then written as the build writes them, which a test holds equal to those the build kept.
 Node ids are the ids :mod:`kg.vocab` mints (``method/group-relative-policy-optimization``,
 ``paper/abc``), the same as in a built graph and its offline page.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import threading
 
 import pyoxigraph as ox
 
@@ -24,28 +24,69 @@ from ..strings import fold, js_order
 from .views import RELATION_FIELDS, SIMILAR_FIELDS, Tables, kept_tables
 
 
-@dataclass
 class GraphIndex:
-    """The nodes and role edges of a graph; nodes carry the attributes
-    :func:`kg.viz.render.render_html` reads (papers' abstracts only when loaded with ``texts``)."""
+    """What the server looks nodes up in, made of the graph's ``tables`` (:func:`read_tables`): each
+    node's IRI (``iri``) and the entities by kind and label (``by_label``), in the order of the nodes'
+    IRIs; made on first use, the names search finds each node by (``names``) and the graph as networkx
+    (``graph``: its nodes, role edges and links, with the attributes :func:`kg.viz.render.render_html`
+    reads), which only the explorer's drawings, trends and the exports need."""
 
-    graph: KnowledgeGraph
-    iri: dict[str, str]  # node id -> IRI
-    names: list[tuple[str, str, str]] = field(default_factory=list)  # (folded name, name, node id)
-    ranks: list[tuple] = field(default_factory=list)  # per name, what search ranks it by (kg.serve.search.ranks)
-    by_label: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, label) -> node id
-    vectors: Vectors | None = None  # the entities' vectors (kg.similarity), for search by meaning
-    panels: dict = field(default_factory=dict)  # node id -> its panel, the last few read (kg.serve.pages)
-    tables: Tables | None = None  # the whole graph's tables the build kept, every panel's source
+    def __init__(self, tables: Tables, vectors: Vectors | None = None):
+        self.tables = tables
+        self.vectors = vectors  # the entities' vectors (kg.similarity), for search by meaning
+        self.panels: dict = {}  # node id -> its panel, the last few read (kg.serve.pages)
+        self.ranks: list[tuple] = []  # per name, what search ranks it by (kg.serve.search.ranks)
+        self._graph: KnowledgeGraph | None = None
+        self._names: list[tuple[str, str, str]] | None = None
+        self._making, self._naming = threading.Lock(), threading.Lock()  # one each: search need not wait for the graph
+        t, ids, first = tables.t, tables.ids, tables.first
+        self.iri = {ids[i]: t["base"] + ids[i] for i in _in_iri_order(tables)}  # node id -> IRI
+        self.by_label: dict[tuple[str, str], str] = {}  # (kind, label) -> node id
+        for node in self.iri:
+            i = tables.index_of[node]
+            if i < first:
+                self.by_label.setdefault((t["kinds"][t["kind"][i]], t["label"][i]), node)
+
+    @property
+    def names(self) -> list[tuple[str, str, str]]:
+        """``(folded name, name, node id)`` for every name search finds a node by: a paper's title, else its
+        label; an entity's label and aliases."""
+        with self._naming:
+            if self._names is None:
+                t, first, names = self.tables.t, self.tables.first, []
+                for node in self.iri:
+                    i = self.tables.index_of[node]
+                    said = [t["label"][i], *sorted(t["aliases"][i] or ())] if i < first else \
+                        [t["paper_title"][i - first] or t["label"][i]]
+                    names += [(fold(name), name, node) for name in dict.fromkeys(said) if name]
+                self._names = names
+            return self._names
+
+    @property
+    def graph(self) -> KnowledgeGraph:
+        """The graph as networkx (:func:`index_graph`), made on first use."""
+        with self._making:
+            if self._graph is None:
+                self._graph = index_graph(self.tables)
+            return self._graph
+
+    def node(self, node: str) -> tuple[str, str, int]:
+        """A node's label, kind and papers (none for a paper), as search lists it."""
+        t, i = self.tables.t, self.tables.index_of[node]
+        if i >= self.tables.first:
+            return t["label"][i], "Paper", 0
+        return t["label"][i], t["kinds"][t["kind"][i]], t["papers"][i]
 
     def find(self, raw: str) -> str | None:
         """The node a URL path names: its id (as minted, or percent-decoded once), else, for
         people typing URLs, ``TYPE/NAME`` with a label or alias (case ignored; the entity most
         papers mention wins); None when nothing matches.
 
+        >>> from kg.query.tables import whole_tables
         >>> G = KnowledgeGraph()
-        >>> G.add_node("method/group-relative-policy-optimization", kind="Method", papers=2)
-        >>> index = GraphIndex(G, {}, names=[("grpo", "GRPO", "method/group-relative-policy-optimization")])
+        >>> G.add_node("method/group-relative-policy-optimization", kind="Method", label="Group Relative Policy Optimization",
+        ...            aliases=["GRPO"], papers=2)
+        >>> index = GraphIndex(Tables(whole_tables(G, base="https://example.org/")))
         >>> index.find("method/grpo"), index.find("task/grpo")
         ('method/group-relative-policy-optimization', None)
         """
@@ -56,13 +97,21 @@ class GraphIndex:
         except UnicodeDecodeError:
             decoded = raw
         for candidate in (raw, decoded):
-            if candidate in self.graph:
+            if candidate in self.iri:
                 return candidate
         kind, _, name = decoded.partition("/")
         wanted = fold(name)
-        matches = [node for folded, _, node in self.names
-                   if folded == wanted and self.graph.nodes[node]["kind"].lower() == kind]
-        return min(matches, key=lambda n: (-self.graph.nodes[n].get("papers", 0), js_order(n)), default=None)
+        matches = [node for folded, _, node in self.names if folded == wanted and self.node(node)[1].lower() == kind]
+        return min(matches, key=lambda n: (-self.node(n)[2], js_order(n)), default=None)
+
+
+def _in_iri_order(tables: Tables, held: set[int] | None = None) -> list[int]:
+    """The nodes of ``tables`` (those ``held``, if given), the entities then the papers, each in the
+    order of their IRIs."""
+    base, ids, first = tables.t["base"], tables.ids, tables.first
+    nodes = range(len(ids)) if held is None else held
+    return sorted((i for i in nodes if i < first), key=lambda i: base + ids[i]) + \
+        sorted((j for j in nodes if j >= first), key=lambda j: base + ids[j])
 
 
 def _terms(names) -> list:
@@ -70,31 +119,30 @@ def _terms(names) -> list:
     return [ox.NamedNode(str(vocab.link_iri(name) if name in vocab.LINKS else vocab.role_iri(name))) for name in names]
 
 
-def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool = False) -> GraphIndex:
-    """Read the nodes, names, role edges and links (relations and the hierarchy, with their
-    support) of the graph in ``store``; ``vectors`` (:func:`kg.similarity.graph_vectors`) let
-    search find entities by meaning. With ``texts``, also read papers' abstracts, authors (in
-    name order: RDF keeps no other) and URLs, every edge's evidence and the results
-    (``G.results``), as :func:`kg.link.graph.build_graph` holds them.
+def load_graph(store: ox.Store, *, texts: bool = False) -> KnowledgeGraph:
+    """Read the nodes, role edges and links (relations and the hierarchy, with their support) of the
+    graph in ``store``, as :func:`index_graph` makes them of its tables; the IRIs' base in
+    ``G.graph["base"]``. With ``texts``, also read papers' abstracts, authors (in name order: RDF keeps
+    no other) and URLs, every edge's evidence and the results (``G.results``), as
+    :func:`kg.link.graph.build_graph` holds them.
 
-    Rows are taken in the order of their values, not the engine's: the index, and every page
-    laid out from it, are the same from the embedded store and from a SPARQL server."""
-    G, iris = KnowledgeGraph(), {}
-    index = GraphIndex(G, iris, vectors=vectors)
+    Rows are taken in the order of their values, not the engine's: the graph is the same from the
+    embedded store and from a SPARQL server."""
+    G = KnowledgeGraph()
+    G.graph["base"] = vocab.DEFAULT_BASE
 
     def add(iri: str, **data) -> str:
         node = vocab.node_of_iri(iri)
-        iris[node] = iri
+        G.graph["base"] = iri[:len(iri) - len(node)]  # an IRI minted by kg is the graph's base and the node id
         G.add_node(node, **data)
         return node
 
     for row in ordered(_select(store, "index-entities", **{"class": kg_terms(vocab.ENTITY_TYPES)}), "e"):
         kind = row["class"].value.rsplit("#", 1)[-1]
-        node = add(row["e"].value, kind=kind, label=row["label"].value, aliases=[],
-                   papers=int(row["papers"].value) if row["papers"] else 0,
-                   reach=int(row["reach"].value) if row["reach"] else 0,
-                   salience=float(row["salience"].value) if row["salience"] else 0.0)
-        index.by_label.setdefault((kind, row["label"].value), node)
+        add(row["e"].value, kind=kind, label=row["label"].value, aliases=[],
+            papers=int(row["papers"].value) if row["papers"] else 0,
+            reach=int(row["reach"].value) if row["reach"] else 0,
+            salience=float(row["salience"].value) if row["salience"] else 0.0)
     for row in ordered(_select(store, "index-aliases"), "e", "alias"):
         node = vocab.node_of_iri(row["e"].value)
         if node in G:
@@ -119,23 +167,14 @@ def load_index(store: ox.Store, vectors: Vectors | None = None, *, texts: bool =
         if paper in G and other in G:
             G.nodes[paper].setdefault("similar", []).append(
                 (other, *(float(row[part].value) if row[part] else 0.0 for part in ("score", "words", "entities", "meaning"))))
-    _name(index)
     if texts:
         _load_texts(store, G)
-    return index
-
-
-def _name(index: GraphIndex) -> None:
-    """The names search finds each node of ``index`` by: a paper's title (else label), an entity's
-    label and aliases."""
-    for node, data in index.graph.nodes(data=True):
-        names = [data.get("title") or data["label"]] + list(data.get("aliases", ()))
-        index.names += [(fold(name), name, node) for name in dict.fromkeys(names) if name]
+    return G
 
 
 def graph_index(graph, vectors: Vectors | None = None) -> GraphIndex:
     """The index of the graph at ``graph``, made from its tables (:func:`read_tables`)."""
-    return index_from_tables(read_tables(graph), vectors)
+    return GraphIndex(read_tables(graph), vectors)
 
 
 def read_tables(graph, store: ox.Store | None = None) -> Tables:
@@ -151,46 +190,64 @@ def store_tables(store: ox.Store) -> Tables:
     for a graph whose build kept none: seconds on a large graph, once per command or server."""
     from .tables import whole_tables
 
-    index = load_index(store, texts=True)
-    some = next(iter(index.iri.items()), None)  # an IRI minted by kg is the graph's base and the node id
-    base = some[1][:len(some[1]) - len(some[0])] if some else vocab.DEFAULT_BASE
-    return Tables(whole_tables(index.graph, base=base, triples=len(store)))
+    G = load_graph(store, texts=True)
+    return Tables(whole_tables(G, base=G.graph["base"], triples=len(store)))
 
 
-def index_from_tables(tables: Tables, vectors: Vectors | None = None) -> GraphIndex:
-    """The index of a graph made from its ``tables`` (:func:`read_tables`): the nodes, attributes and
-    edges :func:`load_index` reads of its store (without ``texts``), in the same order."""
+def index_graph(tables: Tables, nodes=None) -> KnowledgeGraph:
+    """The graph whose ``tables`` are given (:func:`read_tables`) as networkx: the nodes, attributes and
+    edges :func:`load_graph` reads of its store (without ``texts``), in the same order; with ``nodes``,
+    only those and the edges between them."""
     t, ids, first = tables.t, tables.ids, tables.first
-    G, iris = KnowledgeGraph(), {node: t["base"] + node for node in ids}
-    index = GraphIndex(G, iris, vectors=vectors, tables=tables)
+    G = KnowledgeGraph()
+    G.graph["base"] = base = t["base"]
+    held = None if nodes is None else {tables.index_of[node] for node in nodes if node in tables.index_of}
 
     def string(code: int) -> str:
         return t["strings"][code] if code >= 0 else ""
 
-    for i in sorted(range(first), key=lambda i: iris[ids[i]]):
-        kind, label = t["kinds"][t["kind"][i]], t["label"][i]
-        G.add_node(ids[i], kind=kind, label=label, aliases=sorted(t["aliases"][i] or ()), papers=t["papers"][i],
-                   reach=t["reach"][i] or t["papers"][i], salience=t["salience"][i])
-        index.by_label.setdefault((kind, label), ids[i])
-    for j in sorted(range(first, len(ids)), key=lambda j: iris[ids[j]]):
-        row = j - first
-        G.add_node(ids[j], kind="Paper", label=t["label"][j], title=t["paper_title"][row],
+    for i in _in_iri_order(tables, held):
+        if i < first:
+            G.add_node(ids[i], kind=t["kinds"][t["kind"][i]], label=t["label"][i], aliases=sorted(t["aliases"][i] or ()),
+                       papers=t["papers"][i], reach=t["reach"][i] or t["papers"][i], salience=t["salience"][i])
+            continue
+        row = i - first
+        G.add_node(ids[i], kind="Paper", label=t["label"][i], title=t["paper_title"][row],
                    venue=string(t["paper_venue"][row]), year=t["paper_year"][row] or None,
                    decision=string(t["paper_decision"][row]), url=t["paper_url"][row], abstract="", authors=[])
     step = len(SIMILAR_FIELDS)
     for row, similar in enumerate(t["paper_similar"]):  # flat: other, score, words, entities, meaning
-        if similar:
+        if similar and (held is None or first + row in held):
             G.nodes[ids[first + row]]["similar"] = [(ids[similar[k]], *similar[k + 1:k + step]) for k in range(0, len(similar), step)]
+    role_iri = {role: str(vocab.role_iri(role)) for role in vocab.ROLES}
+    link_iri = {link: str(vocab.link_iri(link)) for link in vocab.LINKS}
+    rows = range(len(t["paper_links"])) if held is None else sorted(i - first for i in held if i >= first)
     roles = [(ids[first + row], ids[links[k]], t["roles"][links[k + 1]])
-             for row, links in enumerate(t["paper_links"]) for k in range(0, len(links), 2)]
-    for paper, entity, role in sorted(roles, key=lambda r: (iris[r[0]], iris[r[1]], str(vocab.role_iri(r[2])))):
-        G.add_edge(paper, entity, key=role, role=role)
+             for row in rows for links in [t["paper_links"][row]] for k in range(0, len(links), 2)
+             if held is None or links[k] in held]
+    roles.sort(key=lambda r: (base + r[0], base + r[1], role_iri.get(r[2]) or str(vocab.role_iri(r[2]))))
+    G.add_edges_from((paper, entity, role, {"role": role}) for paper, entity, role in roles)
     width, rows = len(RELATION_FIELDS), t["relations"]
-    links = [(ids[rows[r]], ids[rows[r + 1]], t["roles"][rows[r + 2]], rows[r + 3]) for r in range(0, len(rows), width)]
-    for subject, other, link, papers in sorted(links, key=lambda r: (iris[r[0]], iris[r[1]], str(vocab.link_iri(r[2])))):
-        G.add_edge(subject, other, key=link, role=link, papers=papers)
-    _name(index)
-    return index
+    links = [(ids[rows[r]], ids[rows[r + 1]], t["roles"][rows[r + 2]], rows[r + 3]) for r in range(0, len(rows), width)
+             if held is None or (rows[r] in held and rows[r + 1] in held)]
+    links.sort(key=lambda r: (base + r[0], base + r[1], link_iri.get(r[2]) or str(vocab.link_iri(r[2]))))
+    G.add_edges_from((subject, other, link, {"role": link, "papers": papers}) for subject, other, link, papers in links)
+    return G
+
+
+def part_tables(tables: Tables, entities) -> dict:
+    """The tables :func:`kg.query.tables.graph_tables` writes of ``entities`` alone (no paper) of the
+    graph whose whole ``tables`` are given, made without the whole graph: of the graph of those entities
+    and the links between them (:func:`index_graph`), with what the whole says of them (each one's
+    links in it, how many nodes and papers it has). What ``kg serve``'s explorer opens on: its map's
+    members. A test holds them equal to the whole graph's."""
+    from .tables import graph_tables
+
+    held = [node for node in entities if tables.index_of.get(node, tables.first) < tables.first]
+    found = graph_tables(index_graph(tables, held), nodes=held)
+    found["links_total"] = [len(tables.neighbours(tables.index_of[node])) for node in Tables(found).ids]
+    found["holds"].update(of_nodes=len(tables.ids), of_papers=len(tables.ids) - tables.first)
+    return found
 
 
 def _select(store: ox.Store, name: str, **kinds) -> list:
@@ -200,7 +257,7 @@ def _select(store: ox.Store, name: str, **kinds) -> list:
 
 
 def _load_texts(store: ox.Store, G: KnowledgeGraph) -> None:
-    """Add to ``G`` (nodes and edges read by :func:`load_index`) what a panel shows."""
+    """Add to ``G`` (nodes and edges read by :func:`load_graph`) what a panel shows."""
     for row in ordered(_select(store, "index-texts"), "p"):
         paper = vocab.node_of_iri(row["p"].value)
         if paper in G:

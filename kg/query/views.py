@@ -14,7 +14,9 @@ The limits are defined here once; the page is handed them in its ``meta``
 """
 from __future__ import annotations
 
-import json
+import gc
+
+import orjson
 
 from ..kept import Kept, read_kept
 from ..store import TABLES_SUFFIX
@@ -113,6 +115,10 @@ class Tables:
         self._statements: dict[int, list[tuple[int, int]]] | None = None
         self._named: dict = {}  # how names are keyed -> key -> entities (kg.query.lookup), made when first asked
 
+    def edges(self) -> int:
+        """How many edges the graph has: each paper's roles and each link between entities."""
+        return sum(len(links) // 2 for links in self.t["paper_links"]) + len(self.t["relations"]) // len(RELATION_FIELDS)
+
     def iri(self, i: int) -> str:
         """The IRI of node ``i``."""
         return self.t["base"] + self.ids[i]
@@ -138,13 +144,23 @@ class Tables:
 
     @classmethod
     def read(cls, kept: Kept) -> Tables:
-        """The tables of the kept file (:func:`kept_tables`)."""
-        found = json.loads(kept.read())
-        if not isinstance(found, dict):
-            raise ValueError("no tables")
-        if found.get("format") != TABLES_FORMAT:
-            raise ValueError(f"tables of layout {found.get('format', 1)!r}, where this kg reads {TABLES_FORMAT}")
-        return cls(found)
+        """The tables of the kept file (:func:`kept_tables`).
+
+        Read with the garbage collector paused: the millions of lists and strings they are made of, all
+        kept, would otherwise be walked again and again as they are made (half the time at 20,000 papers)."""
+        data = kept.read()
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            found = orjson.loads(data)
+            if not isinstance(found, dict):
+                raise ValueError("no tables")
+            if found.get("format") != TABLES_FORMAT:
+                raise ValueError(f"tables of layout {found.get('format', 1)!r}, where this kg reads {TABLES_FORMAT}")
+            return cls(found)
+        finally:
+            if enabled:
+                gc.enable()
 
     def view(self, node: str) -> dict | None:
         """The panel's data for ``node`` (an entity's or a paper's), or None if the tables lack it."""
@@ -190,7 +206,7 @@ class Tables:
                         "start": start - spans[k], "end": start + length - spans[k]}
         return None
 
-    def _neighbours(self, i: int) -> list[int]:
+    def neighbours(self, i: int) -> list[int]:
         """A node's neighbours in the tables: an entity's papers and related entities, a paper's entities."""
         t = self.t
         if i >= self.first:
@@ -203,7 +219,7 @@ class Tables:
     def _links_left_out(self, i: int) -> int:
         """How many of the node's links in the whole graph these tables leave out."""
         total = self.t.get("links_total")
-        return max(0, total[i] - len(self._neighbours(i))) if total else 0
+        return max(0, total[i] - len(self.neighbours(i))) if total else 0
 
     @staticmethod
     def _roles_by_node(pairs) -> dict[int, list[int]]:

@@ -22,7 +22,7 @@ Its parts, each readable on its own:
 
 - :mod:`.pool`: the worker processes that answer client SPARQL (and kg.query.related)
   within a time limit and a memory cap, with a spare for short queries;
-- :mod:`.search`: search and neighbourhoods over the index (:mod:`kg.query.graph_index`, the graph's tables as a light networkx graph);
+- :mod:`.search`: search over the index and neighbourhoods over its graph (:mod:`kg.query.graph_index`, both made of the graph's tables);
 - :mod:`.pages`: the data of each page: a node's panel read by :mod:`kg.query.views` from the graph's tables, as the offline page reads its own;
 - :mod:`.protocol`: a ``/sparql`` request read as the SPARQL 1.1 Protocol's query operation;
 - :mod:`.app`: the WSGI application and its routes;

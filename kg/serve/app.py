@@ -30,7 +30,7 @@ from ..viz import render
 from ..viz.overview import Topic
 from ..store import PREFIXES, STORE_SUFFIX, fill_store, graph_file, graph_stem, store_dir
 from ..vocab import NODE_KINDS
-from ..query.graph_index import GraphIndex, index_from_tables, read_tables
+from ..query.graph_index import GraphIndex, read_tables
 from .search import neighbourhood, ranks, search
 from .pool import WORKER_MEMORY, HTTPError, QueryPool, endpoint_engine, oxigraph_engine
 from .protocol import read_query
@@ -180,20 +180,22 @@ class App:
     def index(self) -> GraphIndex:
         with self._index_lock:
             if self._index is None:
-                self._index = index_from_tables(read_tables(self.graph, self.store), graph_vectors(self.graph))
+                self._index = GraphIndex(read_tables(self.graph, self.store), graph_vectors(self.graph))
             return self._index
 
     def warm_up(self) -> None:
         """Start the query workers and read what first requests need: the index the pages look nodes
-        up in, the related-methods index (seconds on a large graph), the explorer's page, the query
-        page's examples and the summary, so that no first visitor waits for them (a panel reads only
-        its own node's part: milliseconds)."""
+        up in and search, the explorer's page, the query page's examples and the summary, then the
+        related-methods index and the graph the neighbourhoods are drawn from (each a second or more at
+        20,000 papers), so that no first visitor waits for them (a panel is read from the tables:
+        milliseconds)."""
         self.pool  # noqa: B018 - a property that starts the workers
         ranks(self.index())  # what search ranks names by: read once, not on the first search
         self.explorer_page()
         self.query_view()
         self.index_view()
         self.related_index()
+        self.index().graph  # noqa: B018 - a property that makes the graph
 
     def close(self) -> None:
         if self._pool is not None:
@@ -407,21 +409,27 @@ class App:
                     topics = [Topic.from_json(topic) for topic in kept] if isinstance(kept, list) else None
                 except (KeyError, TypeError, ValueError):  # not as a build writes it: the map is made anew
                     topics = None
-                self._explorer = self._render.render_page(index.graph, title=self.title, max_nodes=self.overview_nodes,
-                                                          served=True, topics=topics).encode("utf-8")
+                if topics is not None and len(topics) >= 2 and len(index.iri) > self.overview_nodes:
+                    # The page opens on the map: made of the tables, without the graph (seconds at 20,000 papers)
+                    page = self._render.served_map_page(index.tables, topics, title=self.title)
+                else:
+                    page = self._render.render_page(index.graph, title=self.title, max_nodes=self.overview_nodes,
+                                                    served=True, topics=topics)
+                self._explorer = page.encode("utf-8")
             return self._explorer
 
     def index_view(self) -> dict:
-        G = self.index().graph
+        index = self.index()
         with self._page_lock:
             if self._summary is None:  # counting reads every triple and node: once, the graph never changes
                 kinds: dict[str, int] = {}
-                for _, kind in G.nodes(data="kind"):
+                for node in index.iri:
+                    kind = index.node(node)[1]
                     kinds[kind] = kinds.get(kind, 0) + 1
                 kept = self._kept("triples")
                 triples = kept if type(kept) is int else len(self.store)  # noqa: E721 - not a bool
                 self._summary = {"title": self.title, "triples": triples, "nodes": kinds,
-                                 "edges": G.number_of_edges(),
+                                 "edges": index.tables.edges(),
                                  "urls": {"explorer": "/", "query": "/query", "sparql": "/sparql"}}
             return self._summary
 

@@ -34,8 +34,7 @@ def search(index: GraphIndex, text: str, *, limit: int = SEARCH_LIMIT) -> list[d
         if node not in best or rank < best[node][0]:
             best[node] = (rank, name)
     found = sorted(best.items(), key=lambda item: item[1][0])[:limit]
-    results = [{"id": node, "name": name, "label": index.graph.nodes[node]["label"],
-                "kind": index.graph.nodes[node]["kind"], "papers": index.graph.nodes[node].get("papers", 0)}
+    results = [{"id": node, "name": name, **dict(zip(("label", "kind", "papers"), index.node(node)))}
                for node, (_, name) in found]
     if index.vectors is not None and len(results) < limit:
         results += _similar(index, wanted, {node for node, _ in found}, limit - len(results))
@@ -47,8 +46,7 @@ def ranks(index: GraphIndex) -> list[tuple]:
     its node (most first), then its length and text as JavaScript compares them (the page's
     searchTables ranks alike). Made once per index: a short word matches most names."""
     if len(index.ranks) != len(index.names):
-        index.ranks = [(-index.graph.nodes[node].get("papers", 0), len(js_order(name)), js_order(name))
-                       for _, name, node in index.names]
+        index.ranks = [(-index.node(node)[2], len(js_order(name)), js_order(name)) for _, name, node in index.names]
     return index.ranks
 
 
@@ -62,10 +60,10 @@ def _similar(index: GraphIndex, text: str, found: set[str], limit: int) -> list[
         node = index.vectors.nodes[row]
         if cosines[row] < SEARCH_SIMILARITY or len(results) == limit:
             break
-        if node in index.graph and node not in found:
-            data = index.graph.nodes[node]
-            results.append({"id": node, "name": data["label"], "label": data["label"], "kind": data["kind"],
-                            "papers": data.get("papers", 0), "similar": round(float(cosines[row]), 2)})
+        if node in index.iri and node not in found:
+            label, kind, papers = index.node(node)
+            results.append({"id": node, "name": label, "label": label, "kind": kind, "papers": papers,
+                            "similar": round(float(cosines[row]), 2)})
     return results
 
 
