@@ -165,6 +165,21 @@ def test_the_served_map_page_made_of_the_tables_is_the_one_the_graph_gives(both,
     assert '"links_total":[' in page and '"of_nodes":' in page
 
 
+@pytest.mark.parametrize("name", ["sample", "hostile"])
+def test_every_neighbourhood_made_of_the_tables_is_the_one_the_graph_gives(both, name):
+    """kg serve draws a neighbourhood from the graph's part around it, made of the tables: for every node
+    and 1 or 2 hops, the drawing and its tables are those the whole graph gives."""
+    from kg.serve.search import neighbourhood
+    from kg.viz.render import served_subgraph_data, subgraph_data
+
+    tables = both[name][0]
+    index, G = GraphIndex(tables), index_graph(tables)
+    for node in tables.ids:
+        for hops in (1, 2):
+            nodes, _ = neighbourhood(index, node, hops, limit=40)
+            assert served_subgraph_data(tables, nodes, title=name) == subgraph_data(G, nodes, title=name), (node, hops)
+
+
 def test_the_server_and_kg_compare_answer_from_the_kept_tables(graphs, monkeypatch):
     stem = graphs["sample"]
     tables = kept_tables(stem)
@@ -173,8 +188,11 @@ def test_the_server_and_kg_compare_answer_from_the_kept_tables(graphs, monkeypat
     monkeypatch.setattr(graph_index, "store_tables", lambda *args: pytest.fail("the store was read for the tables"))
     monkeypatch.setattr(graph_index, "_select", lambda *args, **kinds: pytest.fail("the store was read for the index"))
     assert compare(stem, expected["label"]).view == expected
-    # A panel, a search and the graph's summary need no networkx graph: the server answers them as it starts.
-    monkeypatch.setattr(graph_index, "index_graph", lambda *args: pytest.fail("the graph was made for a first page"))
+    # A panel, a search, a neighbourhood and the graph's summary need no networkx graph: the server answers
+    # them as it starts.
+    part_of = graph_index.index_graph
+    monkeypatch.setattr(graph_index, "index_graph", lambda tables, nodes=None: part_of(tables, nodes) if nodes is not None
+                        else pytest.fail("the whole graph was made for a first page"))
     app = serve.make_app(stem, timeout=10)
     try:
         status, _, body = serve.get(app, f"/entity/{task}.json?related=0")
@@ -183,6 +201,8 @@ def test_the_server_and_kg_compare_answer_from_the_kept_tables(graphs, monkeypat
         assert status == 200 and "GRPO" in [found["label"] for found in json.loads(body)["results"]]
         status, _, body = serve.get(app, "/index.json")
         assert status == 200 and json.loads(body)["nodes"]["Paper"] == len(tables.ids) - tables.first
+        status, _, body = serve.get(app, f"/neighbourhood.json?id={task}&k=2")
+        assert status == 200 and json.loads(body)["center"] == task
     finally:
         app.close()
 

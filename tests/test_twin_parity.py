@@ -81,7 +81,7 @@ def test_a_url_names_the_same_node(page, index):
 def test_a_neighbourhood_holds_the_same_nodes_in_the_same_order(page, index, hops, limit):
     nodes = sorted(index.graph)
     offline = js(page, "neighbourhood", [[node, hops, limit] for node in nodes])
-    served = [list(neighbourhood(index.graph, node, hops, limit=limit)) for node in nodes]
+    served = [list(neighbourhood(index, node, hops, limit=limit)) for node in nodes]
     assert dict(zip(nodes, map(tuple, offline))) == dict(zip(nodes, map(tuple, served)))
 
 

@@ -213,6 +213,18 @@ def subgraph_data(G: nx.MultiDiGraph, nodes, *, title: str = "kg") -> dict:
             "explorer": {"tables": graph_tables(G, nodes=H), "meta": {**drawing_meta(H, kinds_of(G)), **limits()}}}
 
 
+def served_subgraph_data(tables: Tables, nodes, *, title: str = "kg") -> dict:
+    """:func:`subgraph_data` of the graph whose ``tables`` are given, made of them alone (of the graph's
+    part around ``nodes``, :func:`kg.query.graph_index.part_tables`): ``kg serve``'s neighbourhoods, with
+    no whole graph to make first. A test holds the two equal."""
+    from kg.query.graph_index import index_graph, part_tables
+
+    H = induced(index_graph(tables, nodes), nodes)
+    net = vis_network(H, layout(H) if len(H) else None, title, kinds=tables.t["kinds"])
+    return {"nodes": net.nodes, "edges": net.edges, "options": net.options,
+            "explorer": {"tables": part_tables(tables, H), "meta": {**drawing_meta(H, tables.t["kinds"]), **limits()}}}
+
+
 def script_json(value) -> Markup:
     """``value`` as JSON safe inside a ``<script>`` element.
 

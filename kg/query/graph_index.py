@@ -197,16 +197,19 @@ def store_tables(store: ox.Store) -> Tables:
 def index_graph(tables: Tables, nodes=None) -> KnowledgeGraph:
     """The graph whose ``tables`` are given (:func:`read_tables`) as networkx: the nodes, attributes and
     edges :func:`load_graph` reads of its store (without ``texts``), in the same order; with ``nodes``,
-    only those and the edges between them."""
+    only those, the links between them and every role edge of a paper among them, with the entity at
+    its other end (so that a paper's degree is the whole graph's)."""
     t, ids, first = tables.t, tables.ids, tables.first
     G = KnowledgeGraph()
     G.graph["base"] = base = t["base"]
     held = None if nodes is None else {tables.index_of[node] for node in nodes if node in tables.index_of}
+    named = held if held is None else held | {links[k] for i in held if i >= first
+                                              for links in [t["paper_links"][i - first]] for k in range(0, len(links), 2)}
 
     def string(code: int) -> str:
         return t["strings"][code] if code >= 0 else ""
 
-    for i in _in_iri_order(tables, held):
+    for i in _in_iri_order(tables, named):
         if i < first:
             G.add_node(ids[i], kind=t["kinds"][t["kind"][i]], label=t["label"][i], aliases=sorted(t["aliases"][i] or ()),
                        papers=t["papers"][i], reach=t["reach"][i] or t["papers"][i], salience=t["salience"][i])
@@ -223,8 +226,7 @@ def index_graph(tables: Tables, nodes=None) -> KnowledgeGraph:
     link_iri = {link: str(vocab.link_iri(link)) for link in vocab.LINKS}
     rows = range(len(t["paper_links"])) if held is None else sorted(i - first for i in held if i >= first)
     roles = [(ids[first + row], ids[links[k]], t["roles"][links[k + 1]])
-             for row in rows for links in [t["paper_links"][row]] for k in range(0, len(links), 2)
-             if held is None or links[k] in held]
+             for row in rows for links in [t["paper_links"][row]] for k in range(0, len(links), 2)]
     roles.sort(key=lambda r: (base + r[0], base + r[1], role_iri.get(r[2]) or str(vocab.role_iri(r[2]))))
     G.add_edges_from((paper, entity, role, {"role": role}) for paper, entity, role in roles)
     width, rows = len(RELATION_FIELDS), t["relations"]
@@ -235,15 +237,15 @@ def index_graph(tables: Tables, nodes=None) -> KnowledgeGraph:
     return G
 
 
-def part_tables(tables: Tables, entities) -> dict:
-    """The tables :func:`kg.query.tables.graph_tables` writes of ``entities`` alone (no paper) of the
-    graph whose whole ``tables`` are given, made without the whole graph: of the graph of those entities
-    and the links between them (:func:`index_graph`), with what the whole says of them (each one's
-    links in it, how many nodes and papers it has). What ``kg serve``'s explorer opens on: its map's
-    members. A test holds them equal to the whole graph's."""
+def part_tables(tables: Tables, nodes) -> dict:
+    """The tables :func:`kg.query.tables.graph_tables` writes of ``nodes`` of the graph whose whole
+    ``tables`` are given, made without the whole graph: of its part around them (:func:`index_graph`),
+    with what the whole says of them (each one's links in it, how many nodes and papers it has). What
+    ``kg serve``'s explorer opens on (its map's members) and draws as a neighbourhood. A test holds them
+    equal to the whole graph's."""
     from .tables import graph_tables
 
-    held = [node for node in entities if tables.index_of.get(node, tables.first) < tables.first]
+    held = [node for node in nodes if node in tables.index_of]
     found = graph_tables(index_graph(tables, held), nodes=held)
     found["links_total"] = [len(tables.neighbours(tables.index_of[node])) for node in Tables(found).ids]
     found["holds"].update(of_nodes=len(tables.ids), of_papers=len(tables.ids) - tables.first)

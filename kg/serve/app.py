@@ -186,16 +186,14 @@ class App:
     def warm_up(self) -> None:
         """Start the query workers and read what first requests need: the index the pages look nodes
         up in and search, the explorer's page, the query page's examples and the summary, then the
-        related-methods index and the graph the neighbourhoods are drawn from (each a second or more at
-        20,000 papers), so that no first visitor waits for them (a panel is read from the tables:
-        milliseconds)."""
+        related-methods index (a second at 20,000 papers), so that no first visitor waits for them (a
+        panel and a neighbourhood are read from the tables: milliseconds)."""
         self.pool  # noqa: B018 - a property that starts the workers
         ranks(self.index())  # what search ranks names by: read once, not on the first search
         self.explorer_page()
         self.query_view()
         self.index_view()
         self.related_index()
-        self.index().graph  # noqa: B018 - a property that makes the graph
 
     def close(self) -> None:
         if self._pool is not None:
@@ -506,8 +504,8 @@ class App:
             raise HTTPError(400, f"k must be 1, 2 or 3 (links from the node), got {hops!r}.")
         key = (node, hops)
         if key not in self._neighbourhoods:  # laying out up to 300 nodes takes a few hundred ms: kept
-            nodes, left_out = neighbourhood(index.graph, node, int(hops))
-            data = self._render.subgraph_data(index.graph, nodes, title=self.title)
+            nodes, left_out = neighbourhood(index, node, int(hops))
+            data = self._render.served_subgraph_data(index.tables, nodes, title=self.title)
             if len(self._neighbourhoods) >= NEIGHBOURHOODS_KEPT:
                 self._neighbourhoods.pop(next(iter(self._neighbourhoods)))
             self._neighbourhoods[key] = {"center": node, "k": int(hops), "left_out": left_out, **data}

@@ -1,12 +1,11 @@
-"""Search and neighbourhoods over the index (:mod:`kg.query.graph_index`), for the explorer and ``/search.json``.
+"""Search and neighbourhoods over the index (:mod:`kg.query.graph_index`, made of the graph's tables), for the
+explorer, ``/search.json`` and ``/neighbourhood.json``.
 
 Node ids are the ids :mod:`kg.vocab` mints, the same as in a built graph and its offline page.
 """
 from __future__ import annotations
 
 import functools
-
-import networkx as nx
 
 from ..query.graph_index import GraphIndex
 from ..query.views import NEIGHBOURHOOD_LIMIT, SEARCH_LIMIT
@@ -67,25 +66,37 @@ def _similar(index: GraphIndex, text: str, found: set[str], limit: int) -> list[
     return results
 
 
-def neighbourhood(G: nx.MultiDiGraph, node: str, hops: int, *, limit: int = NEIGHBOURHOOD_LIMIT) -> tuple[list, int]:
+def neighbourhood(index: GraphIndex, node: str, hops: int, *, limit: int = NEIGHBOURHOOD_LIMIT) -> tuple[list, int]:
     """The nodes at most ``hops`` links from ``node`` (either direction), nearest first and, at
     each distance, the most mentioned first; at most ``limit`` of them. Also returns how many
-    were left out.
+    were left out. Read from the graph's tables (:meth:`kg.query.views.Tables.neighbours`).
 
-    >>> G = nx.MultiDiGraph([("paper/1", "task/a"), ("paper/2", "task/a"), ("paper/2", "task/b")])
-    >>> neighbourhood(G, "task/b", 2), neighbourhood(G, "task/b", 2, limit=2)
+    >>> import networkx as nx
+    >>> from kg.query.tables import whole_tables
+    >>> from kg.query.views import Tables
+    >>> G = nx.MultiDiGraph([("paper/1", "task/a", "addresses"), ("paper/2", "task/a", "addresses"),
+    ...                      ("paper/2", "task/b", "addresses")])
+    >>> for n in G:
+    ...     G.nodes[n].update(kind="Paper" if n.startswith("paper/") else "Task", label=n[-1], papers=0)
+    >>> index = GraphIndex(Tables(whole_tables(G, base="https://example.org/")))
+    >>> neighbourhood(index, "task/b", 2), neighbourhood(index, "task/b", 2, limit=2)
     ((['task/b', 'paper/2', 'task/a'], 0), (['task/b', 'paper/2'], 1))
     """
+    tables = index.tables
     order, seen, frontier, left_out = [node], {node}, [node], 0
 
-    @functools.cache  # a node is weighed once however many frontier nodes it neighbours
+    @functools.cache  # a node's neighbours and weight are read once however many frontier nodes it neighbours
+    def neighbours(n):
+        return [tables.ids[i] for i in tables.neighbours(tables.index_of[n])]
+
+    @functools.cache
     def weight(n):  # the most mentioned first, then the most linked (distinct neighbours), then by id
-        return -G.nodes[n].get("papers", 0), -len(set(G.predecessors(n)) | set(G.successors(n))), js_order(n)
+        return -index.node(n)[2], -len(neighbours(n)), js_order(n)
 
     for _ in range(hops):
         following = []
         for current in frontier:
-            for other in sorted(set(G.predecessors(current)) | set(G.successors(current)), key=weight):
+            for other in sorted(neighbours(current), key=weight):
                 if other in seen:
                     continue
                 seen.add(other)
@@ -96,5 +107,3 @@ def neighbourhood(G: nx.MultiDiGraph, node: str, hops: int, *, limit: int = NEIG
                     left_out += 1
         frontier = following
     return order, left_out
-
-
