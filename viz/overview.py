@@ -8,7 +8,6 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-import igraph
 import networkx as nx
 
 from kg.keys import is_acronym_like
@@ -146,6 +145,8 @@ def _communities(nodes: list, pairs: list[tuple]) -> list[list]:
     ...                                ("d", "e", 1.0), ("e", "f", 1.0), ("d", "f", 1.0), ("c", "d", 0.1)])
     [['a', 'b', 'c'], ['d', 'e', 'f']]
     """
+    import igraph  # here: a graph whose build kept its map (kg serve's) never needs it, and it takes 35 ms to import
+
     position = {node: i for i, node in enumerate(nodes)}
     graph = igraph.Graph(n=len(nodes), edges=[(position[a], position[b]) for a, b, _ in pairs])
     igraph.set_random_number_generator(random.Random(7))  # Leiden visits nodes in random order

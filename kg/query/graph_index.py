@@ -12,6 +12,7 @@ Node ids are the ids :mod:`kg.vocab` mints (``method/group-relative-policy-optim
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import pyoxigraph as ox
 
@@ -31,9 +32,9 @@ class GraphIndex:
     (``graph``: its nodes, role edges and links, with the attributes :func:`kg.viz.render.render_html`
     reads), which only the explorer's drawings, trends and the exports need."""
 
-    def __init__(self, tables: Tables, vectors: Vectors | None = None):
+    def __init__(self, tables: Tables, vectors: Vectors | Callable[[], Vectors | None] | None = None):
         self.tables = tables
-        self.vectors = vectors  # the entities' vectors (kg.similarity), for search by meaning
+        self._vectors = vectors  # the entities' vectors (kg.similarity), or what reads them when first asked
         self.panels: dict = {}  # node id -> its panel, the last few read (kg.serve.pages)
         self.ranks: list[tuple] = []  # per name, what search ranks it by (kg.serve.search.ranks)
         self._graph: KnowledgeGraph | None = None
@@ -46,6 +47,15 @@ class GraphIndex:
             i = tables.index_of[node]
             if i < first:
                 self.by_label.setdefault((t["kinds"][t["kind"][i]], t["label"][i]), node)
+
+    @property
+    def vectors(self) -> Vectors | None:
+        """The entities' vectors (:func:`kg.similarity.graph_vectors`), for search by meaning and related
+        methods; None for a graph without them."""
+        with self._naming:
+            if callable(self._vectors):
+                self._vectors = self._vectors()
+            return self._vectors
 
     @property
     def names(self) -> list[tuple[str, str, str]]:

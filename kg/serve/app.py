@@ -180,7 +180,7 @@ class App:
     def index(self) -> GraphIndex:
         with self._index_lock:
             if self._index is None:
-                self._index = GraphIndex(read_tables(self.graph, self.store), graph_vectors(self.graph))
+                self._index = GraphIndex(read_tables(self.graph, self.store), lambda: graph_vectors(self.graph))
             return self._index
 
     def warm_up(self) -> None:
