@@ -130,11 +130,12 @@ class Tables:
     def named(self, key: str, keyed=str.lower) -> list[int]:
         """The entities one of whose names ``keyed`` makes ``key`` (:func:`kg.query.lookup.find_entity`)."""
         found = self._named.get(keyed)
-        if found is None:
-            found = self._named[keyed] = {}
+        if found is None:  # made whole before it is kept, so that another thread never reads it half made
+            found = {}
             for i in range(self.first):
                 for name in self.names(i):
                     found.setdefault(keyed(name), []).append(i)
+            self._named[keyed] = found
         return found.get(key, [])
 
     def name_keys(self, keyed=str.lower) -> list[str]:
