@@ -172,9 +172,10 @@ def served_map_page(tables: Tables, topics: list[Topic], *, title: str = "kg") -
     from kg.query.graph_index import index_graph, part_tables
 
     members = {entity for topic in topics for entity, _ in topic.members}
-    H = induced(index_graph(tables, members), members)
+    part = index_graph(tables, members)
+    H = induced(part, members)
     net = vis_network(nx.MultiDiGraph(), None, title, kinds=tables.t["kinds"])
-    return _page(net, H, tables.t["kinds"], len(tables.ids), topics, served=True)(part_tables(tables, H))
+    return _page(net, H, tables.t["kinds"], len(tables.ids), topics, served=True)(part_tables(tables, part, H))
 
 
 def _page(net, H: nx.MultiDiGraph, kinds: list[str], total: int, topics: list[Topic], *, served: bool):
@@ -208,9 +209,7 @@ def subgraph_data(G: nx.MultiDiGraph, nodes, *, title: str = "kg") -> dict:
     (['edges', 'explorer', 'nodes', 'options'], ['paper/1', 'task/a'], {'enabled': False})
     """
     H = induced(G, nodes)
-    net = vis_network(H, layout(H) if len(H) else None, title, kinds=kinds_of(G))
-    return {"nodes": net.nodes, "edges": net.edges, "options": net.options,
-            "explorer": {"tables": graph_tables(G, nodes=H), "meta": {**drawing_meta(H, kinds_of(G)), **limits()}}}
+    return _drawing(H, kinds_of(G), graph_tables(G, nodes=H), title)
 
 
 def served_subgraph_data(tables: Tables, nodes, *, title: str = "kg") -> dict:
@@ -219,10 +218,17 @@ def served_subgraph_data(tables: Tables, nodes, *, title: str = "kg") -> dict:
     no whole graph to make first. A test holds the two equal."""
     from kg.query.graph_index import index_graph, part_tables
 
-    H = induced(index_graph(tables, nodes), nodes)
-    net = vis_network(H, layout(H) if len(H) else None, title, kinds=tables.t["kinds"])
+    part = index_graph(tables, nodes)
+    H = induced(part, nodes)
+    return _drawing(H, tables.t["kinds"], part_tables(tables, part, H), title)
+
+
+def _drawing(H: nx.MultiDiGraph, kinds: list[str], tables: dict, title: str) -> dict:
+    """``H`` laid out for the page to draw, with ``tables``, those of its nodes, for the side panel;
+    ``kinds`` are the whole graph's."""
+    net = vis_network(H, layout(H) if len(H) else None, title, kinds=kinds)
     return {"nodes": net.nodes, "edges": net.edges, "options": net.options,
-            "explorer": {"tables": part_tables(tables, H), "meta": {**drawing_meta(H, tables.t["kinds"]), **limits()}}}
+            "explorer": {"tables": tables, "meta": {**drawing_meta(H, kinds), **limits()}}}
 
 
 def script_json(value) -> Markup:

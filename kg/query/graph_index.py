@@ -11,6 +11,7 @@ Node ids are the ids :mod:`kg.vocab` mints (``method/group-relative-policy-optim
 """
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 
@@ -232,31 +233,30 @@ def index_graph(tables: Tables, nodes=None) -> KnowledgeGraph:
     for row, similar in enumerate(t["paper_similar"]):  # flat: other, score, words, entities, meaning
         if similar and (held is None or first + row in held):
             G.nodes[ids[first + row]]["similar"] = [(ids[similar[k]], *similar[k + 1:k + step]) for k in range(0, len(similar), step)]
-    role_iri = {role: str(vocab.role_iri(role)) for role in vocab.ROLES}
-    link_iri = {link: str(vocab.link_iri(link)) for link in vocab.LINKS}
+    role_iri = functools.cache(lambda role: str(vocab.role_iri(role)))  # edges sort as load_graph reads them
+    link_iri = functools.cache(lambda link: str(vocab.link_iri(link)))
     rows = range(len(t["paper_links"])) if held is None else sorted(i - first for i in held if i >= first)
     roles = [(ids[first + row], ids[links[k]], t["roles"][links[k + 1]])
              for row in rows for links in [t["paper_links"][row]] for k in range(0, len(links), 2)]
-    roles.sort(key=lambda r: (base + r[0], base + r[1], role_iri.get(r[2]) or str(vocab.role_iri(r[2]))))
+    roles.sort(key=lambda r: (base + r[0], base + r[1], role_iri(r[2])))
     G.add_edges_from((paper, entity, role, {"role": role}) for paper, entity, role in roles)
     width, rows = len(RELATION_FIELDS), t["relations"]
     links = [(ids[rows[r]], ids[rows[r + 1]], t["roles"][rows[r + 2]], rows[r + 3]) for r in range(0, len(rows), width)
              if held is None or (rows[r] in held and rows[r + 1] in held)]
-    links.sort(key=lambda r: (base + r[0], base + r[1], link_iri.get(r[2]) or str(vocab.link_iri(r[2]))))
+    links.sort(key=lambda r: (base + r[0], base + r[1], link_iri(r[2])))
     G.add_edges_from((subject, other, link, {"role": link, "papers": papers}) for subject, other, link, papers in links)
     return G
 
 
-def part_tables(tables: Tables, nodes) -> dict:
+def part_tables(tables: Tables, part: KnowledgeGraph, nodes) -> dict:
     """The tables :func:`kg.query.tables.graph_tables` writes of ``nodes`` of the graph whose whole
-    ``tables`` are given, made without the whole graph: of its part around them (:func:`index_graph`),
-    with what the whole says of them (each one's links in it, how many nodes and papers it has). What
-    ``kg serve``'s explorer opens on (its map's members) and draws as a neighbourhood. A test holds them
-    equal to the whole graph's."""
+    ``tables`` are given, made without the whole graph: of ``part``, the graph's part around them
+    (:func:`index_graph` of ``tables`` and ``nodes``), with what the whole says of them (each one's
+    links in it, how many nodes and papers it has). What ``kg serve``'s explorer opens on (its map's
+    members) and draws as a neighbourhood. A test holds them equal to the whole graph's."""
     from .tables import graph_tables
 
-    held = [node for node in nodes if node in tables.index_of]
-    found = graph_tables(index_graph(tables, held), nodes=held)
+    found = graph_tables(part, nodes=nodes)
     found["links_total"] = [len(tables.neighbours(tables.index_of[node])) for node in Tables(found).ids]
     found["holds"].update(of_nodes=len(tables.ids), of_papers=len(tables.ids) - tables.first)
     return found

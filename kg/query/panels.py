@@ -5,7 +5,6 @@ paper's most similar papers (``kg similar``). They are the views kg serve's page
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import unquote
 
 from ..errors import KGError
 from ..strings import fold, counted
@@ -83,16 +82,12 @@ def similar(graph, paper: str) -> SimilarPapers:
 
 def paper_node_named(tables: Tables, paper: str) -> str:
     """The node of the paper whose id, node id or title (in any case) is ``paper``."""
-    nodes = tables.ids[tables.first:]
-    for node in nodes:
-        if unquote(node.removeprefix("paper/")) == paper:  # the id paper_node minted the node from
-            return node
-    for node in (paper, paper_node(paper)):
-        if node in tables.index_of and tables.index_of[node] >= tables.first:
+    for node in (paper_node(paper), paper):  # the node minted from its id, or its node id
+        if tables.index_of.get(node, -1) >= tables.first:
             return node
     wanted = fold(paper)
-    titles = tables.t["paper_title"]
-    found = sorted(node for node, title in zip(nodes, titles) if title and fold(title) == wanted)
+    found = sorted(node for node, title in zip(tables.ids[tables.first:], tables.t["paper_title"])
+                   if title and fold(title) == wanted)
     if not found:
         check_kind(paper, "paper", kinds_named(tables, paper))  # "kg similar GRPO": a method's command is another
         raise KGError(f"No paper has the id or the title {paper!r}.")

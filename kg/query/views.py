@@ -129,6 +129,14 @@ class Tables:
 
     def named(self, key: str, keyed=str.lower) -> list[int]:
         """The entities one of whose names ``keyed`` makes ``key`` (:func:`kg.query.lookup.find_entity`)."""
+        return self._names_by(keyed).get(key, [])
+
+    def name_keys(self, keyed=str.lower) -> list[str]:
+        """Every key ``keyed`` makes of a name (:meth:`named`)."""
+        return list(self._names_by(keyed))
+
+    def _names_by(self, keyed) -> dict[str, list[int]]:
+        """Each key ``keyed`` makes of an entity's name -> the entities, made when first asked."""
         found = self._named.get(keyed)
         if found is None:  # made whole before it is kept, so that another thread never reads it half made
             found = {}
@@ -136,12 +144,7 @@ class Tables:
                 for name in self.names(i):
                     found.setdefault(keyed(name), []).append(i)
             self._named[keyed] = found
-        return found.get(key, [])
-
-    def name_keys(self, keyed=str.lower) -> list[str]:
-        """Every key ``keyed`` makes of a name (:meth:`named`)."""
-        self.named("", keyed)
-        return list(self._named[keyed])
+        return found
 
     @classmethod
     def read(cls, kept: Kept) -> Tables:
